@@ -1,0 +1,22 @@
+package core
+
+import "unsafe"
+
+// Header is the fixed part of an array: everything but shape and strides. It
+// mirrors gd_header in godlpack.h so that the CPython skin can keep it inside
+// the Python object (C memory) and hand Go a pointer to it: one crossing, no
+// Go allocation. The element at index (i_0, ..., i_{n-1}) lives at
+//
+//	Data + (Offset + Σ i_k·strides_k) · itemsize
+type Header struct {
+	Data   unsafe.Pointer // byte address of element offset 0 (C memory)
+	Owner  *Owner         // refcounted owner of the memory; nil only when released
+	Offset int64          // in elements
+	DType  DataType
+	Ndim   int32
+	Device Device
+	Flags  uint64 // HeaderReadOnly
+}
+
+// ReadOnly reports whether writes through this header are refused.
+func (h *Header) ReadOnly() bool { return h.Flags&HeaderReadOnly != 0 }

@@ -1,0 +1,64 @@
+// Owner refcounting and the deleters of exported tensors. Pure C on purpose:
+// these run wherever the last reference dies (any thread, a forked child,
+// interpreter shutdown) and must never need the Go runtime.
+#include <stdlib.h>
+
+#include "godlpack.h"
+
+gd_owner *gd_owner_new(int32_t kind, void *ptr, void (*free_fn)(void *)) {
+  gd_owner *o = (gd_owner *)malloc(sizeof(gd_owner));
+  if (o == NULL) return NULL;
+  o->refs = 1;
+  o->kind = kind;
+  o->reserved = 0;
+  o->ptr = ptr;
+  o->free_fn = free_fn;
+  return o;
+}
+
+void gd_owner_incref(gd_owner *o) {
+  __atomic_add_fetch(&o->refs, 1, __ATOMIC_RELAXED);
+}
+
+int64_t gd_owner_refs(const gd_owner *o) {
+  return __atomic_load_n(&o->refs, __ATOMIC_ACQUIRE);
+}
+
+void gd_owner_decref(gd_owner *o) {
+  if (o == NULL) return;
+  if (__atomic_sub_fetch(&o->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+  switch (o->kind) {
+    case GD_OWN_FREE:
+      if (o->free_fn != NULL) o->free_fn(o->ptr);
+      break;
+    case GD_OWN_LEGACY:
+      gd_call_deleter_legacy((DLManagedTensor *)o->ptr);
+      break;
+    case GD_OWN_VERSIONED:
+      gd_call_deleter_versioned((DLManagedTensorVersioned *)o->ptr);
+      break;
+    default:
+      break;
+  }
+  free(o);
+}
+
+void gd_call_deleter_legacy(DLManagedTensor *t) {
+  if (t != NULL && t->deleter != NULL) t->deleter(t);
+}
+
+void gd_call_deleter_versioned(DLManagedTensorVersioned *t) {
+  if (t != NULL && t->deleter != NULL) t->deleter(t);
+}
+
+void gd_export_deleter_legacy(DLManagedTensor *self) {
+  if (self == NULL) return;
+  gd_owner_decref((gd_owner *)self->manager_ctx);
+  free(self);
+}
+
+void gd_export_deleter_versioned(DLManagedTensorVersioned *self) {
+  if (self == NULL) return;
+  gd_owner_decref((gd_owner *)self->manager_ctx);
+  free(self);
+}

@@ -1,0 +1,48 @@
+package core
+
+/*
+#include "godlpack.h"
+*/
+import "C"
+
+import "unsafe"
+
+// Owner is a refcounted owner of memory, allocated in C (gd_owner). When the
+// last reference goes it frees our buffer or calls the foreign deleter, in C,
+// without the Go runtime. Every Array and every exported managed tensor holds
+// one reference.
+type Owner C.gd_owner
+
+// OwnerKind says what an Owner releases.
+type OwnerKind int32
+
+// Owner kinds. C twin: GD_OWN_* in godlpack.h.
+const (
+	OwnNone      OwnerKind = C.GD_OWN_NONE      // borrowed memory
+	OwnFree      OwnerKind = C.GD_OWN_FREE      // free_fn(ptr)
+	OwnLegacy    OwnerKind = C.GD_OWN_LEGACY    // foreign DLManagedTensor
+	OwnVersioned OwnerKind = C.GD_OWN_VERSIONED // foreign DLManagedTensorVersioned
+)
+
+// NewOwner returns an owner with one reference. ptr must be C memory (or a
+// foreign managed tensor); freeFn is a C function pointer void(*)(void*) used
+// by OwnFree. It returns ErrNoMemory when malloc fails.
+func NewOwner(kind OwnerKind, ptr unsafe.Pointer, freeFn unsafe.Pointer) (*Owner, error) {
+	o := C.gd_owner_new(C.int32_t(kind), ptr, (*[0]byte)(freeFn))
+	if o == nil {
+		return nil, ErrNoMemory
+	}
+	return (*Owner)(o), nil
+}
+
+// Retain adds a reference.
+func (o *Owner) Retain() { C.gd_owner_incref((*C.gd_owner)(o)) }
+
+// Release drops a reference; the last one releases the memory.
+func (o *Owner) Release() { C.gd_owner_decref((*C.gd_owner)(o)) }
+
+// Refs returns the current reference count (for tests and diagnostics).
+func (o *Owner) Refs() int64 { return int64(C.gd_owner_refs((*C.gd_owner)(o))) }
+
+// Kind returns what the owner releases.
+func (o *Owner) Kind() OwnerKind { return OwnerKind(o.kind) }
