@@ -1,0 +1,866 @@
+//go:build pyext
+
+/* array.c: the godlpack.Array type (PyType_FromModuleAndSpec, abi3).
+ *
+ * The object is a gd_header plus shape and strides in a variable-size tail.
+ * It holds one owner reference, released in C by tp_dealloc (no Go call).
+ * Each method makes at most one call into Go (the gdgo_* exports). */
+#include <string.h>
+
+#include "_cgo_export.h"
+#include "skin.h"
+
+/* ------------------------------------------------------------------ */
+/* construction / destruction                                         */
+
+int gd_array_check(gd_state *st, PyObject *o) {
+  return Py_TYPE(o) == st->array_type;
+}
+
+int64_t gd_size_of(int32_t ndim, const int64_t *shape) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < ndim; i++) n *= shape[i];
+  return n;
+}
+
+PyObject *gd_array_new(gd_state *st, const gd_header *h, const int64_t *shape,
+                       const int64_t *strides) {
+  int32_t nd = h->ndim;
+  gd_array *a = (gd_array *)PyType_GenericAlloc(st->array_type, nd);
+  if (a == NULL) {
+    gd_owner_decref(h->owner);
+    return NULL;
+  }
+  a->h = *h;
+  if (nd > 0) {
+    memcpy(a->dims, shape, (size_t)nd * sizeof(int64_t));
+    memcpy(a->dims + nd, strides, (size_t)nd * sizeof(int64_t));
+  }
+  return (PyObject *)a;
+}
+
+static void gd_array_dealloc(PyObject *self) {
+  gd_array *a = (gd_array *)self;
+  PyTypeObject *tp = Py_TYPE(self);
+  gd_owner *o = a->h.owner;
+  a->h.owner = NULL;
+  gd_owner_decref(o); /* pure C: may call a foreign deleter */
+  freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+  f(self);
+  Py_DECREF(tp);
+}
+
+static gd_state *gd_st(PyObject *self) { return gd_state_of_type(Py_TYPE(self)); }
+
+/* Pointer to the element at flat position given by an element offset. */
+static inline char *gd_elem_ptr(const gd_array *a, int64_t elem_offset) {
+  return (char *)a->h.data + (a->h.offset + elem_offset) * gd_itemsize(a->h.dtype);
+}
+
+static PyObject *gd_tuple_of(const int64_t *v, int32_t n) {
+  PyObject *t = PyTuple_New(n);
+  if (t == NULL) return NULL;
+  for (int32_t i = 0; i < n; i++) {
+    PyObject *x = PyLong_FromLongLong(v[i]);
+    if (x == NULL) {
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SetItem(t, i, x);
+  }
+  return t;
+}
+
+/* ------------------------------------------------------------------ */
+/* dtype / device objects (cached by the Python side)                  */
+
+PyObject *gd_dtype_object(gd_state *st, DLDataType dt) {
+  PyObject *key = PyLong_FromLong(gd_dtype_key(dt));
+  if (key == NULL) return NULL;
+  PyObject *d = st->dtype_by_key ? PyDict_GetItemWithError(st->dtype_by_key, key) : NULL;
+  Py_DECREF(key);
+  if (d != NULL) {
+    Py_INCREF(d);
+    return d;
+  }
+  if (PyErr_Occurred()) return NULL;
+  PyErr_Format(PyExc_RuntimeError, "godlpack: no DType object for (code=%d, bits=%d, lanes=%d)",
+               (int)dt.code, (int)dt.bits, (int)dt.lanes);
+  return NULL;
+}
+
+PyObject *gd_device_object(gd_state *st, DLDevice dev) {
+  if (dev.device_type == kDLCPU && dev.device_id == 0 && st->cpu_device != NULL) {
+    Py_INCREF(st->cpu_device);
+    return st->cpu_device;
+  }
+  if (st->device_cls == NULL) return Py_BuildValue("(ii)", (int)dev.device_type, (int)dev.device_id);
+  PyObject *pair = Py_BuildValue("(ii)", (int)dev.device_type, (int)dev.device_id);
+  if (pair == NULL) return NULL;
+  PyObject *r = PyObject_CallFunctionObjArgs(st->device_cls, pair, NULL);
+  Py_DECREF(pair);
+  return r;
+}
+
+static PyObject *gd_devtype_member(gd_state *st, int32_t t) {
+  if (t >= 0 && t <= GD_DEVTYPE_MAX && st->devtype_members[t] != NULL) {
+    Py_INCREF(st->devtype_members[t]);
+    return st->devtype_members[t];
+  }
+  return PyLong_FromLong(t);
+}
+
+/* ------------------------------------------------------------------ */
+/* attributes                                                          */
+
+static PyObject *gd_get_shape(PyObject *self, void *c) {
+  gd_array *a = (gd_array *)self;
+  return gd_tuple_of(GD_SHAPE(a), a->h.ndim);
+}
+static PyObject *gd_get_strides(PyObject *self, void *c) {
+  gd_array *a = (gd_array *)self;
+  return gd_tuple_of(GD_STRIDES(a), a->h.ndim);
+}
+static PyObject *gd_get_ndim(PyObject *self, void *c) {
+  return PyLong_FromLong(((gd_array *)self)->h.ndim);
+}
+static PyObject *gd_get_size(PyObject *self, void *c) {
+  gd_array *a = (gd_array *)self;
+  return PyLong_FromLongLong(gd_size_of(a->h.ndim, GD_SHAPE(a)));
+}
+static PyObject *gd_get_itemsize(PyObject *self, void *c) {
+  return PyLong_FromLongLong(gd_itemsize(((gd_array *)self)->h.dtype));
+}
+static PyObject *gd_get_nbytes(PyObject *self, void *c) {
+  gd_array *a = (gd_array *)self;
+  int64_t n = gd_size_of(a->h.ndim, GD_SHAPE(a));
+  int64_t is = gd_itemsize(a->h.dtype);
+  if (is == 0) { /* packed sub-byte: ceil(n*bits/8) */
+    int64_t bits = (int64_t)a->h.dtype.bits * a->h.dtype.lanes;
+    return PyLong_FromLongLong((n / 8) * bits + ((n % 8) * bits + 7) / 8);
+  }
+  return PyLong_FromLongLong(n * is);
+}
+static PyObject *gd_get_dtype(PyObject *self, void *c) {
+  return gd_dtype_object(gd_st(self), ((gd_array *)self)->h.dtype);
+}
+static PyObject *gd_get_device(PyObject *self, void *c) {
+  return gd_device_object(gd_st(self), ((gd_array *)self)->h.device);
+}
+static PyObject *gd_get_readonly(PyObject *self, void *c) {
+  return PyBool_FromLong((((gd_array *)self)->h.flags & GD_FLAG_READONLY) != 0);
+}
+
+static PyObject *gd_transpose_impl(PyObject *self, const int32_t *axes, int32_t naxes);
+
+static PyObject *gd_get_T(PyObject *self, void *c) { return gd_transpose_impl(self, NULL, 0); }
+
+static PyGetSetDef gd_array_getset[] = {
+    {"shape", gd_get_shape, NULL, "Tuple of dimension sizes.", NULL},
+    {"strides", gd_get_strides, NULL, "Tuple of strides in ELEMENTS (DLPack convention); may be negative.", NULL},
+    {"ndim", gd_get_ndim, NULL, "Number of dimensions.", NULL},
+    {"size", gd_get_size, NULL, "Number of elements.", NULL},
+    {"itemsize", gd_get_itemsize, NULL, "Bytes per element (0 for packed sub-byte dtypes).", NULL},
+    {"nbytes", gd_get_nbytes, NULL, "Bytes spanned by the elements (size * itemsize).", NULL},
+    {"dtype", gd_get_dtype, NULL, "The element type, a godlpack.DType.", NULL},
+    {"device", gd_get_device, NULL, "The device holding the memory, a godlpack.Device.", NULL},
+    {"readonly", gd_get_readonly, NULL, "True when writes are refused (e.g. imported READ_ONLY).", NULL},
+    {"T", gd_get_T, NULL, "Transposed view (axes reversed).", NULL},
+    {NULL},
+};
+
+/* ------------------------------------------------------------------ */
+/* buffer protocol (CPU-accessible memory only)                        */
+
+static char gd_empty_buf[1];
+
+static int gd_is_c_contig(const gd_array *a) {
+  int64_t expect = 1;
+  for (int32_t i = a->h.ndim - 1; i >= 0; i--) {
+    int64_t d = GD_SHAPE(a)[i];
+    if (d == 0) return 1;
+    if (d != 1 && GD_STRIDES(a)[i] != expect) return 0;
+    expect *= d;
+  }
+  return 1;
+}
+
+static int gd_is_f_contig(const gd_array *a) {
+  int64_t expect = 1;
+  for (int32_t i = 0; i < a->h.ndim; i++) {
+    int64_t d = GD_SHAPE(a)[i];
+    if (d == 0) return 1;
+    if (d != 1 && GD_STRIDES(a)[i] != expect) return 0;
+    expect *= d;
+  }
+  return 1;
+}
+
+static int gd_cpu_accessible(DLDevice d) {
+  return d.device_type == kDLCPU || d.device_type == kDLCUDAHost ||
+         d.device_type == kDLROCMHost || d.device_type == kDLCUDAManaged;
+}
+
+static int gd_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+  gd_array *a = (gd_array *)self;
+  if (!gd_cpu_accessible(a->h.device)) {
+    PyErr_SetString(PyExc_BufferError,
+                    "memoryview(): the array is not in CPU memory; copy it with "
+                    "godlpack.from_dlpack(a, device=\"cpu\") first");
+    return -1;
+  }
+  const char *fmt = gd_buffer_format(a->h.dtype);
+  int64_t is = gd_itemsize(a->h.dtype);
+  if (fmt == NULL || is == 0) {
+    PyObject *name = gd_get_dtype(self, NULL);
+    PyErr_Format(PyExc_BufferError,
+                 "memoryview(): dtype %S has no buffer-protocol format; exchange it with "
+                 "__dlpack__ (numpy.from_dlpack / torch.from_dlpack) instead",
+                 name ? name : Py_None);
+    Py_XDECREF(name);
+    return -1;
+  }
+  if ((flags & PyBUF_WRITABLE) && (a->h.flags & GD_FLAG_READONLY)) {
+    PyErr_SetString(PyExc_BufferError,
+                    "memoryview(): the array is read-only; request a read-only buffer or use a.copy()");
+    return -1;
+  }
+  int c = gd_is_c_contig(a);
+  if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !c) {
+    PyErr_SetString(PyExc_BufferError,
+                    "memoryview(): the array is not C-contiguous and the consumer did not ask for "
+                    "strides; use a.copy() for a contiguous array");
+    return -1;
+  }
+  if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !c) {
+    PyErr_SetString(PyExc_BufferError, "memoryview(): the array is not C-contiguous; use a.copy()");
+    return -1;
+  }
+  if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !gd_is_f_contig(a)) {
+    PyErr_SetString(PyExc_BufferError, "memoryview(): the array is not Fortran-contiguous; use a.T.copy().T");
+    return -1;
+  }
+  if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c && !gd_is_f_contig(a)) {
+    PyErr_SetString(PyExc_BufferError, "memoryview(): the array is not contiguous; use a.copy()");
+    return -1;
+  }
+  int32_t nd = a->h.ndim;
+  Py_ssize_t *dims = NULL;
+  if (nd > 0) {
+    dims = (Py_ssize_t *)PyMem_Malloc(2 * (size_t)nd * sizeof(Py_ssize_t));
+    if (dims == NULL) {
+      PyErr_NoMemory();
+      return -1;
+    }
+    for (int32_t i = 0; i < nd; i++) {
+      dims[i] = (Py_ssize_t)GD_SHAPE(a)[i];
+      dims[nd + i] = (Py_ssize_t)(GD_STRIDES(a)[i] * is);
+    }
+  }
+  int64_t n = gd_size_of(nd, GD_SHAPE(a));
+  view->buf = (a->h.data != NULL) ? gd_elem_ptr(a, 0) : gd_empty_buf;
+  view->obj = self;
+  Py_INCREF(self);
+  view->len = (Py_ssize_t)(n * is);
+  view->readonly = (a->h.flags & GD_FLAG_READONLY) ? 1 : 0;
+  view->itemsize = (Py_ssize_t)is;
+  view->format = (flags & PyBUF_FORMAT) ? (char *)fmt : NULL;
+  view->ndim = nd;
+  view->shape = (flags & PyBUF_ND) ? dims : NULL;
+  view->strides = ((flags & PyBUF_STRIDES) == PyBUF_STRIDES) ? (dims ? dims + nd : NULL) : NULL;
+  view->suboffsets = NULL;
+  view->internal = dims;
+  return 0;
+}
+
+static void gd_releasebuffer(PyObject *self, Py_buffer *view) {
+  PyMem_Free(view->internal);
+  view->internal = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* DLPack producer                                                     */
+
+static int gd_kw_is(PyObject *name, PyObject *interned, const char *ascii) {
+  if (name == interned) return 1;
+  return PyUnicode_CompareWithASCIIString(name, ascii) == 0;
+}
+
+/* max_version: None or a 2-tuple of ints (P1). */
+static int gd_parse_max_version(PyObject *v, gd_export_req *req) {
+  if (v == Py_None) return 0;
+  if (!PyTuple_Check(v) || PyTuple_Size(v) != 2 || !PyLong_Check(PyTuple_GetItem(v, 0)) ||
+      !PyLong_Check(PyTuple_GetItem(v, 1))) {
+    PyErr_Format(PyExc_TypeError,
+                 "__dlpack__(): max_version must be None or a 2-tuple of ints, got %R; "
+                 "pass e.g. max_version=(1, 3)",
+                 v);
+    return -1;
+  }
+  int of = 0;
+  long long maj = PyLong_AsLongLongAndOverflow(PyTuple_GetItem(v, 0), &of);
+  if (maj == -1 && PyErr_Occurred()) return -1;
+  if (of > 0 || maj > UINT32_MAX) maj = UINT32_MAX;
+  if (of < 0 || maj < 0) maj = 0;
+  long long min = PyLong_AsLongLongAndOverflow(PyTuple_GetItem(v, 1), &of);
+  if (min == -1 && PyErr_Occurred()) return -1;
+  if (of > 0 || min > UINT32_MAX) min = UINT32_MAX;
+  if (of < 0 || min < 0) min = 0;
+  req->has_max_version = 1;
+  req->max_major = (uint32_t)maj;
+  req->max_minor = (uint32_t)min;
+  return 0;
+}
+
+int gd_parse_copy(PyObject *copy, int32_t *mode, const char *entry) {
+  if (copy == NULL || copy == Py_None) {
+    *mode = GD_COPY_IF_NEEDED;
+  } else if (copy == Py_True) {
+    *mode = GD_COPY_ALWAYS;
+  } else if (copy == Py_False) {
+    *mode = GD_COPY_NEVER;
+  } else {
+    PyErr_Format(PyExc_ValueError, "%s: copy must be None, True or False, got %R", entry, copy);
+    return -1;
+  }
+  return 0;
+}
+
+static PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames) {
+  gd_array *a = (gd_array *)self;
+  gd_state *st = gd_st(self);
+  if (nargs != 0) {
+    PyErr_SetString(PyExc_TypeError,
+                    "__dlpack__(): takes keyword arguments only (stream, max_version, dl_device, copy)");
+    return NULL;
+  }
+  gd_export_req req;
+  memset(&req, 0, sizeof(req));
+  Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+  for (Py_ssize_t i = 0; i < nkw; i++) {
+    PyObject *k = PyTuple_GetItem(kwnames, i);
+    PyObject *v = args[i];
+    if (gd_kw_is(k, st->s_max_version, "max_version")) {
+      if (gd_parse_max_version(v, &req) < 0) return NULL;
+    } else if (gd_kw_is(k, st->s_copy, "copy")) {
+      if (gd_parse_copy(v, &req.copy, "__dlpack__()") < 0) return NULL;
+    } else if (gd_kw_is(k, st->s_dl_device, "dl_device")) {
+      if (v != Py_None) {
+        if (!PyTuple_Check(v) || PyTuple_Size(v) != 2 || !PyLong_Check(PyTuple_GetItem(v, 0)) ||
+            !PyLong_Check(PyTuple_GetItem(v, 1))) {
+          PyErr_Format(PyExc_TypeError,
+                       "__dlpack__(): dl_device must be None or a 2-tuple (device_type, device_id) "
+                       "of ints, got %R; pass e.g. dl_device=(1, 0)",
+                       v);
+          return NULL;
+        }
+        long t = PyLong_AsLong(PyTuple_GetItem(v, 0));
+        long d = PyLong_AsLong(PyTuple_GetItem(v, 1));
+        if (PyErr_Occurred()) return NULL;
+        if (t < INT32_MIN || t > INT32_MAX || d < INT32_MIN || d > INT32_MAX) {
+          PyErr_Format(PyExc_BufferError, "__dlpack__(): unsupported dl_device %R; pass dl_device=None", v);
+          return NULL;
+        }
+        req.has_dl_device = 1;
+        req.dl_type = (int32_t)t;
+        req.dl_id = (int32_t)d;
+      }
+    } else if (gd_kw_is(k, st->s_stream, "stream")) {
+      if (v != Py_None) {
+        if (!PyLong_Check(v)) {
+          PyErr_Format(PyExc_TypeError,
+                       "__dlpack__(): stream must be None or an int, got %R; pass stream=None on CPU", v);
+          return NULL;
+        }
+        int of = 0;
+        long long s = PyLong_AsLongLongAndOverflow(v, &of);
+        if (s == -1 && PyErr_Occurred()) return NULL;
+        if (of != 0) {
+          PyErr_Format(PyExc_BufferError, "__dlpack__(): stream %R is out of range; pass stream=None", v);
+          return NULL;
+        }
+        req.has_stream = 1;
+        req.stream = s;
+      }
+    } else {
+      PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument '%U'", k);
+      return NULL;
+    }
+  }
+  void *managed = NULL;
+  int32_t versioned = 0;
+  int64_t scratch[GD_MAX_NDIM];
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gdgo_export(&a->h, GD_SHAPE(a), GD_STRIDES(a), &req, &managed, &versioned, scratch, msg);
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  return gd_capsule_wrap(managed, versioned);
+}
+
+static PyObject *gd_array_dlpack_device(PyObject *self, PyObject *unused) {
+  gd_array *a = (gd_array *)self;
+  PyObject *t = gd_devtype_member(gd_st(self), a->h.device.device_type);
+  if (t == NULL) return NULL;
+  PyObject *id = PyLong_FromLong(a->h.device.device_id);
+  if (id == NULL) {
+    Py_DECREF(t);
+    return NULL;
+  }
+  PyObject *r = PyTuple_New(2);
+  if (r == NULL) {
+    Py_DECREF(t);
+    Py_DECREF(id);
+    return NULL;
+  }
+  PyTuple_SetItem(r, 0, t);
+  PyTuple_SetItem(r, 1, id);
+  return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* indexing                                                            */
+
+static int gd_is_ellipsis(PyObject *o) { return o == Py_Ellipsis; }
+
+/* Parses one index item; returns 0, or -1 with an exception. */
+static int gd_parse_index_item(PyObject *it, gd_index_op *op) {
+  memset(op, 0, sizeof(*op));
+  if (it == Py_None) {
+    op->kind = GD_IDX_NEWAXIS;
+    return 0;
+  }
+  if (gd_is_ellipsis(it)) {
+    op->kind = GD_IDX_ELLIPSIS;
+    return 0;
+  }
+  if (PySlice_Check(it)) {
+    Py_ssize_t start, stop, step;
+    if (PySlice_Unpack(it, &start, &stop, &step) < 0) return -1;
+    op->kind = GD_IDX_SLICE;
+    op->step = step;
+    /* PySlice_Unpack maps None to extreme values; keep them as "absent". */
+    op->has_start = !(start == PY_SSIZE_T_MAX || start == PY_SSIZE_T_MIN || (start == 0 && step > 0));
+    op->has_stop = !(stop == PY_SSIZE_T_MAX || stop == PY_SSIZE_T_MIN);
+    op->start = op->has_start ? start : 0;
+    op->stop = op->has_stop ? stop : 0;
+    return 0;
+  }
+  if (PyBool_Check(it)) {
+    PyErr_SetString(PyExc_IndexError,
+                    "godlpack.Array: boolean indices are not supported (basic indexing only); "
+                    "use ints, slices, Ellipsis or None");
+    return -1;
+  }
+  PyObject *idx = PyNumber_Index(it);
+  if (idx == NULL) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_IndexError,
+                 "godlpack.Array: only integers, slices (':'), Ellipsis ('...') and None are valid "
+                 "indices, got %R",
+                 it);
+    return -1;
+  }
+  int of = 0;
+  long long v = PyLong_AsLongLongAndOverflow(idx, &of);
+  Py_DECREF(idx);
+  if (v == -1 && PyErr_Occurred()) return -1;
+  if (of != 0) {
+    PyErr_Format(PyExc_IndexError, "godlpack.Array: index %R is out of range", it);
+    return -1;
+  }
+  op->kind = GD_IDX_INT;
+  op->i = v;
+  return 0;
+}
+
+static Py_ssize_t gd_parse_index(PyObject *key, gd_index_op *ops) {
+  if (!PyTuple_Check(key)) return gd_parse_index_item(key, &ops[0]) < 0 ? -1 : 1;
+  Py_ssize_t n = PyTuple_Size(key);
+  if (n > GD_MAX_INDEX_OPS) {
+    PyErr_SetString(PyExc_IndexError, "godlpack.Array: too many indices");
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (gd_parse_index_item(PyTuple_GetItem(key, i), &ops[i]) < 0) return -1;
+  return n;
+}
+
+/* All-integer index addressing one element: offset in elements, or -1 with
+ * IndexError. Returns -2 if the index is not all-integer of full length. */
+static int gd_scalar_offset(const gd_array *a, const gd_index_op *ops, Py_ssize_t n, int64_t *off) {
+  if (n != a->h.ndim) return -2;
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (ops[i].kind != GD_IDX_INT) return -2;
+  int64_t o = 0;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    int64_t d = GD_SHAPE(a)[i], k = ops[i].i;
+    if (k < 0) k += d;
+    if (k < 0 || k >= d) {
+      PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for axis %d with size %lld",
+                   (long long)ops[i].i, (int)i, (long long)d);
+      return -1;
+    }
+    o += k * GD_STRIDES(a)[i];
+  }
+  *off = o;
+  return 0;
+}
+
+static PyObject *gd_array_subscript(PyObject *self, PyObject *key) {
+  gd_array *a = (gd_array *)self;
+  gd_index_op ops[GD_MAX_INDEX_OPS];
+  Py_ssize_t n = gd_parse_index(key, ops);
+  if (n < 0) return NULL;
+  int64_t off;
+  int r = gd_scalar_offset(a, ops, n, &off);
+  if (r == -1) return NULL;
+  if (r == 0 && gd_itemsize(a->h.dtype) > 0 && gd_cpu_accessible(a->h.device)) {
+    return gd_unpack(a->h.dtype, gd_elem_ptr(a, off));
+  }
+  gd_header out;
+  int64_t oshape[GD_MAX_NDIM], ostrides[GD_MAX_NDIM];
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gdgo_index(&a->h, GD_SHAPE(a), GD_STRIDES(a), ops, (int)n, &out, oshape, ostrides, msg);
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  gd_owner_incref(out.owner);
+  return gd_array_new(gd_st(self), &out, oshape, ostrides);
+}
+
+static int gd_check_writable(const gd_array *a, const char *entry) {
+  if (a->h.flags & GD_FLAG_READONLY) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s: the array is read-only (imported with the DLPack READ_ONLY flag or from a "
+                 "read-only buffer); write to a.copy() instead",
+                 entry);
+    return -1;
+  }
+  if (!gd_cpu_accessible(a->h.device)) {
+    PyErr_Format(PyExc_BufferError, "%s: the array is not in CPU memory", entry);
+    return -1;
+  }
+  return 0;
+}
+
+static int gd_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value) {
+  gd_array *a = (gd_array *)self;
+  if (value == NULL) {
+    PyErr_SetString(PyExc_TypeError, "godlpack.Array: elements cannot be deleted");
+    return -1;
+  }
+  if (gd_check_writable(a, "a[idx] = value") < 0) return -1;
+  gd_index_op ops[GD_MAX_INDEX_OPS];
+  Py_ssize_t n = gd_parse_index(key, ops);
+  if (n < 0) return -1;
+  int64_t is = gd_itemsize(a->h.dtype);
+  unsigned char elem[16];
+  if (is == 0 || is > 16) {
+    PyErr_SetString(PyExc_TypeError, "a[idx] = value: packed sub-byte arrays cannot be written element-wise");
+    return -1;
+  }
+  if (gd_pack(a->h.dtype, value, elem) < 0) {
+    if (PyErr_ExceptionMatches(PyExc_TypeError) && PySequence_Check(value) && !PyUnicode_Check(value)) {
+      PyErr_Clear();
+      PyErr_SetString(PyExc_TypeError,
+                      "a[idx] = value: only scalar values can be assigned; "
+                      "assign element by element or build a new array with godlpack.asarray");
+    }
+    return -1;
+  }
+  int64_t off;
+  int r = gd_scalar_offset(a, ops, n, &off);
+  if (r == -1) return -1;
+  if (r == 0) {
+    memcpy(gd_elem_ptr(a, off), elem, (size_t)is);
+    return 0;
+  }
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gdgo_setitem(&a->h, GD_SHAPE(a), GD_STRIDES(a), ops, (int)n, elem, msg);
+  if (cls != GD_OK) return gd_err_from(cls, msg);
+  return 0;
+}
+
+static Py_ssize_t gd_array_length(PyObject *self) {
+  gd_array *a = (gd_array *)self;
+  if (a->h.ndim == 0) {
+    PyErr_SetString(PyExc_TypeError, "len() of a 0-d array");
+    return -1;
+  }
+  return (Py_ssize_t)GD_SHAPE(a)[0];
+}
+
+static PyObject *gd_array_item(PyObject *self, Py_ssize_t i) {
+  PyObject *k = PyLong_FromSsize_t(i);
+  if (k == NULL) return NULL;
+  PyObject *r = gd_array_subscript(self, k);
+  Py_DECREF(k);
+  return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* methods                                                             */
+
+static PyObject *gd_tolist_rec(const gd_array *a, int32_t axis, int64_t off) {
+  if (axis == a->h.ndim) return gd_unpack(a->h.dtype, gd_elem_ptr(a, off));
+  int64_t d = GD_SHAPE(a)[axis], s = GD_STRIDES(a)[axis];
+  PyObject *l = PyList_New((Py_ssize_t)d);
+  if (l == NULL) return NULL;
+  for (int64_t i = 0; i < d; i++) {
+    PyObject *x = gd_tolist_rec(a, axis + 1, off + i * s);
+    if (x == NULL) {
+      Py_DECREF(l);
+      return NULL;
+    }
+    PyList_SetItem(l, (Py_ssize_t)i, x);
+  }
+  return l;
+}
+
+static PyObject *gd_array_tolist(PyObject *self, PyObject *unused) {
+  gd_array *a = (gd_array *)self;
+  if (!gd_cpu_accessible(a->h.device)) {
+    PyErr_SetString(PyExc_BufferError, "tolist(): the array is not in CPU memory");
+    return NULL;
+  }
+  if (gd_itemsize(a->h.dtype) == 0) {
+    PyErr_SetString(PyExc_TypeError, "tolist(): packed sub-byte arrays have no Python values; export them with __dlpack__");
+    return NULL;
+  }
+  return gd_tolist_rec(a, 0, 0);
+}
+
+static PyObject *gd_array_copy(PyObject *self, PyObject *unused) {
+  gd_array *a = (gd_array *)self;
+  gd_header out;
+  int64_t ostrides[GD_MAX_NDIM];
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gdgo_copy(&a->h, GD_SHAPE(a), GD_STRIDES(a), &out, ostrides, msg);
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  return gd_array_new(gd_st(self), &out, GD_SHAPE(a), ostrides);
+}
+
+static PyObject *gd_array_fill(PyObject *self, PyObject *value) {
+  gd_array *a = (gd_array *)self;
+  if (gd_check_writable(a, "fill()") < 0) return NULL;
+  int64_t is = gd_itemsize(a->h.dtype);
+  unsigned char elem[16];
+  if (is == 0 || is > 16) {
+    PyErr_SetString(PyExc_TypeError, "fill(): packed sub-byte arrays cannot be filled");
+    return NULL;
+  }
+  if (gd_pack(a->h.dtype, value, elem) < 0) return NULL;
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gdgo_fill(&a->h, GD_SHAPE(a), GD_STRIDES(a), elem, msg);
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  Py_RETURN_NONE;
+}
+
+static PyObject *gd_array_sum(PyObject *self, PyObject *unused) {
+  gd_array *a = (gd_array *)self;
+  gd_sum_result r;
+  memset(&r, 0, sizeof(r));
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gdgo_sum(&a->h, GD_SHAPE(a), GD_STRIDES(a), &r, msg);
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  switch (r.kind) {
+    case GD_SUM_INT:
+    case GD_SUM_BOOL:
+      return PyLong_FromLongLong(r.i);
+    case GD_SUM_UINT:
+      return PyLong_FromUnsignedLongLong(r.u);
+    case GD_SUM_FLOAT:
+      return PyFloat_FromDouble(r.f);
+    case GD_SUM_COMPLEX:
+      return PyComplex_FromDoubles(r.re, r.im);
+  }
+  PyErr_SetString(PyExc_RuntimeError, "sum(): unknown result kind");
+  return NULL;
+}
+
+/* Reads a shape-like argument list: f(3, 4) or f((3, 4)) or f([3, 4]). */
+static Py_ssize_t gd_int_args(PyObject *args, int64_t *out, Py_ssize_t cap, const char *entry) {
+  PyObject *seq = args;
+  Py_ssize_t n = PyTuple_Size(args);
+  if (n == 1 && !PyLong_Check(PyTuple_GetItem(args, 0))) {
+    seq = PyTuple_GetItem(args, 0);
+    if (seq == Py_None) return 0;
+    if (!PySequence_Check(seq)) {
+      PyErr_Format(PyExc_TypeError, "%s: expected ints or a sequence of ints, got %R", entry, seq);
+      return -1;
+    }
+  }
+  PyObject *fast = PySequence_Tuple(seq);
+  if (fast == NULL) return -1;
+  n = PyTuple_Size(fast);
+  if (n > cap) {
+    Py_DECREF(fast);
+    PyErr_Format(PyExc_ValueError, "%s: at most %d dimensions", entry, (int)cap);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *x = PyNumber_Index(PyTuple_GetItem(fast, i));
+    if (x == NULL) {
+      Py_DECREF(fast);
+      return -1;
+    }
+    out[i] = PyLong_AsLongLong(x);
+    Py_DECREF(x);
+    if (out[i] == -1 && PyErr_Occurred()) {
+      Py_DECREF(fast);
+      return -1;
+    }
+  }
+  Py_DECREF(fast);
+  return n;
+}
+
+static PyObject *gd_array_reshape(PyObject *self, PyObject *args) {
+  gd_array *a = (gd_array *)self;
+  int64_t ns[GD_MAX_NDIM];
+  Py_ssize_t n = gd_int_args(args, ns, GD_MAX_NDIM, "reshape()");
+  if (n < 0) return NULL;
+  /* resolve one -1 */
+  int64_t total = gd_size_of(a->h.ndim, GD_SHAPE(a)), known = 1;
+  int unknown = -1;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    if (ns[i] == -1) {
+      if (unknown >= 0) {
+        PyErr_SetString(PyExc_ValueError, "reshape(): can only specify one unknown dimension (-1)");
+        return NULL;
+      }
+      unknown = (int)i;
+    } else if (ns[i] < 0) {
+      PyErr_Format(PyExc_ValueError, "reshape(): negative dimension %lld; use -1 for one unknown dimension",
+                   (long long)ns[i]);
+      return NULL;
+    } else {
+      known *= ns[i];
+    }
+  }
+  if (unknown >= 0) {
+    if (known == 0 || total % known != 0) {
+      PyErr_Format(PyExc_ValueError, "reshape(): cannot reshape an array of size %lld into the requested shape",
+                   (long long)total);
+      return NULL;
+    }
+    ns[unknown] = total / known;
+  }
+  gd_header out;
+  int64_t ostrides[GD_MAX_NDIM];
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gdgo_reshape(&a->h, GD_SHAPE(a), GD_STRIDES(a), ns, (int)n, &out, ostrides, msg);
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  return gd_array_new(gd_st(self), &out, ns, ostrides); /* gdgo_reshape returned a new reference */
+}
+
+static PyObject *gd_transpose_impl(PyObject *self, const int32_t *axes, int32_t naxes) {
+  gd_array *a = (gd_array *)self;
+  gd_header out;
+  int64_t oshape[GD_MAX_NDIM], ostrides[GD_MAX_NDIM];
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gdgo_transpose(&a->h, GD_SHAPE(a), GD_STRIDES(a), (int32_t *)axes, naxes, &out, oshape,
+                           ostrides, msg);
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  gd_owner_incref(out.owner);
+  return gd_array_new(gd_st(self), &out, oshape, ostrides);
+}
+
+static PyObject *gd_array_transpose(PyObject *self, PyObject *args) {
+  int64_t ax[GD_MAX_NDIM];
+  Py_ssize_t n = gd_int_args(args, ax, GD_MAX_NDIM, "transpose()");
+  if (n < 0) return NULL;
+  int32_t axes[GD_MAX_NDIM];
+  for (Py_ssize_t i = 0; i < n; i++) {
+    if (ax[i] < INT32_MIN || ax[i] > INT32_MAX) {
+      PyErr_SetString(PyExc_IndexError, "transpose(): axis out of range");
+      return NULL;
+    }
+    axes[i] = (int32_t)ax[i];
+  }
+  return gd_transpose_impl(self, axes, (int32_t)n);
+}
+
+static PyObject *gd_array_repr(PyObject *self) {
+  gd_array *a = (gd_array *)self;
+  PyObject *dt = gd_get_dtype(self, NULL);
+  if (dt == NULL) return NULL;
+  PyObject *dev = NULL;
+  int cpu = a->h.device.device_type == kDLCPU;
+  if (!cpu) {
+    dev = gd_get_device(self, NULL);
+    if (dev == NULL) {
+      Py_DECREF(dt);
+      return NULL;
+    }
+  }
+  PyObject *r = NULL;
+  int64_t n = gd_size_of(a->h.ndim, GD_SHAPE(a));
+  if (gd_cpu_accessible(a->h.device) && n <= 1000 && gd_buffer_format(a->h.dtype) != NULL) {
+    PyObject *l = gd_array_tolist(self, NULL);
+    if (l == NULL) goto done;
+    r = cpu ? PyUnicode_FromFormat("Array(%R, dtype=%S)", l, dt)
+            : PyUnicode_FromFormat("Array(%R, dtype=%S, device='%S')", l, dt, dev);
+    Py_DECREF(l);
+  } else {
+    PyObject *shape = gd_get_shape(self, NULL);
+    if (shape == NULL) goto done;
+    r = cpu ? PyUnicode_FromFormat("Array(shape=%R, dtype=%S)", shape, dt)
+            : PyUnicode_FromFormat("Array(shape=%R, dtype=%S, device='%S')", shape, dt, dev);
+    Py_DECREF(shape);
+  }
+done:
+  Py_DECREF(dt);
+  Py_XDECREF(dev);
+  return r;
+}
+
+static PyMethodDef gd_array_methods[] = {
+    {"__dlpack__", (PyCFunction)(void (*)(void))gd_array_dlpack, METH_FASTCALL | METH_KEYWORDS,
+     "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
+     "Export the array as a DLPack capsule (\"dltensor_versioned\" when max_version >= (1, 0),\n"
+     "else legacy \"dltensor\")."},
+    {"__dlpack_device__", gd_array_dlpack_device, METH_NOARGS,
+     "__dlpack_device__()\n--\n\nReturn (DLDeviceType, device_id)."},
+    {"tolist", gd_array_tolist, METH_NOARGS, "tolist()\n--\n\nNested Python lists of Python scalars."},
+    {"copy", gd_array_copy, METH_NOARGS, "copy()\n--\n\nA C-contiguous deep copy (computed in Go)."},
+    {"fill", gd_array_fill, METH_O, "fill(value)\n--\n\nSet every element to value (computed in Go)."},
+    {"sum", gd_array_sum, METH_NOARGS, "sum()\n--\n\nSum of all elements as a Python scalar (computed in Go)."},
+    {"reshape", gd_array_reshape, METH_VARARGS, "reshape(*shape)\n--\n\nA view with a new shape when possible, else a copy."},
+    {"transpose", gd_array_transpose, METH_VARARGS, "transpose(*axes)\n--\n\nA view with permuted axes (reversed when none)."},
+    {NULL},
+};
+
+static PyType_Slot gd_array_slots[] = {
+    {Py_tp_dealloc, gd_array_dealloc},
+    {Py_tp_repr, gd_array_repr},
+    {Py_tp_methods, gd_array_methods},
+    {Py_tp_getset, gd_array_getset},
+    {Py_mp_subscript, gd_array_subscript},
+    {Py_mp_ass_subscript, gd_array_ass_subscript},
+    {Py_mp_length, gd_array_length},
+    {Py_sq_length, gd_array_length},
+    {Py_sq_item, gd_array_item},
+    {Py_bf_getbuffer, gd_getbuffer},
+    {Py_bf_releasebuffer, gd_releasebuffer},
+    {Py_tp_doc,
+     "An n-dimensional array in C memory owned by godlpack's Go core.\n\n"
+     "Create arrays with godlpack.asarray, empty, zeros, ones, full, arange or\n"
+     "from_dlpack. Exchanged zero-copy through DLPack (__dlpack__) and the buffer\n"
+     "protocol. Strides are in elements."},
+    {0, NULL},
+};
+
+PyType_Spec gd_array_spec = {
+    .name = "godlpack.Array",
+    .basicsize = (int)sizeof(gd_array),
+    .itemsize = (int)(2 * sizeof(int64_t)),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .slots = gd_array_slots,
+};

@@ -1,0 +1,96 @@
+/*
+ * bridge.h: the plain-C structures that cross the C -> Go boundary of the
+ * extension. No Python types here: the Go side (exports.go) includes this
+ * file, the C skin (*.c) includes it through skin.h.
+ *
+ * Every Go export:
+ *   - takes plain C pointers and integers (headers, dims, requests),
+ *   - returns 0 on success, or a GD_ERR_* class with a NUL-terminated message
+ *     written into `msg` (GD_MSG_CAP bytes, provided by the caller),
+ *   - never calls the Python C API and never keeps a pointer it was given.
+ * The C side maps the class once to a Python exception (errors.c).
+ *
+ * Keep GD_ERR_* in sync with core.Class (core/errors.go).
+ */
+#ifndef GODLPACK_BRIDGE_H_
+#define GODLPACK_BRIDGE_H_
+
+#include <stdint.h>
+
+#include "godlpack.h"
+
+#define GD_MSG_CAP 512
+
+/* Error classes: core.Class values. */
+#define GD_OK 0
+#define GD_ERR_BUFFER 1
+#define GD_ERR_TYPE 2
+#define GD_ERR_VALUE 3
+#define GD_ERR_MEMORY 4
+#define GD_ERR_RUNTIME 5
+#define GD_ERR_INDEX 6
+
+/* copy= keyword: core.CopyMode. */
+#define GD_COPY_IF_NEEDED 0 /* None */
+#define GD_COPY_ALWAYS 1    /* True */
+#define GD_COPY_NEVER 2     /* False */
+
+/* __dlpack__ keywords, already converted by the C skin (core.ExportRequest). */
+typedef struct gd_export_req {
+  uint32_t max_major;
+  uint32_t max_minor;
+  int32_t has_max_version;
+  int32_t dl_type;
+  int32_t dl_id;
+  int32_t has_dl_device;
+  int32_t copy; /* GD_COPY_* */
+  int32_t has_stream;
+  int64_t stream;
+} gd_export_req;
+
+/* from_dlpack keywords (core.ImportRequest). */
+typedef struct gd_import_req {
+  int32_t dev_type;
+  int32_t dev_id;
+  int32_t has_device;
+  int32_t copy;       /* GD_COPY_* */
+  int32_t negotiated; /* the producer accepted dl_device/copy */
+  int32_t reserved;
+} gd_import_req;
+
+/* One basic index (core.IndexOp). */
+#define GD_IDX_INT 0
+#define GD_IDX_SLICE 1
+#define GD_IDX_ELLIPSIS 2
+#define GD_IDX_NEWAXIS 3
+#define GD_MAX_INDEX_OPS (2 * GD_MAX_NDIM)
+
+typedef struct gd_index_op {
+  int32_t kind;
+  int32_t has_start;
+  int32_t has_stop;
+  int32_t reserved;
+  int64_t i;
+  int64_t start;
+  int64_t stop;
+  int64_t step;
+} gd_index_op;
+
+/* Result of sum() (core.SumResult): kind says which member holds it. */
+#define GD_SUM_INT 1
+#define GD_SUM_UINT 2
+#define GD_SUM_FLOAT 3
+#define GD_SUM_COMPLEX 4
+#define GD_SUM_BOOL 5
+
+typedef struct gd_sum_result {
+  int32_t kind;
+  int32_t reserved;
+  int64_t i;
+  uint64_t u;
+  double f;
+  double re;
+  double im;
+} gd_sum_result;
+
+#endif /* GODLPACK_BRIDGE_H_ */

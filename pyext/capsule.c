@@ -1,0 +1,242 @@
+//go:build pyext
+
+/* capsule.c: DLPack capsules, both directions.
+ *
+ * Producer: gd_capsule_wrap puts a managed tensor made by Go (core export)
+ * into a capsule named "dltensor_versioned" or "dltensor". The destructor
+ * calls the tensor's deleter only while the capsule still has its unused name
+ * (P6); a consumer renames it to "used_*" when it takes ownership.
+ *
+ * Consumer: gd_from_dlpack_impl asks the object for a capsule (C1), checks the
+ * name before reading anything (C2), makes ONE Go call that validates,
+ * describes and takes ownership (gdgo_import), then renames the capsule (C3).
+ * A refusal before ownership leaves the capsule to its own destructor (C4).
+ */
+#include <string.h>
+
+#include "_cgo_export.h"
+#include "skin.h"
+
+/* Capsule names must outlive the capsules: static strings. */
+static const char gd_name_versioned[] = GD_CAPSULE_VERSIONED;
+static const char gd_name_versioned_used[] = GD_CAPSULE_VERSIONED_USED;
+static const char gd_name_legacy[] = GD_CAPSULE_LEGACY;
+static const char gd_name_legacy_used[] = GD_CAPSULE_LEGACY_USED;
+
+static void gd_capsule_destructor_versioned(PyObject *cap) {
+  /* PyCapsule_IsValid sets no exception; a renamed capsule is left alone. */
+  if (!PyCapsule_IsValid(cap, gd_name_versioned)) return;
+  DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)PyCapsule_GetPointer(cap, gd_name_versioned);
+  if (m != NULL && m->deleter != NULL) m->deleter(m);
+}
+
+static void gd_capsule_destructor_legacy(PyObject *cap) {
+  if (!PyCapsule_IsValid(cap, gd_name_legacy)) return;
+  DLManagedTensor *m = (DLManagedTensor *)PyCapsule_GetPointer(cap, gd_name_legacy);
+  if (m != NULL && m->deleter != NULL) m->deleter(m);
+}
+
+PyObject *gd_capsule_wrap(void *managed, int versioned) {
+  PyObject *cap;
+  if (versioned) {
+    cap = PyCapsule_New(managed, gd_name_versioned, gd_capsule_destructor_versioned);
+    if (cap == NULL) gd_call_deleter_versioned((DLManagedTensorVersioned *)managed);
+  } else {
+    cap = PyCapsule_New(managed, gd_name_legacy, gd_capsule_destructor_legacy);
+    if (cap == NULL) gd_call_deleter_legacy((DLManagedTensor *)managed);
+  }
+  return cap;
+}
+
+/* ------------------------------------------------------------------ */
+/* consumer                                                            */
+
+/* TypeError raised because the producer does not know one of our keywords
+ * (an old __dlpack__(stream=None)): only then do we retry without them. */
+static int gd_is_keyword_typeerror(void) {
+  if (!PyErr_ExceptionMatches(PyExc_TypeError)) return 0;
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  int match = 0;
+  PyObject *s = value ? PyObject_Str(value) : NULL;
+  if (s != NULL) {
+    const char *c = PyUnicode_AsUTF8AndSize(s, NULL);
+    if (c != NULL) {
+      match = strstr(c, "unexpected keyword") != NULL || strstr(c, "max_version") != NULL ||
+              strstr(c, "dl_device") != NULL || strstr(c, "'copy'") != NULL ||
+              strstr(c, "keyword argument") != NULL;
+    }
+    Py_DECREF(s);
+  }
+  if (PyErr_Occurred()) PyErr_Clear();
+  PyErr_Restore(type, value, tb);
+  return match;
+}
+
+int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id, const char *entry,
+                         const char *kw) {
+  PyObject *pair = NULL;
+  if (PyTuple_Check(obj)) {
+    pair = obj;
+    Py_INCREF(pair);
+  } else if (st->parse_device != NULL) {
+    pair = PyObject_CallFunctionObjArgs(st->parse_device, obj, NULL);
+    if (pair == NULL) return -1;
+  } else {
+    PyErr_Format(PyExc_TypeError, "%s: %s must be a (device_type, device_id) tuple", entry, kw);
+    return -1;
+  }
+  if (!PyTuple_Check(pair) || PyTuple_Size(pair) != 2 || !PyLong_Check(PyTuple_GetItem(pair, 0)) ||
+      !PyLong_Check(PyTuple_GetItem(pair, 1))) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s: %s must be \"cpu\", \"cuda:N\", a godlpack.Device or a (device_type, device_id) "
+                 "tuple of ints, got %R",
+                 entry, kw, obj);
+    Py_DECREF(pair);
+    return -1;
+  }
+  long t = PyLong_AsLong(PyTuple_GetItem(pair, 0));
+  long i = PyLong_AsLong(PyTuple_GetItem(pair, 1));
+  Py_DECREF(pair);
+  if (PyErr_Occurred()) return -1;
+  if (t < 0 || t > INT32_MAX || i < 0 || i > INT32_MAX) {
+    PyErr_Format(PyExc_ValueError, "%s: invalid %s %R", entry, kw, obj);
+    return -1;
+  }
+  *type = (int32_t)t;
+  *id = (int32_t)i;
+  return 0;
+}
+
+/* Calls x.__dlpack__ with our keywords; falls back to no keywords for old
+ * producers. Sets *negotiated. Returns a new reference or NULL. */
+static PyObject *gd_request_capsule(gd_state *st, PyObject *x, const gd_import_req *req,
+                                    PyObject *copy_obj, int *negotiated) {
+  PyObject *meth = PyObject_GetAttr(x, st->s_dlpack);
+  if (meth == NULL) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return NULL;
+    PyErr_Clear();
+    PyObject *tn = PyType_GetQualName(Py_TYPE(x));
+    if (tn == NULL) return NULL;
+    PyErr_Format(PyExc_TypeError,
+                 "from_dlpack(): '%U' object has no __dlpack__ method; pass an object that implements "
+                 "the DLPack protocol (numpy.ndarray, torch.Tensor, ...) or a DLPack capsule, or use "
+                 "godlpack.asarray() for sequences and buffer objects",
+                 tn);
+    Py_DECREF(tn);
+    return NULL;
+  }
+  PyObject *kwargs;
+  if (!req->has_device && req->copy == GD_COPY_IF_NEEDED) {
+    kwargs = st->dlpack_kwargs; /* {"max_version": (1, 3)} */
+    Py_INCREF(kwargs);
+  } else {
+    kwargs = PyDict_New();
+    if (kwargs == NULL) goto fail;
+    if (PyDict_SetItem(kwargs, st->s_max_version, st->max_version) < 0) goto fail;
+    if (req->has_device) {
+      PyObject *dev = Py_BuildValue("(ii)", (int)req->dev_type, (int)req->dev_id);
+      if (dev == NULL) goto fail;
+      int rc = PyDict_SetItem(kwargs, st->s_dl_device, dev);
+      Py_DECREF(dev);
+      if (rc < 0) goto fail;
+    }
+    if (req->copy != GD_COPY_IF_NEEDED && PyDict_SetItem(kwargs, st->s_copy, copy_obj) < 0) goto fail;
+  }
+  PyObject *cap = PyObject_Call(meth, st->empty_tuple, kwargs);
+  Py_DECREF(kwargs);
+  *negotiated = 1;
+  if (cap == NULL && gd_is_keyword_typeerror()) {
+    PyErr_Clear();
+    cap = PyObject_CallNoArgs(meth);
+    *negotiated = 0;
+  }
+  Py_DECREF(meth);
+  return cap;
+fail:
+  Py_XDECREF(kwargs);
+  Py_DECREF(meth);
+  return NULL;
+}
+
+PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray) {
+  gd_import_req req;
+  memset(&req, 0, sizeof(req));
+  if (gd_parse_copy(copy, &req.copy, "from_dlpack()") < 0) return NULL;
+  if (device != NULL && device != Py_None) {
+    if (gd_parse_device_pair(st, device, &req.dev_type, &req.dev_id, "from_dlpack()", "device") < 0)
+      return NULL;
+    req.has_device = 1;
+  }
+  PyObject *cap;
+  int negotiated = 0;
+  if (PyCapsule_CheckExact(x)) {
+    cap = x; /* C6: raw capsule, nothing negotiated */
+    Py_INCREF(cap);
+  } else {
+    cap = gd_request_capsule(st, x, &req, copy, &negotiated);
+    if (cap == NULL) return NULL;
+    if (!PyCapsule_CheckExact(cap)) {
+      PyErr_Format(PyExc_TypeError,
+                   "from_dlpack(): __dlpack__() returned %R, not a PyCapsule; the producer is broken", cap);
+      Py_DECREF(cap);
+      return NULL;
+    }
+  }
+  req.negotiated = negotiated;
+
+  /* C2: the name decides the struct, before anything is read. */
+  int versioned;
+  const char *used_name;
+  if (PyCapsule_IsValid(cap, gd_name_versioned)) {
+    versioned = 1;
+    used_name = gd_name_versioned_used;
+  } else if (PyCapsule_IsValid(cap, gd_name_legacy)) {
+    versioned = 0;
+    used_name = gd_name_legacy_used;
+  } else {
+    const char *name = PyCapsule_GetName(cap);
+    if (name == NULL && PyErr_Occurred()) PyErr_Clear();
+    if (name != NULL && (strcmp(name, gd_name_versioned_used) == 0 || strcmp(name, gd_name_legacy_used) == 0)) {
+      PyErr_Format(PyExc_BufferError,
+                   "from_dlpack(): the DLPack capsule was already consumed (its name is '%s'); a "
+                   "capsule can be imported only once: call x.__dlpack__() again for a new one",
+                   name);
+    } else {
+      PyErr_Format(PyExc_BufferError,
+                   "from_dlpack(): not a DLPack capsule (name '%s'); expected 'dltensor_versioned' or "
+                   "'dltensor'",
+                   name ? name : "NULL");
+    }
+    Py_DECREF(cap);
+    return NULL;
+  }
+  void *managed = PyCapsule_GetPointer(cap, versioned ? gd_name_versioned : gd_name_legacy);
+  if (managed == NULL) {
+    if (!PyErr_Occurred())
+      PyErr_SetString(PyExc_BufferError, "from_dlpack(): the DLPack capsule holds a NULL pointer");
+    Py_DECREF(cap);
+    return NULL;
+  }
+  gd_header h;
+  int64_t shape[GD_MAX_NDIM], strides[GD_MAX_NDIM], scratch[GD_MAX_NDIM];
+  int32_t consumed = 0;
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gdgo_import(managed, versioned, &req, &h, shape, strides, scratch, &consumed, msg);
+  if (consumed) {
+    /* Ownership moved to our owner (or the deleter already ran): the
+     * capsule's destructor must not call the deleter again. */
+    if (PyCapsule_SetName(cap, used_name) < 0) PyErr_Clear();
+  }
+  Py_DECREF(cap);
+  if (cls != GD_OK) {
+    if (entry_asarray && strncmp(msg, "from_dlpack(): ", 15) == 0) {
+      char buf[GD_MSG_CAP + 16];
+      snprintf(buf, sizeof buf, "asarray(): %s", msg + 15);
+      return gd_raise(cls, buf);
+    }
+    return gd_raise(cls, msg);
+  }
+  return gd_array_new(st, &h, shape, strides);
+}

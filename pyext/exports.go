@@ -1,0 +1,436 @@
+//go:build pyext
+
+// Package main is the CPython extension module godlpack._native: a C skin
+// (module.c, array.c, capsule.c, scalar.c, errors.c; abi3, limited API 3.11)
+// around the Go core. This file holds every crossing from C into Go: one
+// exported function per Python operation, each taking plain C pointers and
+// integers, returning 0 or a core.Class with a message written into the
+// caller's buffer (bridge.h), and recovering panics into ErrInternal.
+//
+// The exports never touch Python objects and never keep the pointers they
+// are given. On success they allocate nothing on the Go heap: headers, shapes
+// and strides live in the Python objects (C memory) or on the C stack.
+//
+// Build: see stub.go (the "pyext" build tag and CGO_CFLAGS with the CPython
+// include directory).
+package main
+
+/*
+#cgo CFLAGS: -DPy_LIMITED_API=0x030B0000 -I${SRCDIR}/../core -O2 -fvisibility=hidden -Wall -Werror=implicit-function-declaration -Werror=int-conversion -Werror=incompatible-pointer-types
+#include "bridge.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"github.com/godlpack/godlpack/core"
+)
+
+func main() {}
+
+// ---- helpers (no allocation on success) ----
+
+func hdr(h *C.gd_header) *core.Header { return (*core.Header)(unsafe.Pointer(h)) }
+
+func dims(p *C.int64_t, n int) []int64 {
+	if n == 0 || p == nil {
+		return nil
+	}
+	return unsafe.Slice((*int64)(unsafe.Pointer(p)), n)
+}
+
+func writeMsg(msg *C.char, s string) {
+	if msg == nil {
+		return
+	}
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(msg)), C.GD_MSG_CAP)
+	n := copy(buf[:len(buf)-1], s)
+	buf[n] = 0
+}
+
+func fail(msg *C.char, err error) C.int {
+	writeMsg(msg, err.Error())
+	return C.int(core.ClassOf(err))
+}
+
+// guard is deferred by every export: a panic becomes ErrInternal
+// (RuntimeError) instead of aborting the interpreter.
+func guard(cls *C.int, msg *C.char, where string) {
+	if r := recover(); r != nil {
+		*cls = fail(msg, fmt.Errorf("%s: godlpack internal error (recovered Go panic: %v); please report it: %w",
+			where, r, core.ErrInternal))
+	}
+}
+
+func dataType(dt C.DLDataType) core.DataType {
+	return core.DataType{Code: core.DataTypeCode(dt.code), Bits: uint8(dt.bits), Lanes: uint16(dt.lanes)}
+}
+
+func elemBytes(elem unsafe.Pointer, dt core.DataType) []byte {
+	n := dt.ItemSize()
+	if elem == nil || n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(elem), n)
+}
+
+// ---- DLPack ----
+
+// gdgo_export answers __dlpack__: core.PlanExport (P1–P5), an optional copy
+// (AllocContiguous + CopyInto), then core.ExportVersioned / ExportLegacy.
+// *out receives the managed tensor, *versioned says which struct it is.
+// scratch holds MaxNdim int64 for the copy's strides.
+//
+//export gdgo_export
+func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req,
+	out *unsafe.Pointer, versioned *C.int32_t, scratch *C.int64_t, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "__dlpack__()")
+	H := hdr(h)
+	nd := int(H.Ndim)
+	sh, st := dims(shape, nd), dims(strides, nd)
+	r := core.ExportRequest{
+		MaxVersion:    core.Version{Major: uint32(req.max_major), Minor: uint32(req.max_minor)},
+		HasMaxVersion: req.has_max_version != 0,
+		DLDevice:      core.Device{Type: core.DeviceType(req.dl_type), ID: int32(req.dl_id)},
+		HasDLDevice:   req.has_dl_device != 0,
+		Copy:          core.CopyMode(req.copy),
+		Stream:        int64(req.stream),
+		HasStream:     req.has_stream != 0,
+	}
+	plan, err := core.PlanExport(H.Device, H.ReadOnly(), r)
+	if err != nil {
+		return fail(msg, err)
+	}
+	src, srcStrides := H, st
+	var tmp core.Header
+	if plan.Copy {
+		sc := dims(scratch, core.MaxNdim)[:nd]
+		if err := core.AllocContiguous(H.DType, sh, &tmp, sc); err != nil {
+			return fail(msg, err)
+		}
+		defer tmp.Owner.Release() // the export holds its own reference
+		if err := core.CopyInto(&tmp, sh, sc, H, sh, st); err != nil {
+			return fail(msg, err)
+		}
+		src, srcStrides = &tmp, sc
+	}
+	if plan.Versioned {
+		m, err := core.ExportVersioned(src, sh, srcStrides, plan.ExtraFlags)
+		if err != nil {
+			return fail(msg, err)
+		}
+		*out = unsafe.Pointer(m)
+		*versioned = 1
+		return 0
+	}
+	m, err := core.ExportLegacy(src, sh, srcStrides)
+	if err != nil {
+		return fail(msg, err)
+	}
+	*out = unsafe.Pointer(m)
+	*versioned = 0
+	return 0
+}
+
+// gdgo_import takes a managed tensor out of a capsule for from_dlpack:
+// core.DescribeVersioned / DescribeLegacy (validation, never calls the
+// deleter), core.PlanImport (C5–C7), a new owner that will call the deleter,
+// and an optional copy. *consumed is set once the owner exists: the C side
+// must then rename the capsule, even if a later step failed (the deleter has
+// run by then). Before that, a refusal leaves the capsule untouched (C4).
+//
+//export gdgo_import
+func gdgo_import(managed unsafe.Pointer, versioned C.int, req *C.gd_import_req, h *C.gd_header,
+	shape, strides, scratch *C.int64_t, consumed *C.int32_t, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "from_dlpack()")
+	H := hdr(h)
+	sh, st := dims(shape, core.MaxNdim), dims(strides, core.MaxNdim)
+	var flags uint64
+	kind := core.OwnLegacy
+	if versioned != 0 {
+		m := (*core.DLManagedTensorVersioned)(managed)
+		if err := core.DescribeVersioned(m, H, sh, st); err != nil {
+			return fail(msg, err)
+		}
+		flags = m.Flags
+		kind = core.OwnVersioned
+	} else {
+		if err := core.DescribeLegacy((*core.DLManagedTensor)(managed), H, sh, st); err != nil {
+			return fail(msg, err)
+		}
+	}
+	plan, err := core.PlanImport(H.Device, flags, core.ImportRequest{
+		Device:     core.Device{Type: core.DeviceType(req.dev_type), ID: int32(req.dev_id)},
+		HasDevice:  req.has_device != 0,
+		Copy:       core.CopyMode(req.copy),
+		Negotiated: req.negotiated != 0,
+	})
+	if err != nil {
+		return fail(msg, err)
+	}
+	o, err := core.NewOwner(kind, managed, nil)
+	if err != nil {
+		return fail(msg, err)
+	}
+	*consumed = 1
+	H.Owner = o
+	if !plan.Copy {
+		return 0
+	}
+	nd := int(H.Ndim)
+	var tmp core.Header
+	sc := dims(scratch, core.MaxNdim)[:nd]
+	if err := core.AllocContiguous(H.DType, sh[:nd], &tmp, sc); err != nil {
+		H.Owner = nil
+		o.Release()
+		return fail(msg, err)
+	}
+	err = core.CopyInto(&tmp, sh[:nd], sc, H, sh[:nd], st[:nd])
+	H.Owner = nil
+	o.Release() // calls the producer's deleter: we hold a copy now
+	if err != nil {
+		tmp.Owner.Release()
+		return fail(msg, err)
+	}
+	*H = tmp
+	copy(st[:nd], sc)
+	return 0
+}
+
+// ---- creation and whole-array operations ----
+
+// gdgo_alloc allocates a C-contiguous CPU array (core.AllocContiguous) and,
+// when elem is not NULL, fills it with that element (core.Fill). out
+// receives a new owner reference.
+//
+//export gdgo_alloc
+func gdgo_alloc(dt C.DLDataType, ndim C.int32_t, shape *C.int64_t, elem unsafe.Pointer,
+	out *C.gd_header, ostrides *C.int64_t, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "empty()")
+	d := dataType(dt)
+	nd := int(ndim)
+	sh, ost := dims(shape, nd), dims(ostrides, core.MaxNdim)
+	O := hdr(out)
+	if err := core.AllocContiguous(d, sh, O, ost); err != nil {
+		return fail(msg, err)
+	}
+	if elem != nil {
+		if err := core.Fill(O, sh, ost[:nd], elemBytes(elem, d)); err != nil {
+			O.Owner.Release()
+			O.Owner = nil
+			return fail(msg, err)
+		}
+	}
+	return 0
+}
+
+// gdgo_copy is Array.copy(): a C-contiguous deep copy (new owner reference).
+//
+//export gdgo_copy
+func gdgo_copy(h *C.gd_header, shape, strides *C.int64_t, out *C.gd_header, ostrides *C.int64_t,
+	msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "copy()")
+	H, O := hdr(h), hdr(out)
+	nd := int(H.Ndim)
+	sh, st := dims(shape, nd), dims(strides, nd)
+	ost := dims(ostrides, core.MaxNdim)[:nd]
+	if err := core.AllocContiguous(H.DType, sh, O, ost); err != nil {
+		return fail(msg, err)
+	}
+	if err := core.CopyInto(O, sh, ost, H, sh, st); err != nil {
+		O.Owner.Release()
+		O.Owner = nil
+		return fail(msg, err)
+	}
+	return 0
+}
+
+// gdgo_fill is Array.fill(value): core.Fill with one packed element.
+//
+//export gdgo_fill
+func gdgo_fill(h *C.gd_header, shape, strides *C.int64_t, elem unsafe.Pointer, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "fill()")
+	H := hdr(h)
+	nd := int(H.Ndim)
+	if err := core.Fill(H, dims(shape, nd), dims(strides, nd), elemBytes(elem, H.DType)); err != nil {
+		return fail(msg, err)
+	}
+	return 0
+}
+
+// gdgo_sum is Array.sum(): core.Sum.
+//
+//export gdgo_sum
+func gdgo_sum(h *C.gd_header, shape, strides *C.int64_t, res *C.gd_sum_result, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "sum()")
+	H := hdr(h)
+	nd := int(H.Ndim)
+	r, err := core.Sum(H, dims(shape, nd), dims(strides, nd))
+	if err != nil {
+		return fail(msg, err)
+	}
+	switch r.Kind {
+	case core.SumInt:
+		res.kind = C.GD_SUM_INT
+		res.i = C.int64_t(r.I)
+	case core.SumUint:
+		res.kind = C.GD_SUM_UINT
+		res.u = C.uint64_t(r.U)
+	case core.SumFloat:
+		res.kind = C.GD_SUM_FLOAT
+		res.f = C.double(r.F)
+	case core.SumComplex:
+		res.kind = C.GD_SUM_COMPLEX
+		res.re = C.double(real(r.C))
+		res.im = C.double(imag(r.C))
+	default:
+		return fail(msg, fmt.Errorf("sum(): unknown result kind %d: %w", r.Kind, core.ErrInternal))
+	}
+	return 0
+}
+
+// ---- views ----
+
+// indexOps converts the C index list into dst (a caller's stack array).
+func indexOps(ops *C.gd_index_op, n int, dst *[C.GD_MAX_INDEX_OPS]core.IndexOp) []core.IndexOp {
+	if n > len(dst) {
+		n = len(dst)
+	}
+	src := unsafe.Slice(ops, n)
+	for i := range src {
+		o := &src[i]
+		dst[i] = core.IndexOp{
+			Kind: core.IndexKind(o.kind), I: int64(o.i),
+			Start: int64(o.start), Stop: int64(o.stop), Step: int64(o.step),
+			HasStart: o.has_start != 0, HasStop: o.has_stop != 0,
+		}
+	}
+	return dst[:n]
+}
+
+// gdgo_index is a[idx] for views: core.ApplyIndex. out.owner is h.owner
+// WITHOUT a new reference (the C side adds it).
+//
+//export gdgo_index
+func gdgo_index(h *C.gd_header, shape, strides *C.int64_t, ops *C.gd_index_op, nops C.int,
+	out *C.gd_header, oshape, ostrides *C.int64_t, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "__getitem__()")
+	H, O := hdr(h), hdr(out)
+	nd := int(H.Ndim)
+	var buf [C.GD_MAX_INDEX_OPS]core.IndexOp
+	n, err := core.ApplyIndex(H, dims(shape, nd), dims(strides, nd), indexOps(ops, int(nops), &buf),
+		O, dims(oshape, core.MaxNdim), dims(ostrides, core.MaxNdim))
+	if err != nil {
+		return fail(msg, err)
+	}
+	O.Ndim = int32(n)
+	return 0
+}
+
+// gdgo_setitem is a[idx] = scalar: core.ApplyIndex then core.Fill of the
+// selected view, in one crossing.
+//
+//export gdgo_setitem
+func gdgo_setitem(h *C.gd_header, shape, strides *C.int64_t, ops *C.gd_index_op, nops C.int,
+	elem unsafe.Pointer, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "__setitem__()")
+	H := hdr(h)
+	nd := int(H.Ndim)
+	var buf [C.GD_MAX_INDEX_OPS]core.IndexOp
+	var vh core.Header
+	var vs, vst [core.MaxNdim]int64
+	n, err := core.ApplyIndex(H, dims(shape, nd), dims(strides, nd), indexOps(ops, int(nops), &buf),
+		&vh, vs[:], vst[:])
+	if err != nil {
+		return fail(msg, err)
+	}
+	vh.Ndim = int32(n)
+	if err := core.Fill(&vh, vs[:n], vst[:n], elemBytes(elem, H.DType)); err != nil {
+		return fail(msg, err)
+	}
+	return 0
+}
+
+// gdgo_reshape is a.reshape(shape): core.ReshapeDesc as a view when the
+// strides allow it, else a contiguous copy reshaped. out.owner is a NEW
+// reference in both cases.
+//
+//export gdgo_reshape
+func gdgo_reshape(h *C.gd_header, shape, strides *C.int64_t, newShape *C.int64_t, n C.int,
+	out *C.gd_header, ostrides *C.int64_t, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "reshape()")
+	H, O := hdr(h), hdr(out)
+	nd := int(H.Ndim)
+	sh, st := dims(shape, nd), dims(strides, nd)
+	ns := dims(newShape, int(n))
+	ost := dims(ostrides, core.MaxNdim)
+	err := core.ReshapeDesc(H, sh, st, ns, O, ost)
+	if err == nil {
+		O.Ndim = int32(n)
+		O.Owner.Retain()
+		return 0
+	}
+	if !errors.Is(err, core.ErrReshape) || product(sh) != product(ns) {
+		return fail(msg, err)
+	}
+	// The strides do not allow a view: reshape a contiguous copy.
+	var tmp core.Header
+	var tst [core.MaxNdim]int64
+	if err := core.AllocContiguous(H.DType, sh, &tmp, tst[:nd]); err != nil {
+		return fail(msg, err)
+	}
+	if err := core.CopyInto(&tmp, sh, tst[:nd], H, sh, st); err != nil {
+		tmp.Owner.Release()
+		return fail(msg, err)
+	}
+	if err := core.ReshapeDesc(&tmp, sh, tst[:nd], ns, O, ost); err != nil {
+		tmp.Owner.Release()
+		return fail(msg, err)
+	}
+	O.Ndim = int32(n)
+	return 0 // tmp's reference moves to out
+}
+
+func product(s []int64) int64 {
+	p := int64(1)
+	for _, d := range s {
+		p *= d
+	}
+	return p
+}
+
+// gdgo_transpose is a.transpose(*axes) / a.T (naxes 0 reverses the axes):
+// core.TransposeDesc. out.owner is h.owner WITHOUT a new reference.
+//
+//export gdgo_transpose
+func gdgo_transpose(h *C.gd_header, shape, strides *C.int64_t, axes *C.int32_t, naxes C.int32_t,
+	out *C.gd_header, oshape, ostrides *C.int64_t, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "transpose()")
+	H, O := hdr(h), hdr(out)
+	nd := int(H.Ndim)
+	var ax [core.MaxNdim]int
+	k := int(naxes)
+	if k > len(ax) {
+		k = len(ax)
+	}
+	if k > 0 {
+		for i, a := range unsafe.Slice((*int32)(unsafe.Pointer(axes)), k) {
+			ax[i] = int(a)
+		}
+	}
+	if err := core.TransposeDesc(H, dims(shape, nd), dims(strides, nd), ax[:k], O,
+		dims(oshape, core.MaxNdim), dims(ostrides, core.MaxNdim)); err != nil {
+		return fail(msg, err)
+	}
+	O.Ndim = int32(nd)
+	return 0
+}
+
+// gdgo_set_serial forces single-goroutine kernels (called in a forked
+// child, where a Go runtime cannot start threads).
+//
+//export gdgo_set_serial
+func gdgo_set_serial(on C.int) { core.SetSerial(on != 0) }

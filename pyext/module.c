@@ -1,0 +1,446 @@
+//go:build pyext
+
+/* module.c: godlpack._native, its state and its functions.
+ *
+ * The Python package (python/godlpack/__init__.py) owns the DType, Device and
+ * DLDeviceType classes and hands them to _init(); the state caches them so the
+ * hot paths (__dlpack_device__, .dtype, from_dlpack) build no Python objects
+ * they can reuse. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "_cgo_export.h"
+#include "skin.h"
+
+gd_state *gd_state_of_module(PyObject *m) { return (gd_state *)PyModule_GetState(m); }
+
+gd_state *gd_state_of_type(PyTypeObject *tp) { return (gd_state *)PyType_GetModuleState(tp); }
+
+/* ------------------------------------------------------------------ */
+/* from_dlpack                                                         */
+
+static PyObject *gd_mod_from_dlpack(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  gd_state *st = gd_state_of_module(m);
+  if (nargs != 1) {
+    PyErr_Format(PyExc_TypeError, "from_dlpack() takes exactly one positional argument (%zd given)", nargs);
+    return NULL;
+  }
+  PyObject *device = Py_None, *copy = Py_None;
+  Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+  for (Py_ssize_t i = 0; i < nkw; i++) {
+    PyObject *k = PyTuple_GetItem(kwnames, i);
+    if (PyUnicode_CompareWithASCIIString(k, "device") == 0) {
+      device = args[nargs + i];
+    } else if (k == st->s_copy || PyUnicode_CompareWithASCIIString(k, "copy") == 0) {
+      copy = args[nargs + i];
+    } else {
+      PyErr_Format(PyExc_TypeError, "from_dlpack() got an unexpected keyword argument '%U'", k);
+      return NULL;
+    }
+  }
+  return gd_from_dlpack_impl(st, args[0], device, copy, 0);
+}
+
+/* _asarray_dlpack(x, device, copy): from_dlpack with asarray's messages. */
+static PyObject *gd_mod_asarray_dlpack(PyObject *m, PyObject *args) {
+  PyObject *x, *device, *copy;
+  if (!PyArg_ParseTuple(args, "OOO", &x, &device, &copy)) return NULL;
+  return gd_from_dlpack_impl(gd_state_of_module(m), x, device, copy, 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* creation                                                            */
+
+static int gd_shape_arg(PyObject *shape, int64_t *out, int32_t *ndim, const char *entry) {
+  if (PyLong_Check(shape)) {
+    out[0] = PyLong_AsLongLong(shape);
+    if (out[0] == -1 && PyErr_Occurred()) return -1;
+    *ndim = 1;
+  } else {
+    PyObject *t = PySequence_Tuple(shape);
+    if (t == NULL) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "%s: shape must be an int or a sequence of ints, got %R", entry, shape);
+      return -1;
+    }
+    Py_ssize_t n = PyTuple_Size(t);
+    if (n > GD_MAX_NDIM) {
+      Py_DECREF(t);
+      PyErr_Format(PyExc_ValueError, "%s: at most %d dimensions, got %zd", entry, GD_MAX_NDIM, n);
+      return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+      PyObject *x = PyNumber_Index(PyTuple_GetItem(t, i));
+      if (x == NULL) {
+        Py_DECREF(t);
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s: shape must be an int or a sequence of ints, got %R", entry, shape);
+        return -1;
+      }
+      out[i] = PyLong_AsLongLong(x);
+      Py_DECREF(x);
+      if (out[i] == -1 && PyErr_Occurred()) {
+        Py_DECREF(t);
+        return -1;
+      }
+    }
+    Py_DECREF(t);
+    *ndim = (int32_t)n;
+  }
+  for (int32_t i = 0; i < *ndim; i++) {
+    if (out[i] < 0) {
+      PyErr_Format(PyExc_ValueError, "%s: negative dimensions are not allowed", entry);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Allocates a C-contiguous CPU array; fills it with elem when not NULL. */
+static PyObject *gd_alloc_array(gd_state *st, DLDataType dt, int32_t ndim, const int64_t *shape,
+                                const void *elem, gd_array **out) {
+  gd_header h;
+  int64_t strides[GD_MAX_NDIM];
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gdgo_alloc(dt, ndim, (int64_t *)shape, (void *)elem, &h, strides, msg);
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  PyObject *a = gd_array_new(st, &h, shape, strides);
+  if (out) *out = (gd_array *)a;
+  return a;
+}
+
+/* _full(shape, key, value): value None -> uninitialised (empty). */
+static PyObject *gd_mod_full(PyObject *m, PyObject *args) {
+  PyObject *shape, *value;
+  long key;
+  if (!PyArg_ParseTuple(args, "OlO", &shape, &key, &value)) return NULL;
+  int64_t dims[GD_MAX_NDIM];
+  int32_t nd;
+  if (gd_shape_arg(shape, dims, &nd, "empty()") < 0) return NULL;
+  DLDataType dt = gd_dtype_from_key(key);
+  unsigned char elem[16];
+  const void *e = NULL;
+  if (value != Py_None) {
+    if (gd_itemsize(dt) == 0 || gd_itemsize(dt) > 16) {
+      PyErr_SetString(PyExc_TypeError, "full(): packed sub-byte dtypes cannot be filled");
+      return NULL;
+    }
+    if (gd_pack(dt, value, elem) < 0) return NULL;
+    e = elem;
+  }
+  return gd_alloc_array(gd_state_of_module(m), dt, nd, dims, e, NULL);
+}
+
+/* _from_flat(shape, key, items): items has prod(shape) scalars, C order. */
+static PyObject *gd_mod_from_flat(PyObject *m, PyObject *args) {
+  PyObject *shape, *items;
+  long key;
+  if (!PyArg_ParseTuple(args, "OlO", &shape, &key, &items)) return NULL;
+  int64_t dims[GD_MAX_NDIM];
+  int32_t nd;
+  if (gd_shape_arg(shape, dims, &nd, "asarray()") < 0) return NULL;
+  DLDataType dt = gd_dtype_from_key(key);
+  int64_t is = gd_itemsize(dt);
+  if (is == 0) {
+    PyErr_SetString(PyExc_TypeError, "asarray(): packed sub-byte dtypes cannot be built from Python values");
+    return NULL;
+  }
+  PyObject *seq = PySequence_Tuple(items);
+  if (seq == NULL) return NULL;
+  int64_t n = gd_size_of(nd, dims);
+  if (PyTuple_Size(seq) != n) {
+    Py_DECREF(seq);
+    PyErr_SetString(PyExc_ValueError, "asarray(): inhomogeneous nested sequence");
+    return NULL;
+  }
+  gd_array *a;
+  PyObject *r = gd_alloc_array(gd_state_of_module(m), dt, nd, dims, NULL, &a);
+  if (r == NULL) {
+    Py_DECREF(seq);
+    return NULL;
+  }
+  char *p = (char *)a->h.data + a->h.offset * is;
+  for (int64_t i = 0; i < n; i++) {
+    if (gd_pack(dt, PyTuple_GetItem(seq, (Py_ssize_t)i), p + i * is) < 0) {
+      Py_DECREF(seq);
+      Py_DECREF(r);
+      return NULL;
+    }
+  }
+  Py_DECREF(seq);
+  return r;
+}
+
+/* _arange(n, key, start, step): start + i*step, computed in int64 for
+ * integer dtypes (start and step ints) and in double otherwise. */
+static PyObject *gd_mod_arange(PyObject *m, PyObject *args) {
+  long long n;
+  long key;
+  PyObject *start, *step;
+  if (!PyArg_ParseTuple(args, "LlOO", &n, &key, &start, &step)) return NULL;
+  if (n < 0) n = 0;
+  DLDataType dt = gd_dtype_from_key(key);
+  int64_t is = gd_itemsize(dt);
+  int64_t dims[1] = {n};
+  gd_array *a;
+  PyObject *r = gd_alloc_array(gd_state_of_module(m), dt, 1, dims, NULL, &a);
+  if (r == NULL) return NULL;
+  char *p = (char *)a->h.data + a->h.offset * is;
+  int ints = PyLong_Check(start) && PyLong_Check(step);
+  if (ints && (dt.code == kDLInt || dt.code == kDLUInt) && dt.bits == 64) {
+    long long s0 = PyLong_AsLongLong(start), d = PyLong_AsLongLong(step);
+    if (PyErr_Occurred()) goto fail;
+    for (long long i = 0; i < n; i++) ((int64_t *)p)[i] = (int64_t)(s0 + i * d);
+    return r;
+  }
+  if (!ints && dt.code == kDLFloat && dt.bits == 64) {
+    double s0 = PyFloat_AsDouble(start), d = PyFloat_AsDouble(step);
+    if (PyErr_Occurred()) goto fail;
+    for (long long i = 0; i < n; i++) ((double *)p)[i] = s0 + (double)i * d;
+    return r;
+  }
+  for (long long i = 0; i < n; i++) {
+    PyObject *v;
+    if (ints) {
+      v = PyLong_FromLongLong(PyLong_AsLongLong(start) + i * PyLong_AsLongLong(step));
+    } else {
+      v = PyFloat_FromDouble(PyFloat_AsDouble(start) + (double)i * PyFloat_AsDouble(step));
+    }
+    if (v == NULL) goto fail;
+    int rc = gd_pack(dt, v, p + i * is);
+    Py_DECREF(v);
+    if (rc < 0) goto fail;
+  }
+  return r;
+fail:
+  Py_DECREF(r);
+  return NULL;
+}
+
+/* ---- buffer objects: zero-copy import through the buffer protocol ---- */
+
+/* Owner free function of a buffer import: releases the Py_buffer. It may run
+ * on any thread; it takes the GIL, and leaks when Python is gone (P7). */
+static void gd_pybuffer_free(void *p) {
+  Py_buffer *v = (Py_buffer *)p;
+  if (v == NULL) return;
+  if (!Py_IsInitialized()) return;
+  PyGILState_STATE g = PyGILState_Ensure();
+  PyBuffer_Release(v);
+  PyGILState_Release(g);
+  free(v);
+}
+
+static PyObject *gd_mod_from_buffer(PyObject *m, PyObject *obj) {
+  gd_state *st = gd_state_of_module(m);
+  Py_buffer *v = (Py_buffer *)malloc(sizeof(Py_buffer));
+  if (v == NULL) return PyErr_NoMemory();
+  if (PyObject_GetBuffer(obj, v, PyBUF_RECORDS) < 0) {
+    if (!PyErr_ExceptionMatches(PyExc_BufferError)) {
+      free(v);
+      return NULL;
+    }
+    PyErr_Clear();
+    if (PyObject_GetBuffer(obj, v, PyBUF_RECORDS_RO) < 0) {
+      free(v);
+      return NULL;
+    }
+  }
+  const char *why = NULL;
+  DLDataType dt;
+  int64_t shape[GD_MAX_NDIM], strides[GD_MAX_NDIM];
+  if (gd_dtype_from_format(v->format, v->itemsize, &dt) < 0) {
+    PyErr_Format(PyExc_BufferError,
+                 "asarray(): buffer format '%s' (itemsize %zd) is not supported; use a native-endian "
+                 "bool, integer, float or complex buffer",
+                 v->format ? v->format : "B", v->itemsize);
+    goto fail;
+  }
+  if (v->suboffsets != NULL) {
+    why = "asarray(): buffers with suboffsets are not supported; copy the data to a contiguous buffer first";
+  } else if (v->ndim > GD_MAX_NDIM) {
+    why = "asarray(): too many dimensions in the buffer";
+  }
+  if (why) {
+    PyErr_SetString(PyExc_BufferError, why);
+    goto fail;
+  }
+  int32_t nd = v->ndim;
+  if (v->shape == NULL) {
+    nd = 1;
+    shape[0] = v->len / v->itemsize;
+    strides[0] = 1;
+  } else {
+    for (int32_t i = 0; i < nd; i++) shape[i] = v->shape[i];
+    if (v->strides == NULL) {
+      int64_t s = 1;
+      for (int32_t i = nd - 1; i >= 0; i--) {
+        strides[i] = s;
+        s *= shape[i];
+      }
+    } else {
+      for (int32_t i = 0; i < nd; i++) {
+        if (v->strides[i] % v->itemsize != 0) {
+          PyErr_Format(PyExc_BufferError,
+                       "asarray(): byte stride %zd is not a multiple of the itemsize %zd; godlpack "
+                       "strides are in elements: pass copy=True or make the buffer contiguous",
+                       v->strides[i], v->itemsize);
+          goto fail;
+        }
+        strides[i] = v->strides[i] / v->itemsize;
+      }
+    }
+  }
+  gd_owner *o = gd_owner_new(GD_OWN_FREE, v, gd_pybuffer_free);
+  if (o == NULL) {
+    PyErr_NoMemory();
+    goto fail;
+  }
+  gd_header h;
+  memset(&h, 0, sizeof(h));
+  h.data = v->buf;
+  h.owner = o;
+  h.offset = 0;
+  h.dtype = dt;
+  h.ndim = nd;
+  h.device.device_type = kDLCPU;
+  h.device.device_id = 0;
+  h.flags = v->readonly ? GD_FLAG_READONLY : 0;
+  return gd_array_new(st, &h, shape, strides);
+fail:
+  PyBuffer_Release(v);
+  free(v);
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* set-up                                                              */
+
+/* _init(dtype_by_key, Device, DLDeviceType, cpu_device, parse_device) */
+static PyObject *gd_mod_init(PyObject *m, PyObject *args) {
+  gd_state *st = gd_state_of_module(m);
+  PyObject *dtypes, *devcls, *devenum, *cpu, *parse;
+  if (!PyArg_ParseTuple(args, "O!OOOO", &PyDict_Type, &dtypes, &devcls, &devenum, &cpu, &parse)) return NULL;
+  Py_INCREF(dtypes);
+  GD_SETREF(st->dtype_by_key, dtypes);
+  Py_INCREF(devcls);
+  GD_SETREF(st->device_cls, devcls);
+  Py_INCREF(devenum);
+  GD_SETREF(st->devtype_enum, devenum);
+  Py_INCREF(cpu);
+  GD_SETREF(st->cpu_device, cpu);
+  Py_INCREF(parse);
+  GD_SETREF(st->parse_device, parse);
+  for (int i = 0; i <= GD_DEVTYPE_MAX; i++) {
+    PyObject *mem = PyObject_CallFunction(devenum, "i", i);
+    if (mem == NULL) {
+      PyErr_Clear(); /* not a DLDeviceType value (0, 5, 6) */
+      Py_CLEAR(st->devtype_members[i]);
+      continue;
+    }
+    GD_SETREF(st->devtype_members[i], mem);
+  }
+  Py_RETURN_NONE;
+}
+
+/* Called in a forked child (os.register_at_fork): Go kernels go serial. */
+static PyObject *gd_mod_after_fork_child(PyObject *m, PyObject *unused) {
+  gdgo_set_serial(1);
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef gd_module_methods[] = {
+    {"from_dlpack", (PyCFunction)(void (*)(void))gd_mod_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
+     "from_dlpack(x, /, *, device=None, copy=None)\n--\n\n"
+     "Import x (an object with __dlpack__, or a DLPack capsule) as a godlpack.Array,\n"
+     "zero-copy when possible."},
+    {"_asarray_dlpack", gd_mod_asarray_dlpack, METH_VARARGS, NULL},
+    {"_full", gd_mod_full, METH_VARARGS, NULL},
+    {"_from_flat", gd_mod_from_flat, METH_VARARGS, NULL},
+    {"_arange", gd_mod_arange, METH_VARARGS, NULL},
+    {"_from_buffer", gd_mod_from_buffer, METH_O, NULL},
+    {"_init", gd_mod_init, METH_VARARGS, NULL},
+    {"_after_fork_child", gd_mod_after_fork_child, METH_NOARGS, NULL},
+    {NULL},
+};
+
+static int gd_module_traverse(PyObject *m, visitproc visit, void *arg) {
+  gd_state *st = gd_state_of_module(m);
+  if (st == NULL) return 0;
+  Py_VISIT(st->array_type);
+  Py_VISIT(st->dtype_by_key);
+  Py_VISIT(st->device_cls);
+  Py_VISIT(st->devtype_enum);
+  Py_VISIT(st->cpu_device);
+  Py_VISIT(st->parse_device);
+  for (int i = 0; i <= GD_DEVTYPE_MAX; i++) Py_VISIT(st->devtype_members[i]);
+  return 0;
+}
+
+static int gd_module_clear(PyObject *m) {
+  gd_state *st = gd_state_of_module(m);
+  if (st == NULL) return 0;
+  Py_CLEAR(st->array_type);
+  Py_CLEAR(st->dtype_by_key);
+  Py_CLEAR(st->device_cls);
+  Py_CLEAR(st->devtype_enum);
+  Py_CLEAR(st->cpu_device);
+  Py_CLEAR(st->parse_device);
+  for (int i = 0; i <= GD_DEVTYPE_MAX; i++) Py_CLEAR(st->devtype_members[i]);
+  Py_CLEAR(st->dlpack_kwargs);
+  Py_CLEAR(st->max_version);
+  Py_CLEAR(st->empty_tuple);
+  Py_CLEAR(st->s_dlpack);
+  Py_CLEAR(st->s_max_version);
+  Py_CLEAR(st->s_dl_device);
+  Py_CLEAR(st->s_copy);
+  Py_CLEAR(st->s_stream);
+  return 0;
+}
+
+static void gd_module_free(void *m) { gd_module_clear((PyObject *)m); }
+
+PyModuleDef gd_module_def = {
+    PyModuleDef_HEAD_INIT,
+    "godlpack._native",
+    "The CPython skin of godlpack (C, abi3) around its Go core.",
+    sizeof(gd_state),
+    gd_module_methods,
+    NULL,
+    gd_module_traverse,
+    gd_module_clear,
+    gd_module_free,
+};
+
+PyMODINIT_FUNC PyInit__native(void) {
+  PyObject *m = PyModule_Create(&gd_module_def);
+  if (m == NULL) return NULL;
+  gd_state *st = gd_state_of_module(m);
+  memset(st, 0, sizeof(*st));
+  st->s_dlpack = PyUnicode_InternFromString("__dlpack__");
+  st->s_max_version = PyUnicode_InternFromString("max_version");
+  st->s_dl_device = PyUnicode_InternFromString("dl_device");
+  st->s_copy = PyUnicode_InternFromString("copy");
+  st->s_stream = PyUnicode_InternFromString("stream");
+  st->empty_tuple = PyTuple_New(0);
+  st->max_version = Py_BuildValue("(ii)", 1, 3);
+  st->dlpack_kwargs = PyDict_New();
+  if (!st->s_dlpack || !st->s_max_version || !st->s_dl_device || !st->s_copy || !st->s_stream ||
+      !st->empty_tuple || !st->max_version || !st->dlpack_kwargs)
+    goto fail;
+  if (PyDict_SetItem(st->dlpack_kwargs, st->s_max_version, st->max_version) < 0) goto fail;
+  st->array_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &gd_array_spec, NULL);
+  if (st->array_type == NULL) goto fail;
+  Py_INCREF((PyObject *)st->array_type);
+  if (PyModule_AddObject(m, "Array", (PyObject *)st->array_type) < 0) {
+    Py_DECREF((PyObject *)st->array_type);
+    goto fail;
+  }
+  if (PyModule_AddIntConstant(m, "MAX_NDIM", GD_MAX_NDIM) < 0) goto fail;
+  if (PyModule_AddIntConstant(m, "ALIGNMENT", GD_ALIGNMENT) < 0) goto fail;
+  return m;
+fail:
+  Py_DECREF(m);
+  return NULL;
+}

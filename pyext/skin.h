@@ -1,0 +1,119 @@
+/*
+ * skin.h: declarations shared by the C files of the CPython skin.
+ *
+ * The skin is compiled against the limited API of CPython 3.11
+ * (Py_LIMITED_API=0x030B0000, abi3) and never links libpython. It parses
+ * arguments, builds Python objects and calls Go once per operation through the
+ * exports declared in _cgo_export.h (see bridge.h for the conventions).
+ */
+#ifndef GODLPACK_SKIN_H_
+#define GODLPACK_SKIN_H_
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bridge.h"
+#include "godlpack.h"
+
+/* Number of dims stored inside the object for every array. */
+#define GD_DEVTYPE_MAX 18
+
+/* The Array object. shape and strides (in elements) follow the fixed part as
+ * a variable-size tail of 2*ndim int64 (tp_itemsize = 2*sizeof(int64_t)):
+ *   dims[0 .. ndim-1]       shape
+ *   dims[ndim .. 2*ndim-1]  strides
+ * The object holds one reference to h.owner, released in C by tp_dealloc. */
+typedef struct {
+  PyObject_VAR_HEAD
+  gd_header h;
+  int64_t dims[]; /* 2*ndim entries */
+} gd_array;
+
+#define GD_SHAPE(a) ((a)->dims)
+#define GD_STRIDES(a) ((a)->dims + (a)->h.ndim)
+
+/* Py_XSETREF is not in the limited API. */
+#define GD_SETREF(dst, src)    \
+  do {                         \
+    PyObject *_gd_old = (PyObject *)(dst); \
+    (dst) = (src);             \
+    Py_XDECREF(_gd_old);       \
+  } while (0)
+
+/* Module state. */
+typedef struct {
+  PyTypeObject *array_type;
+  PyObject *dtype_by_key;   /* dict: int key -> godlpack.DType */
+  PyObject *device_cls;     /* godlpack.Device */
+  PyObject *devtype_enum;   /* godlpack.DLDeviceType */
+  PyObject *devtype_members[GD_DEVTYPE_MAX + 1];
+  PyObject *cpu_device;     /* Device("cpu") */
+  PyObject *parse_device;   /* callable: obj -> (type, id) */
+  PyObject *dlpack_kwargs;  /* {"max_version": (1, 3)} (never mutated) */
+  PyObject *max_version;    /* (1, 3) */
+  PyObject *empty_tuple;
+  /* interned names */
+  PyObject *s_dlpack;
+  PyObject *s_max_version;
+  PyObject *s_dl_device;
+  PyObject *s_copy;
+  PyObject *s_stream;
+} gd_state;
+
+extern PyModuleDef gd_module_def;
+gd_state *gd_state_of_type(PyTypeObject *tp);
+gd_state *gd_state_of_module(PyObject *m);
+
+/* errors.c */
+PyObject *gd_raise(int cls, const char *msg);
+int gd_err_from(int cls, const char *msg); /* raises, returns -1 */
+
+/* array.c */
+extern PyType_Spec gd_array_spec;
+/* Builds an Array from h (steals the owner reference: on failure the owner
+ * is released), shape and strides (copied). */
+PyObject *gd_array_new(gd_state *st, const gd_header *h, const int64_t *shape,
+                       const int64_t *strides);
+int gd_array_check(gd_state *st, PyObject *o);
+PyObject *gd_dtype_object(gd_state *st, DLDataType dt);
+PyObject *gd_device_object(gd_state *st, DLDevice dev);
+int64_t gd_size_of(int32_t ndim, const int64_t *shape);
+
+/* dtype key used by the Python side: code | bits << 8 | lanes << 16 */
+static inline long gd_dtype_key(DLDataType dt) {
+  return (long)dt.code | ((long)dt.bits << 8) | ((long)dt.lanes << 16);
+}
+static inline DLDataType gd_dtype_from_key(long key) {
+  DLDataType dt;
+  dt.code = (uint8_t)(key & 0xff);
+  dt.bits = (uint8_t)((key >> 8) & 0xff);
+  dt.lanes = (uint16_t)((key >> 16) & 0xffff);
+  return dt;
+}
+/* Bytes per element (0 for sub-byte or lanes != 1). */
+static inline int64_t gd_itemsize(DLDataType dt) {
+  int64_t bits = (int64_t)dt.bits * dt.lanes;
+  if (bits < 8 || bits % 8 != 0) return 0;
+  return bits / 8;
+}
+
+/* scalar.c: one element <-> Python object. */
+PyObject *gd_unpack(DLDataType dt, const void *p);
+int gd_pack(DLDataType dt, PyObject *v, void *out); /* -1 + exception */
+const char *gd_buffer_format(DLDataType dt);       /* NULL if none */
+int gd_dtype_from_format(const char *fmt, Py_ssize_t itemsize,
+                         DLDataType *out);          /* -1 if unknown */
+
+/* capsule.c */
+PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device,
+                              PyObject *copy, int entry_asarray);
+PyObject *gd_capsule_wrap(void *managed, int versioned);
+
+/* module.c helpers */
+int gd_parse_copy(PyObject *copy, int32_t *mode, const char *entry);
+int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type,
+                         int32_t *id, const char *entry, const char *kw);
+
+#endif /* GODLPACK_SKIN_H_ */

@@ -1,0 +1,320 @@
+"""godlpack: n-dimensional arrays in Go, exchanged zero-copy through DLPack 1.3.
+
+>>> import godlpack as gd
+>>> a = gd.arange(6, dtype="float32").reshape(2, 3)
+>>> import numpy as np
+>>> n = np.from_dlpack(a)          # zero-copy, versioned capsule
+>>> b = gd.from_dlpack(n)          # and back
+
+The array type, the DLPack producer/consumer and the buffer protocol live in
+the compiled extension ``godlpack._native`` (a C skin around a Go core); this
+module holds the Python value types and the creation functions.
+"""
+
+from __future__ import annotations
+
+import os as _os
+import sys as _sys
+from typing import Any, Optional, Sequence, Tuple, Union
+
+from . import _native
+from ._native import Array, from_dlpack
+from ._types import (
+    DLDeviceType,
+    DType,
+    Device,
+    _as_dtype,
+    _BY_DTYPE_NAME,
+    _BY_KEY,
+    _device_pair,
+    _parse_device,
+)
+
+__all__ = [
+    "DLPACK_VERSION",
+    "DLDeviceType",
+    "Device",
+    "DType",
+    "Array",
+    "from_dlpack",
+    "asarray",
+    "empty",
+    "zeros",
+    "ones",
+    "full",
+    "arange",
+    "bool_",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float4_e2m1fn",
+]
+
+__version__ = "0.1.0"
+
+#: The DLPack version godlpack produces and understands.
+DLPACK_VERSION: Tuple[int, int] = (1, 3)
+
+bool_ = _BY_DTYPE_NAME["bool"]
+int8 = _BY_DTYPE_NAME["int8"]
+int16 = _BY_DTYPE_NAME["int16"]
+int32 = _BY_DTYPE_NAME["int32"]
+int64 = _BY_DTYPE_NAME["int64"]
+uint8 = _BY_DTYPE_NAME["uint8"]
+uint16 = _BY_DTYPE_NAME["uint16"]
+uint32 = _BY_DTYPE_NAME["uint32"]
+uint64 = _BY_DTYPE_NAME["uint64"]
+float16 = _BY_DTYPE_NAME["float16"]
+bfloat16 = _BY_DTYPE_NAME["bfloat16"]
+float32 = _BY_DTYPE_NAME["float32"]
+float64 = _BY_DTYPE_NAME["float64"]
+complex64 = _BY_DTYPE_NAME["complex64"]
+complex128 = _BY_DTYPE_NAME["complex128"]
+float8_e3m4 = _BY_DTYPE_NAME["float8_e3m4"]
+float8_e4m3 = _BY_DTYPE_NAME["float8_e4m3"]
+float8_e4m3b11fnuz = _BY_DTYPE_NAME["float8_e4m3b11fnuz"]
+float8_e4m3fn = _BY_DTYPE_NAME["float8_e4m3fn"]
+float8_e4m3fnuz = _BY_DTYPE_NAME["float8_e4m3fnuz"]
+float8_e5m2 = _BY_DTYPE_NAME["float8_e5m2"]
+float8_e5m2fnuz = _BY_DTYPE_NAME["float8_e5m2fnuz"]
+float8_e8m0fnu = _BY_DTYPE_NAME["float8_e8m0fnu"]
+float6_e2m3fn = _BY_DTYPE_NAME["float6_e2m3fn"]
+float6_e3m2fn = _BY_DTYPE_NAME["float6_e3m2fn"]
+float4_e2m1fn = _BY_DTYPE_NAME["float4_e2m1fn"]
+
+_CPU = Device("cpu")
+_native._init(_BY_KEY, Device, DLDeviceType, _CPU, _device_pair)
+
+# A forked child must not start goroutines: Go kernels run serially there.
+if hasattr(_os, "register_at_fork"):
+    _os.register_at_fork(after_in_child=_native._after_fork_child)
+
+ShapeLike = Union[int, Sequence[int]]
+
+
+def _check_device(device: Any, entry: str) -> None:
+    if device is None:
+        return
+    t, i = _parse_device(device)
+    if (t, i) != (DLDeviceType.kDLCPU, 0):
+        raise BufferError(
+            f"{entry}: godlpack can only allocate on \"cpu\" so far, not {Device((int(t), i))}; pass device=\"cpu\""
+        )
+
+
+def empty(shape: ShapeLike, dtype: Any = "float64", device: Any = "cpu") -> Array:
+    """A new uninitialised C-contiguous array (memory aligned to 256 bytes)."""
+    _check_device(device, "empty()")
+    return _native._full(shape, _as_dtype(dtype, "empty()")._key, None)
+
+
+def zeros(shape: ShapeLike, dtype: Any = "float64", device: Any = "cpu") -> Array:
+    """A new array of zeros."""
+    _check_device(device, "zeros()")
+    return _native._full(shape, _as_dtype(dtype, "zeros()")._key, 0)
+
+
+def ones(shape: ShapeLike, dtype: Any = "float64", device: Any = "cpu") -> Array:
+    """A new array of ones."""
+    _check_device(device, "ones()")
+    return _native._full(shape, _as_dtype(dtype, "ones()")._key, 1)
+
+
+def full(shape: ShapeLike, fill_value: Any, dtype: Any = None, device: Any = "cpu") -> Array:
+    """A new array filled with ``fill_value`` (dtype inferred from it when None)."""
+    _check_device(device, "full()")
+    dt = _infer_scalar_dtype(fill_value) if dtype is None else _as_dtype(dtype, "full()")
+    return _native._full(shape, dt._key, fill_value)
+
+
+def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, device: Any = "cpu") -> Array:
+    """Evenly spaced values in [start, stop) like ``range`` (floats allowed)."""
+    _check_device(device, "arange()")
+    if stop is None:
+        start, stop = 0, start
+    for v in (start, stop, step):
+        if isinstance(v, (bool, complex)) or not isinstance(v, (int, float)):
+            if not hasattr(v, "__index__") and not hasattr(v, "__float__"):
+                raise TypeError(f"arange(): start, stop and step must be real numbers, got {v!r}")
+    if step == 0:
+        raise ValueError("arange(): step must not be zero")
+    ints = all(isinstance(v, int) or hasattr(v, "__index__") for v in (start, stop, step))
+    if ints:
+        start, stop, step = int(start), int(stop), int(step)
+        n = max(0, -((start - stop) // step))
+    else:
+        import math
+
+        start, stop, step = float(start), float(stop), float(step)
+        n = max(0, math.ceil((stop - start) / step))
+    if dtype is None:
+        dt = int64 if ints else float64
+    else:
+        dt = _as_dtype(dtype, "arange()")
+    if not ints and dt in (int8, int16, int32, int64, uint8, uint16, uint32, uint64):
+        # integer dtype with float bounds: compute in float, store truncated
+        return asarray([int(start + i * step) for i in range(n)], dtype=dt)
+    return _native._arange(n, dt._key, start, step)
+
+
+# ---------------------------------------------------------------- asarray
+
+
+def _infer_scalar_dtype(v: Any) -> DType:
+    if isinstance(v, bool):
+        return bool_
+    if isinstance(v, int):
+        return int64
+    if isinstance(v, float):
+        return float64
+    if isinstance(v, complex):
+        return complex128
+    if hasattr(v, "dtype"):
+        try:
+            return _as_dtype(v.dtype)
+        except (TypeError, ValueError):
+            pass
+    if hasattr(v, "__index__"):
+        return int64
+    if hasattr(v, "__float__"):
+        return float64
+    if hasattr(v, "__complex__"):
+        return complex128
+    raise TypeError(f"asarray(): cannot convert {type(v).__name__!r} object to an array element")
+
+
+_RANK = {bool_: 0, int64: 1, float64: 2, complex128: 3}
+
+
+def _flatten(obj: Any) -> Tuple[Tuple[int, ...], list, DType]:
+    """Nested sequences -> (shape, flat list, inferred dtype)."""
+    if isinstance(obj, (str, bytes)):
+        raise TypeError("asarray(): strings are not arrays of numbers")
+    shape = []
+    level = [obj]
+    while True:
+        first = level[0] if level else None
+        if isinstance(first, (list, tuple)) or (
+            first is not None and hasattr(first, "__len__") and hasattr(first, "__getitem__")
+            and not isinstance(first, (str, bytes, Array)) and not hasattr(first, "__dlpack__")
+        ):
+            n = len(first)
+            nxt = []
+            for x in level:
+                if not isinstance(x, (list, tuple)) and not (hasattr(x, "__len__") and hasattr(x, "__getitem__")):
+                    raise ValueError("asarray(): inhomogeneous nested sequence (ragged or mixed with scalars)")
+                if len(x) != n:
+                    raise ValueError("asarray(): inhomogeneous nested sequence (ragged)")
+                nxt.extend(x)
+            shape.append(n)
+            if len(shape) > _native.MAX_NDIM:
+                raise ValueError(f"asarray(): more than {_native.MAX_NDIM} dimensions")
+            level = nxt
+            if n == 0:
+                break
+        else:
+            break
+    rank = 0
+    dt = bool_
+    for x in level:
+        if isinstance(x, (list, tuple)):
+            raise ValueError("asarray(): inhomogeneous nested sequence (ragged or mixed with scalars)")
+        d = _infer_scalar_dtype(x)
+        r = _RANK.get(d)
+        if r is None:
+            dt = d if rank == 0 else dt
+            continue
+        if r > rank or (r == 0 and not level):
+            rank = r
+            dt = d
+    if not level:
+        dt = float64
+    return tuple(shape), level, dt
+
+
+def asarray(obj: Any, dtype: Any = None, copy: Optional[bool] = None, device: Any = None) -> Array:
+    """Convert obj to a godlpack.Array.
+
+    obj may be a godlpack.Array, an object with ``__dlpack__`` (numpy, torch,
+    ...; zero-copy unless a copy is needed or ``copy=True``), a DLPack capsule,
+    a buffer object (bytes, memoryview, array.array; zero-copy), a nested
+    sequence of numbers, or a scalar. ``copy=False`` raises BufferError (or
+    ValueError for Python sequences) when a copy cannot be avoided.
+    """
+    if copy is not None and copy is not True and copy is not False:
+        raise ValueError(f"asarray(): copy must be None, True or False, got {copy!r}")
+    dt = None if dtype is None else _as_dtype(dtype, "asarray()")
+    if isinstance(obj, Array):
+        a = obj
+        if device is not None:
+            a = _native._asarray_dlpack(a, device, copy)
+        elif copy:
+            a = a.copy()
+    elif hasattr(obj, "__dlpack__") or type(obj).__name__ == "PyCapsule":
+        a = _native._asarray_dlpack(obj, device, copy)
+    else:
+        _check_device(device, "asarray()")
+        a = None
+        if not isinstance(obj, (list, tuple, int, float, complex, bool)):
+            try:
+                a = _native._from_buffer(obj)
+            except TypeError:
+                a = None
+            if a is not None and copy:
+                a = a.copy()
+        if a is None:
+            if copy is False:
+                raise ValueError(
+                    "asarray(): copy=False but a Python sequence or scalar must be copied; pass copy=None or True"
+                )
+            if isinstance(obj, (list, tuple)) or (
+                hasattr(obj, "__len__") and hasattr(obj, "__getitem__") and not isinstance(obj, (str, bytes))
+            ):
+                shape, flat, inferred = _flatten(obj)
+            else:
+                shape, flat, inferred = (), [obj], _infer_scalar_dtype(obj)
+            return _native._from_flat(shape, (dt or inferred)._key, flat)
+    if dt is not None and a.dtype != dt:
+        if copy is False:
+            raise ValueError(
+                f"asarray(): copy=False but converting {a.dtype} to {dt} needs a copy; pass copy=None or True"
+            )
+        if a.size == 0:
+            return empty(a.shape, dt)
+        return _native._from_flat(a.shape, dt._key, _flat_values(a))
+    return a
+
+
+def _flat_values(a: Array) -> list:
+    out: list = []
+
+    def rec(x: Any) -> None:
+        if isinstance(x, list):
+            for y in x:
+                rec(y)
+        else:
+            out.append(x)
+
+    rec(a.tolist())
+    return out
