@@ -1,0 +1,104 @@
+# godlpack: build, demo and test.
+#
+#   make demo    fresh machine -> .venv, Go modules, numpy + torch, the package, then
+#                `python -m godlpack demo` (zero-copy round trips as a table)
+#   make test    the same set-up + pytest, then `go test ./...`, `pytest tests_py`,
+#                and (CI=true) the Python tests again against a GOEXPERIMENT=cgocheck2 build
+#   make build   (re)build python/godlpack/_native.abi3.so in place
+#   make wheel   build the cp311-abi3 wheel into dist/
+#   make clean   remove build outputs (keeps .venv; `make distclean` removes it too)
+#
+# Idempotent: each set-up step leaves a stamp in .venv/ and is redone only when its
+# inputs change. pip uses its normal cache (~/.cache/pip).
+
+PYTHON ?= python3.11
+GO     ?= go
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+SO     := python/godlpack/_native.abi3.so
+PYINC   = $(shell $(PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+export CGO_ENABLED := 1
+
+GO_SOURCES := go.mod $(wildcard go.sum) $(shell find core backends pyext -type f \( -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '*.map' \) 2>/dev/null)
+
+.PHONY: all demo test test-go test-py test-cgocheck2 vet build wheel clean distclean setup bench
+.DEFAULT_GOAL := build
+
+all: build
+
+# ---- set-up -------------------------------------------------------------
+
+$(VENV)/.created:
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python 3.11+ or run make PYTHON=python3.12"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	@touch $@
+
+$(VENV)/.deps: $(VENV)/.created pyproject.toml
+	$(PIP) install --upgrade pip setuptools wheel
+	$(PIP) install pytest numpy torch
+	@touch $@
+
+$(VENV)/.gomod: go.mod $(wildcard go.sum)
+	@command -v $(GO) >/dev/null || { echo "error: the Go toolchain ('go') is not on PATH; install Go 1.26+ from https://go.dev/dl/"; exit 1; }
+	$(GO) mod download
+	@mkdir -p $(VENV) && touch $@
+
+$(SO): $(GO_SOURCES) setup.py $(VENV)/.deps $(VENV)/.gomod
+	$(PY) setup.py -q build_ext --inplace
+	@touch $@
+
+# editable install: the package in the venv is python/godlpack of this checkout
+$(VENV)/.pkg: $(VENV)/.deps pyproject.toml setup.py | $(SO)
+	$(PIP) install --no-build-isolation --no-deps -e .
+	@touch $@
+
+setup: $(VENV)/.pkg $(SO)
+
+build: $(VENV)/.deps $(VENV)/.gomod $(SO)
+
+# ---- demo / tests -----------------------------------------------------------
+
+demo: setup
+	$(PY) -m godlpack demo
+
+test: setup test-go vet test-py
+	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory test-cgocheck2; fi
+
+test-go: $(VENV)/.gomod
+	$(GO) test ./...
+
+vet: $(VENV)/.gomod $(VENV)/.created
+	$(GO) vet ./...
+	CGO_CFLAGS="-I$(PYINC) -O2" $(GO) vet -tags pyext ./pyext
+
+test-py: setup
+	$(PY) -m pytest -q tests_py
+
+# The whole Python suite against an extension built with cgocheck2, which
+# catches Go pointers stored in C memory.
+CGOCHECK_DIR := build/cgocheck2
+test-cgocheck2: setup
+	rm -rf $(CGOCHECK_DIR) && mkdir -p $(CGOCHECK_DIR)/godlpack
+	cp python/godlpack/*.py python/godlpack/py.typed $(CGOCHECK_DIR)/godlpack/
+	GOEXPERIMENT=cgocheck2 CGO_CFLAGS="-I$(PYINC) -O2 -g" $(GO) build -tags pyext -buildmode=c-shared \
+	  -ldflags="-extldflags=-Wl,--version-script=$(CURDIR)/pyext/pyext.map" \
+	  -o $(CGOCHECK_DIR)/godlpack/_native.abi3.so ./pyext
+	rm -f $(CGOCHECK_DIR)/godlpack/_native.abi3.h
+	PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) $(PY) -c 'import godlpack, sys; assert godlpack.__file__.startswith("$(CURDIR)/$(CGOCHECK_DIR)"), godlpack.__file__'
+	PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) GODEBUG=cgocheck=1 $(PY) -m pytest -q -p no:cacheprovider tests_py
+
+bench:
+	@echo "make bench: the benchmark suite is not written yet"
+
+# ---- packaging ------------------------------------------------------------
+
+wheel: $(VENV)/.deps $(VENV)/.gomod
+	$(PIP) wheel --no-build-isolation --no-deps -w dist .
+
+clean:
+	rm -rf build dist python/*.egg-info *.egg-info python/godlpack/_native*.so python/godlpack/_native*.h
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)
