@@ -802,9 +802,15 @@ static PyObject *gd_array_repr(PyObject *self) {
   }
   PyObject *r = NULL;
   int64_t n = gd_size_of(a->h.ndim, GD_SHAPE(a));
-  if (gd_cpu_accessible(a->h.device) && n <= 1000 && gd_buffer_format(a->h.dtype) != NULL) {
-    PyObject *l = gd_array_tolist(self, NULL);
-    if (l == NULL) goto done;
+  PyObject *l = NULL;
+  if (gd_cpu_accessible(a->h.device) && n <= 1000 && gd_itemsize(a->h.dtype) > 0) {
+    l = gd_array_tolist(self, NULL);
+    if (l == NULL) {
+      if (!PyErr_ExceptionMatches(PyExc_TypeError)) goto done;
+      PyErr_Clear(); /* no Python values for this dtype: show the shape */
+    }
+  }
+  if (l != NULL) {
     r = cpu ? PyUnicode_FromFormat("Array(%R, dtype=%S)", l, dt)
             : PyUnicode_FromFormat("Array(%R, dtype=%S, device='%S')", l, dt, dev);
     Py_DECREF(l);

@@ -302,3 +302,7 @@ def _as_dtype(dt: Any, entry: str = "dtype") -> DType:
     if d is None:
         raise TypeError(f"{entry}: cannot interpret {dt!r} as a godlpack dtype")
     return d
+
+
+for _cls in (DLDeviceType, Device, DType):
+    _cls.__module__ = "godlpack"
