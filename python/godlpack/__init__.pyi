@@ -1,0 +1,104 @@
+"""godlpack: n-dimensional arrays in Go, exchanged zero-copy through DLPack 1.3."""
+
+import enum
+from typing import Any, Iterator, Optional, Sequence, Tuple, Union
+
+from ._native import Array as Array
+from ._native import from_dlpack as from_dlpack
+
+__version__: str
+DLPACK_VERSION: Tuple[int, int]
+
+class DLDeviceType(enum.IntEnum):
+    kDLCPU = 1
+    kDLCUDA = 2
+    kDLCUDAHost = 3
+    kDLOpenCL = 4
+    kDLVulkan = 7
+    kDLMetal = 8
+    kDLVPI = 9
+    kDLROCM = 10
+    kDLROCMHost = 11
+    kDLExtDev = 12
+    kDLCUDAManaged = 13
+    kDLOneAPI = 14
+    kDLWebGPU = 15
+    kDLHexagon = 16
+    kDLMAIA = 17
+    kDLTrn = 18
+
+class Device:
+    def __init__(self, spec: Union[str, Tuple[int, int], Device], id: Optional[int] = None) -> None: ...
+    @property
+    def type(self) -> DLDeviceType: ...
+    @property
+    def id(self) -> int: ...
+    def __iter__(self) -> Iterator[int]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+class DType:
+    def __init__(self, name: str, code: int, bits: int, lanes: int = 1) -> None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def code(self) -> int: ...
+    @property
+    def bits(self) -> int: ...
+    @property
+    def lanes(self) -> int: ...
+    @property
+    def itemsize(self) -> int: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+DeviceLike = Union[str, Tuple[int, int], Device]
+DTypeLike = Union[DType, str, type, Any]
+ShapeLike = Union[int, Sequence[int]]
+
+bool_: DType
+int8: DType
+int16: DType
+int32: DType
+int64: DType
+uint8: DType
+uint16: DType
+uint32: DType
+uint64: DType
+float16: DType
+bfloat16: DType
+float32: DType
+float64: DType
+complex64: DType
+complex128: DType
+float8_e3m4: DType
+float8_e4m3: DType
+float8_e4m3b11fnuz: DType
+float8_e4m3fn: DType
+float8_e4m3fnuz: DType
+float8_e5m2: DType
+float8_e5m2fnuz: DType
+float8_e8m0fnu: DType
+float6_e2m3fn: DType
+float6_e3m2fn: DType
+float4_e2m1fn: DType
+
+def empty(shape: ShapeLike, dtype: DTypeLike = "float64", device: Optional[DeviceLike] = "cpu") -> Array: ...
+def zeros(shape: ShapeLike, dtype: DTypeLike = "float64", device: Optional[DeviceLike] = "cpu") -> Array: ...
+def ones(shape: ShapeLike, dtype: DTypeLike = "float64", device: Optional[DeviceLike] = "cpu") -> Array: ...
+def full(
+    shape: ShapeLike,
+    fill_value: Union[bool, int, float, complex],
+    dtype: Optional[DTypeLike] = None,
+    device: Optional[DeviceLike] = "cpu",
+) -> Array: ...
+def arange(
+    start: Union[int, float],
+    stop: Optional[Union[int, float]] = None,
+    step: Union[int, float] = 1,
+    dtype: Optional[DTypeLike] = None,
+    device: Optional[DeviceLike] = "cpu",
+) -> Array: ...
+def asarray(
+    obj: Any, dtype: Optional[DTypeLike] = None, copy: Optional[bool] = None, device: Optional[DeviceLike] = None
+) -> Array: ...
