@@ -827,19 +827,46 @@ done:
   return r;
 }
 
+/* __buffer__ / __release_buffer__ (PEP 688): CPython 3.12 derives them from
+ * the buffer slots; defining them keeps 3.11 and typing's Buffer protocol in
+ * step. */
+static PyObject *gd_array_buffer_method(PyObject *self, PyObject *flags) {
+  long f = PyLong_AsLong(flags);
+  if (f == -1 && PyErr_Occurred()) return NULL;
+  if (f & PyBUF_WRITABLE) {
+    if (((gd_array *)self)->h.flags & GD_FLAG_READONLY) {
+      PyErr_SetString(PyExc_BufferError,
+                      "memoryview(): the array is read-only; request a read-only buffer or use a.copy()");
+      return NULL;
+    }
+  }
+  return PyMemoryView_FromObject(self);
+}
+
+static PyObject *gd_array_release_buffer_method(PyObject *self, PyObject *view) {
+  PyObject *r = PyObject_CallMethod(view, "release", NULL);
+  if (r == NULL) return NULL;
+  Py_DECREF(r);
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef gd_array_methods[] = {
+    {"__buffer__", gd_array_buffer_method, METH_O,
+     "__buffer__($self, flags, /)\n--\n\nA memoryview of the array (PEP 688)."},
+    {"__release_buffer__", gd_array_release_buffer_method, METH_O,
+     "__release_buffer__($self, buffer, /)\n--\n\nRelease a memoryview made by __buffer__."},
     {"__dlpack__", (PyCFunction)(void (*)(void))gd_array_dlpack, METH_FASTCALL | METH_KEYWORDS,
-     "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
+     "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
      "Export the array as a DLPack capsule (\"dltensor_versioned\" when max_version >= (1, 0),\n"
      "else legacy \"dltensor\")."},
     {"__dlpack_device__", gd_array_dlpack_device, METH_NOARGS,
-     "__dlpack_device__()\n--\n\nReturn (DLDeviceType, device_id)."},
-    {"tolist", gd_array_tolist, METH_NOARGS, "tolist()\n--\n\nNested Python lists of Python scalars."},
-    {"copy", gd_array_copy, METH_NOARGS, "copy()\n--\n\nA C-contiguous deep copy (computed in Go)."},
-    {"fill", gd_array_fill, METH_O, "fill(value)\n--\n\nSet every element to value (computed in Go)."},
-    {"sum", gd_array_sum, METH_NOARGS, "sum()\n--\n\nSum of all elements as a Python scalar (computed in Go)."},
-    {"reshape", gd_array_reshape, METH_VARARGS, "reshape(*shape)\n--\n\nA view with a new shape when possible, else a copy."},
-    {"transpose", gd_array_transpose, METH_VARARGS, "transpose(*axes)\n--\n\nA view with permuted axes (reversed when none)."},
+     "__dlpack_device__($self, /)\n--\n\nReturn (DLDeviceType, device_id)."},
+    {"tolist", gd_array_tolist, METH_NOARGS, "tolist($self, /)\n--\n\nNested Python lists of Python scalars."},
+    {"copy", gd_array_copy, METH_NOARGS, "copy($self, /)\n--\n\nA C-contiguous deep copy (computed in Go)."},
+    {"fill", gd_array_fill, METH_O, "fill($self, value, /)\n--\n\nSet every element to value (computed in Go)."},
+    {"sum", gd_array_sum, METH_NOARGS, "sum($self, /)\n--\n\nSum of all elements as a Python scalar (computed in Go)."},
+    {"reshape", gd_array_reshape, METH_VARARGS, "reshape($self, /, *shape)\n--\n\nA view with a new shape when possible, else a copy."},
+    {"transpose", gd_array_transpose, METH_VARARGS, "transpose($self, /, *axes)\n--\n\nA view with permuted axes (reversed when none)."},
     {NULL},
 };
 

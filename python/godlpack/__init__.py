@@ -22,7 +22,9 @@ from ._native import Array, from_dlpack
 from ._types import (
     DLDeviceType,
     DType,
+    DTypeLike,
     Device,
+    DeviceLike,
     _as_dtype,
     _BY_DTYPE_NAME,
     _BY_KEY,

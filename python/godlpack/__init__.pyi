@@ -6,6 +6,47 @@ from typing import Any, Iterator, Optional, Sequence, Tuple, Union
 from ._native import Array as Array
 from ._native import from_dlpack as from_dlpack
 
+__all__ = [
+    "DLPACK_VERSION",
+    "DLDeviceType",
+    "Device",
+    "DType",
+    "Array",
+    "from_dlpack",
+    "asarray",
+    "empty",
+    "zeros",
+    "ones",
+    "full",
+    "arange",
+    "bool_",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float4_e2m1fn",
+]
+
 __version__: str
 DLPACK_VERSION: Tuple[int, int]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import sys
 import time
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import godlpack as gd
 
@@ -22,7 +22,7 @@ class _Spy:
     def __init__(self, obj: Any) -> None:
         self.obj = obj
         self.capsule: Optional[str] = None
-        self.kwargs: dict = {}
+        self.kwargs: Dict[str, Any] = {}
 
     def __dlpack__(self, **kw: Any) -> Any:
         self.kwargs = kw

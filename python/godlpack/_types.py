@@ -7,7 +7,7 @@ and core/device.go (deviceNames).
 from __future__ import annotations
 
 import enum
-from typing import Any, Dict, Tuple, Union
+from typing import Any, Dict, FrozenSet, Iterator, Tuple, Union
 
 __all__ = ["DLDeviceType", "DType", "Device", "DTypeLike", "DeviceLike"]
 
@@ -56,7 +56,8 @@ _BY_NAME: Dict[str, DLDeviceType] = {}
 for _t, _n in _SHORT.items():
     _BY_NAME[_n] = _t
     _BY_NAME[_t.name] = _t
-_ZERO_ID = (DLDeviceType.kDLCPU, DLDeviceType.kDLCUDAHost, DLDeviceType.kDLCUDAManaged)
+del _t, _n
+_ZERO_ID: FrozenSet[DLDeviceType] = frozenset({DLDeviceType.kDLCPU, DLDeviceType.kDLCUDAHost, DLDeviceType.kDLCUDAManaged})
 
 
 class Device:
@@ -66,6 +67,8 @@ class Device:
     """
 
     __slots__ = ("_type", "_id")
+    _type: DLDeviceType
+    _id: int
 
     def __init__(self, spec: "DeviceLike", id: int | None = None) -> None:
         t, i = _parse_device(spec)
@@ -89,7 +92,7 @@ class Device:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("godlpack.Device is immutable")
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         return iter((self._type, self._id))
 
     def __str__(self) -> str:
@@ -111,7 +114,7 @@ class Device:
     def __hash__(self) -> int:
         return hash((int(self._type), self._id))
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Any, Tuple[Tuple[int, int]]]:
         return (Device, ((int(self._type), self._id),))
 
 
@@ -203,6 +206,11 @@ class DType:
     """
 
     __slots__ = ("_name", "_code", "_bits", "_lanes", "_key")
+    _name: str
+    _code: int
+    _bits: int
+    _lanes: int
+    _key: int
 
     def __init__(self, name: str, code: int, bits: int, lanes: int = 1) -> None:
         object.__setattr__(self, "_name", name)
@@ -211,10 +219,25 @@ class DType:
         object.__setattr__(self, "_lanes", lanes)
         object.__setattr__(self, "_key", code | (bits << 8) | (lanes << 16))
 
-    name = property(lambda self: self._name, doc="numpy / ml_dtypes name, e.g. 'float32'")
-    code = property(lambda self: self._code, doc="DLPack DLDataTypeCode")
-    bits = property(lambda self: self._bits, doc="bits per lane")
-    lanes = property(lambda self: self._lanes, doc="lanes (always 1)")
+    @property
+    def name(self) -> str:
+        """numpy / ml_dtypes name, e.g. 'float32'."""
+        return self._name
+
+    @property
+    def code(self) -> int:
+        """DLPack DLDataTypeCode."""
+        return self._code
+
+    @property
+    def bits(self) -> int:
+        """Bits per lane."""
+        return self._bits
+
+    @property
+    def lanes(self) -> int:
+        """Lanes (always 1)."""
+        return self._lanes
 
     @property
     def itemsize(self) -> int:
@@ -242,7 +265,7 @@ class DType:
     def __repr__(self) -> str:
         return f"godlpack.{_PY_NAME.get(self._name, self._name)}"
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Any, Tuple[str]]:
         return (_dtype_by_name, (self._name,))
 
 
@@ -252,6 +275,7 @@ for _n, _c, _b in _DTYPES:
     _d = DType(_n, _c, _b)
     _BY_KEY[_d._key] = _d
     _BY_DTYPE_NAME[_n] = _d
+del _n, _c, _b, _d
 # aliases (as core.ParseDataType)
 for _alias, _n in {
     "bool_": "bool", "?": "bool", "b1": "bool",
@@ -261,6 +285,7 @@ for _alias, _n in {
     "c8": "complex64", "c16": "complex128",
 }.items():
     _BY_DTYPE_NAME[_alias] = _BY_DTYPE_NAME[_n]
+del _alias, _n
 _PY_NAME = {"bool": "bool_"}
 
 
@@ -304,5 +329,6 @@ def _as_dtype(dt: Any, entry: str = "dtype") -> DType:
     return d
 
 
-for _cls in (DLDeviceType, Device, DType):
-    _cls.__module__ = "godlpack"
+DLDeviceType.__module__ = "godlpack"
+Device.__module__ = "godlpack"
+DType.__module__ = "godlpack"
