@@ -57,6 +57,12 @@ static inline char *gd_elem_ptr(const gd_array *a, int64_t elem_offset) {
   return (char *)a->h.data + (a->h.offset + elem_offset) * gd_itemsize(a->h.dtype);
 }
 
+/* Bytes the elements of a occupy (for the GIL-release threshold). */
+static int gd_is_big(const gd_array *a) {
+  int64_t n = gd_size_of(a->h.ndim, GD_SHAPE(a));
+  return n * (gd_itemsize(a->h.dtype) + 1) >= GD_NOGIL_BYTES;
+}
+
 static PyObject *gd_tuple_of(const int64_t *v, int32_t n) {
   PyObject *t = PyTuple_New(n);
   if (t == NULL) return NULL;
@@ -393,7 +399,9 @@ static PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize
   int64_t scratch[GD_MAX_NDIM];
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
+  GD_NOGIL_BEGIN((req.copy == GD_COPY_ALWAYS || req.has_dl_device) && gd_is_big(a));
   int cls = gdgo_export(&a->h, GD_SHAPE(a), GD_STRIDES(a), &req, &managed, &versioned, scratch, msg);
+  GD_NOGIL_END();
   if (cls != GD_OK) return gd_raise(cls, msg);
   return gd_capsule_wrap(managed, versioned);
 }
@@ -577,7 +585,10 @@ static int gd_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value
   }
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
-  int cls = gdgo_setitem(&a->h, GD_SHAPE(a), GD_STRIDES(a), ops, (int)n, elem, msg);
+  int64_t scratch[2 * GD_MAX_NDIM];
+  GD_NOGIL_BEGIN(gd_is_big(a));
+  int cls = gdgo_setitem(&a->h, GD_SHAPE(a), GD_STRIDES(a), ops, (int)n, elem, scratch, msg);
+  GD_NOGIL_END();
   if (cls != GD_OK) return gd_err_from(cls, msg);
   return 0;
 }
@@ -637,7 +648,9 @@ static PyObject *gd_array_copy(PyObject *self, PyObject *unused) {
   int64_t ostrides[GD_MAX_NDIM];
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
+  GD_NOGIL_BEGIN(gd_is_big(a));
   int cls = gdgo_copy(&a->h, GD_SHAPE(a), GD_STRIDES(a), &out, ostrides, msg);
+  GD_NOGIL_END();
   if (cls != GD_OK) return gd_raise(cls, msg);
   return gd_array_new(gd_st(self), &out, GD_SHAPE(a), ostrides);
 }
@@ -654,7 +667,9 @@ static PyObject *gd_array_fill(PyObject *self, PyObject *value) {
   if (gd_pack(a->h.dtype, value, elem) < 0) return NULL;
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
+  GD_NOGIL_BEGIN(gd_is_big(a));
   int cls = gdgo_fill(&a->h, GD_SHAPE(a), GD_STRIDES(a), elem, msg);
+  GD_NOGIL_END();
   if (cls != GD_OK) return gd_raise(cls, msg);
   Py_RETURN_NONE;
 }
@@ -665,7 +680,9 @@ static PyObject *gd_array_sum(PyObject *self, PyObject *unused) {
   memset(&r, 0, sizeof(r));
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
+  GD_NOGIL_BEGIN(gd_is_big(a));
   int cls = gdgo_sum(&a->h, GD_SHAPE(a), GD_STRIDES(a), &r, msg);
+  GD_NOGIL_END();
   if (cls != GD_OK) return gd_raise(cls, msg);
   switch (r.kind) {
     case GD_SUM_INT:
@@ -754,7 +771,9 @@ static PyObject *gd_array_reshape(PyObject *self, PyObject *args) {
   int64_t ostrides[GD_MAX_NDIM];
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
+  GD_NOGIL_BEGIN(gd_is_big(a));
   int cls = gdgo_reshape(&a->h, GD_SHAPE(a), GD_STRIDES(a), ns, (int)n, &out, ostrides, msg);
+  GD_NOGIL_END();
   if (cls != GD_OK) return gd_raise(cls, msg);
   return gd_array_new(gd_st(self), &out, ns, ostrides); /* gdgo_reshape returned a new reference */
 }

@@ -223,7 +223,10 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
   int32_t consumed = 0;
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
+  /* A copy may follow the import: release the GIL when one was asked for. */
+  GD_NOGIL_BEGIN(req.copy == GD_COPY_ALWAYS || req.has_device);
   int cls = gdgo_import(managed, versioned, &req, &h, shape, strides, scratch, &consumed, msg);
+  GD_NOGIL_END();
   if (consumed) {
     /* Ownership moved to our owner (or the deleter already ran): the
      * capsule's destructor must not call the deleter again. */

@@ -24,6 +24,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"runtime/metrics"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/core"
@@ -335,15 +336,16 @@ func gdgo_index(h *C.gd_header, shape, strides *C.int64_t, ops *C.gd_index_op, n
 //
 //export gdgo_setitem
 func gdgo_setitem(h *C.gd_header, shape, strides *C.int64_t, ops *C.gd_index_op, nops C.int,
-	elem unsafe.Pointer, msg *C.char) (cls C.int) {
+	elem unsafe.Pointer, scratch *C.int64_t, msg *C.char) (cls C.int) {
 	defer guard(&cls, msg, "__setitem__()")
 	H := hdr(h)
 	nd := int(H.Ndim)
 	var buf [C.GD_MAX_INDEX_OPS]core.IndexOp
 	var vh core.Header
-	var vs, vst [core.MaxNdim]int64
+	sc := dims(scratch, 2*core.MaxNdim) // the view's shape and strides (C stack)
+	vs, vst := sc[:core.MaxNdim], sc[core.MaxNdim:]
 	n, err := core.ApplyIndex(H, dims(shape, nd), dims(strides, nd), indexOps(ops, int(nops), &buf),
-		&vh, vs[:], vst[:])
+		&vh, vs, vst)
 	if err != nil {
 		return fail(msg, err)
 	}
@@ -428,6 +430,21 @@ func gdgo_transpose(h *C.gd_header, shape, strides *C.int64_t, axes *C.int32_t, 
 	O.Ndim = int32(nd)
 	return 0
 }
+
+// gdgo_go_allocs returns the number of Go heap objects allocated so far
+// (runtime/metrics, no stop-the-world), for tests asserting that hot paths
+// allocate nothing on the Go heap.
+//
+//export gdgo_go_allocs
+func gdgo_go_allocs() C.uint64_t {
+	metrics.Read(allocSample[:])
+	if allocSample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return C.uint64_t(allocSample[0].Value.Uint64())
+}
+
+var allocSample = [1]metrics.Sample{{Name: "/gc/heap/allocs:objects"}}
 
 // gdgo_set_serial forces single-goroutine kernels (called in a forked
 // child, where a Go runtime cannot start threads).

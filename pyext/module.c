@@ -103,7 +103,9 @@ static PyObject *gd_alloc_array(gd_state *st, DLDataType dt, int32_t ndim, const
   int64_t strides[GD_MAX_NDIM];
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
+  GD_NOGIL_BEGIN(elem != NULL && gd_size_of(ndim, shape) * (gd_itemsize(dt) + 1) >= GD_NOGIL_BYTES);
   int cls = gdgo_alloc(dt, ndim, (int64_t *)shape, (void *)elem, &h, strides, msg);
+  GD_NOGIL_END();
   if (cls != GD_OK) return gd_raise(cls, msg);
   PyObject *a = gd_array_new(st, &h, shape, strides);
   if (out) *out = (gd_array *)a;
@@ -344,6 +346,11 @@ static PyObject *gd_mod_init(PyObject *m, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* _go_allocs(): Go heap objects allocated so far (tests: hot paths add none). */
+static PyObject *gd_mod_go_allocs(PyObject *m, PyObject *unused) {
+  return PyLong_FromUnsignedLongLong(gdgo_go_allocs());
+}
+
 /* Called in a forked child (os.register_at_fork): Go kernels go serial. */
 static PyObject *gd_mod_after_fork_child(PyObject *m, PyObject *unused) {
   gdgo_set_serial(1);
@@ -362,6 +369,8 @@ static PyMethodDef gd_module_methods[] = {
     {"_from_buffer", gd_mod_from_buffer, METH_O, NULL},
     {"_init", gd_mod_init, METH_VARARGS, NULL},
     {"_after_fork_child", gd_mod_after_fork_child, METH_NOARGS, NULL},
+    {"_go_allocs", gd_mod_go_allocs, METH_NOARGS,
+     "_go_allocs()\n--\n\nGo heap objects allocated so far (for tests: hot paths add none)."},
     {NULL},
 };
 

@@ -99,6 +99,13 @@ static inline int64_t gd_itemsize(DLDataType dt) {
   return bits / 8;
 }
 
+/* The GIL is released around Go calls that touch at least this many bytes
+ * (copies, fills, sums): Go never calls Python, and other threads run. */
+#define GD_NOGIL_BYTES ((int64_t)1 << 20)
+#define GD_NOGIL_BEGIN(big) PyThreadState *_gd_ts = (big) ? PyEval_SaveThread() : NULL
+#define GD_NOGIL_END() \
+  if (_gd_ts != NULL) PyEval_RestoreThread(_gd_ts)
+
 /* scalar.c: one element <-> Python object. */
 PyObject *gd_unpack(DLDataType dt, const void *p);
 int gd_pack(DLDataType dt, PyObject *v, void *out); /* -1 + exception */
