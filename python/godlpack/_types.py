@@ -146,8 +146,10 @@ def _parse_device(spec: Any) -> Tuple[DLDeviceType, int]:
             i = int(idtext)
         return t, _check_id(t, i, spec)
     if isinstance(spec, tuple):
-        if len(spec) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) for x in spec):
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in spec):
             raise TypeError(f"a device tuple must be (device_type, device_id) of ints, got {spec!r}")
+        if len(spec) != 2:
+            raise ValueError(f"a device tuple must have two items (device_type, device_id), got {spec!r}")
         try:
             t = DLDeviceType(spec[0])
         except ValueError:
