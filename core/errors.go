@@ -1,6 +1,9 @@
 package core
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Class says which Python exception an error maps to. The CPython skin maps
 // classes once, in pyext; Go callers use errors.Is with the sentinels below.
@@ -158,4 +161,10 @@ func ClassOf(err error) Class {
 		return c.Class()
 	}
 	return ClassRuntime
+}
+
+// errorf returns an error with a formatted message that wraps sentinel and
+// has its class. Use it on error paths only (it allocates).
+func errorf(sentinel *Error, format string, args ...any) error {
+	return &classed{msg: fmt.Sprintf(format, args...), err: sentinel, class: sentinel.class}
 }
