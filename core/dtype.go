@@ -260,10 +260,12 @@ func (d DataType) PackedBytes(n int64) int64 {
 	if b == 0 || n == 0 {
 		return 0
 	}
-	if n > (1<<63-1-7)/b {
+	// n = 8q + r: n*b/8 = q*b + r*b/8, computed without overflowing n*b.
+	q, tail := n/8, (n%8*b+7)/8
+	if q > (1<<63-1-tail)/b {
 		return -1
 	}
-	return (n*b + 7) / 8
+	return q*b + tail
 }
 
 // ValidateDataType checks an imported data type against the rules godlpack
