@@ -74,7 +74,7 @@ var (
 	// ErrDType: unknown or unsupported data type code or bits.
 	ErrDType = newErr(ClassBuffer, "unsupported data type")
 	// ErrLanes: lanes other than 1 (vector types) (S6).
-	ErrLanes = newErr(ClassBuffer, "unsupported dtype lanes (only 1 is supported)")
+	ErrLanes = newErr(ClassBuffer, "unsupported dtype lanes")
 	// ErrSubByte: a sub-byte type is not exchangeable in this layout (S7).
 	ErrSubByte = newErr(ClassBuffer, "unsupported sub-byte data type layout")
 	// ErrSubByteView: views and copies of packed sub-byte arrays are refused.

@@ -95,7 +95,7 @@ func TestValidateDataTypeMessages(t *testing.T) {
 		{core.DataType{Code: 3, Bits: 64, Lanes: 1}, "unsupported data type (code=3, bits=64, lanes=1): opaque handles cannot be imported"},
 		{core.DataType{Code: 15, Bits: 8, Lanes: 1}, "unsupported sub-byte data type layout (code=15, bits=8, lanes=1): float6 bits must be 6"},
 		{core.DataType{Code: 17, Bits: 8, Lanes: 1}, "unsupported sub-byte data type layout (code=17, bits=8, lanes=1): float4 bits must be 4"},
-		{core.DataType{Code: 2, Bits: 32, Lanes: 4}, "unsupported dtype lanes (only 1 is supported) (code=2, bits=32, lanes=4): lanes must be 1"},
+		{core.DataType{Code: 2, Bits: 32, Lanes: 4}, "unsupported dtype lanes (code=2, bits=32, lanes=4): lanes must be 1"},
 		{core.DataType{Code: 18, Bits: 8, Lanes: 1}, "unsupported data type (code=18, bits=8, lanes=1): unknown type code"},
 		{core.DataType{Code: 6, Bits: 1, Lanes: 1}, "unsupported data type (code=6, bits=1, lanes=1): bool bits must be 8"},
 	}
@@ -237,5 +237,17 @@ func TestPackedBytes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		assert.Equalf(t, tt.want, tt.d.PackedBytes(tt.n), "%s.PackedBytes(%d)", tt.d, tt.n)
+	}
+}
+
+func TestParseDataTypeNoAlloc(t *testing.T) {
+	// Not parallel: AllocsPerRun refuses parallel tests.
+	for _, name := range []string{"float64", "bool_", "f4", "float4_e2m1fn", "float8_e8m0fnu"} {
+		allocs := testing.AllocsPerRun(100, func() {
+			if _, err := core.ParseDataType(name); err != nil {
+				panic(err)
+			}
+		})
+		assert.Zerof(t, allocs, "ParseDataType(%q) allocates", name)
 	}
 }
