@@ -137,6 +137,11 @@ void *cf_alloc_data(void *t, size_t n) {
   return p;
 }
 
+void cf_set_data(void *t, uintptr_t addr) {
+  DLTensor *dl = cf_tensor(t);
+  if (dl != NULL) dl->data = (void *)addr;
+}
+
 int64_t cf_calls(void *t) { return __atomic_load_n(&cf_rec_of(t)->calls, __ATOMIC_ACQUIRE); }
 int64_t cf_total(void) { return __atomic_load_n(&cf_total_calls, __ATOMIC_ACQUIRE); }
 void cf_reset_total(void) { __atomic_store_n(&cf_total_calls, 0, __ATOMIC_RELEASE); }

@@ -51,6 +51,9 @@ type Spec struct {
 	// Data is stored (nil gives a NULL data pointer). Data must be C memory.
 	DataBytes int64
 	Data      unsafe.Pointer
+	// DataAddr, when not 0, is stored as the data pointer instead (an
+	// address that is not memory, for address-space tests; never read).
+	DataAddr uintptr
 
 	Device     core.Device
 	Ndim       int32
@@ -121,6 +124,8 @@ func fill(p unsafe.Pointer, t *core.DLTensor, s *Spec) {
 		if t.Data == nil {
 			panic("cfixture: out of memory")
 		}
+	case s.DataAddr != 0:
+		C.cf_set_data(p, C.uintptr_t(s.DataAddr))
 	default:
 		t.Data = s.Data
 	}

@@ -28,6 +28,7 @@ void *cf_new(int kind);
 int cf_set_shape(void *t, const int64_t *src, size_t n);
 int cf_set_strides(void *t, const int64_t *src, size_t n);
 void *cf_alloc_data(void *t, size_t n);
+void cf_set_data(void *t, uintptr_t addr);
 
 int64_t cf_calls(void *t);
 int64_t cf_total(void);
