@@ -33,7 +33,7 @@ func guardFaults(t *testing.T) {
 type importCase struct {
 	name string
 	spec cfixture.Spec
-	only string     // "", "v" (versioned only) or "l" (legacy only)
+	only string      // "", "v" (versioned only) or "l" (legacy only)
 	want *core.Error // nil: accepted
 
 	// Expectations for accepted tensors. wantStrides nil: the spec's strides.
