@@ -462,3 +462,31 @@ func TestDescribeAllocatesNothing(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+// Views released concurrently from many goroutines: the deleter still runs
+// exactly once (the owner count is atomic, the deleter runs in C).
+func TestImportConcurrentRelease(t *testing.T) {
+	t.Parallel()
+	for round := 0; round < 20; round++ {
+		m := cfixture.Versioned(f32(8))
+		a, err := core.ImportVersioned(m)
+		require.NoError(t, err)
+		views := make([]*core.Array, 16)
+		for i := range views {
+			views[i] = core.NewArray(a.Header(), []int64{8}, []int64{1})
+		}
+		done := make(chan struct{})
+		for _, v := range append(views, a) {
+			go func() {
+				v.Release()
+				v.Release()
+				done <- struct{}{}
+			}()
+		}
+		for range len(views) + 1 {
+			<-done
+		}
+		assert.EqualValues(t, 1, cfixture.Calls(m))
+		cfixture.Free(m)
+	}
+}
