@@ -15,6 +15,10 @@ import (
 	"unsafe"
 )
 
+// ExportVersioned exports h (with its shape and strides) as a
+// DLManagedTensorVersioned in C memory. The caller owns the result: hand it
+// to a consumer (a capsule) or call its deleter.
+//
 // Export rules (dlpack-rules.md S3-S5, P2). ExportVersioned and ExportLegacy
 // share one path and produce:
 //
@@ -37,9 +41,6 @@ import (
 // of a read-only header → ErrReadOnlyLegacy (P2) and of padded sub-byte data
 // → ErrSubByte (legacy cannot say so). ErrNoMemory if malloc fails.
 // Nothing is allocated on the Go heap on success.
-
-// ExportVersioned exports h as a DLManagedTensorVersioned in C memory. The
-// caller owns the result: hand it to a consumer or call its deleter.
 func ExportVersioned(h *Header, shape, strides []int64, extraFlags uint64) (*DLManagedTensorVersioned, error) {
 	p, err := exportTensor(h, shape, strides, true)
 	if err != nil {

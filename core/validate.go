@@ -12,6 +12,11 @@ import (
 // Ours; the C skin does not need a twin (it never interprets the flag).
 const HeaderSubBytePadded uint64 = 1 << 1
 
+// DescribeVersioned validates m and describes it in h, shape and strides
+// (which need len >= ndim; MaxNdim always suffices) without taking ownership:
+// it never calls the deleter. It is the zero-allocation step the CPython skin
+// runs before it renames a capsule.
+//
 // Import rules (dlpack-rules.md S1-S8). DescribeVersioned and DescribeLegacy
 // check, in this order, and stop at the first failure:
 //
@@ -45,7 +50,8 @@ const HeaderSubBytePadded uint64 = 1 << 1
 //     o = byte_offset, element i lives at o + s*Σ i_k*strides_k; the lowest
 //     and highest reachable byte offsets (negative strides reach below
 //     data + o) and the end of the last element are computed in int64 with
-//     overflow checks, and must stay inside the address space: ErrOverflow.
+//     overflow checks (every intermediate sum and product must fit), and
+//     data + that range must stay inside the address space: ErrOverflow.
 //
 // On success h.Data = data + byte_offset (byte_offset is folded in; Offset is
 // 0), h.Owner = nil, h.Flags has HeaderReadOnly when the versioned flags say
@@ -58,10 +64,8 @@ const HeaderSubBytePadded uint64 = 1 << 1
 // Describe never calls the deleter, never panics on hostile values, reads
 // only the fields its version promises (never beyond shape[ndim-1] or
 // strides[ndim-1]), and allocates nothing on the Go heap when it succeeds.
-
-// DescribeVersioned validates m and describes it in h, shape and strides
-// (which need len >= ndim; MaxNdim always suffices) without taking ownership:
-// it never calls the deleter. See the import rules above.
+// Errors wrap one of the sentinels above (all BufferError) and say what is
+// wrong; the caller adds the entry point ("from_dlpack(): ").
 func DescribeVersioned(m *DLManagedTensorVersioned, h *Header, shape, strides []int64) error {
 	if m == nil {
 		return fmt.Errorf("%w: NULL DLManagedTensorVersioned", ErrInternal)
