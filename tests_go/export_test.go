@@ -306,3 +306,35 @@ func TestExportAllocatesNothing(t *testing.T) {
 
 // dims makes nil and empty dimension lists compare equal.
 func dims(v []int64) []int64 { return append([]int64{}, v...) }
+
+func BenchmarkDescribeVersioned(b *testing.B) {
+	m := cfixture.Versioned(with(f32(3, 4, 5), func(s *cfixture.Spec) { s.Strides = []int64{20, 5, 1} }))
+	defer cfixture.Free(m)
+	var h core.Header
+	var shape, strides [core.MaxNdim]int64
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := core.DescribeVersioned(m, &h, shape[:], strides[:]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// One export and its release by a consumer (deleter run from C).
+func BenchmarkExportVersionedRelease(b *testing.B) {
+	p := cfixture.Alloc(240)
+	o, err := core.NewOwner(core.OwnFree, p, cfixture.FreeFunc())
+	require.NoError(b, err)
+	defer o.Release()
+	h := &core.Header{Data: p, Owner: o, DType: core.Float32, Ndim: 3, Device: core.CPU}
+	shape, strides := []int64{3, 4, 5}, []int64{20, 5, 1}
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := core.ExportVersioned(h, shape, strides, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		mo, _ := core.NewOwner(core.OwnVersioned, unsafe.Pointer(m), nil)
+		mo.Release()
+	}
+}
