@@ -80,3 +80,6 @@ func (d DataType) PackedBytes(n int64) int64 {
 	}
 	return (n*b + 7) / 8
 }
+
+// ErrNullData (h3: core/errors.go).
+var ErrNullData = newErr(ClassBuffer, "NULL data pointer for a non-empty tensor")
