@@ -197,10 +197,10 @@ func (a *Array) Header() Header {
 }
 
 // Shape returns a copy of the shape.
-func (a *Array) Shape() []int64 { return append([]int64(nil), a.shape...) }
+func (a *Array) Shape() []int64 { return append(make([]int64, 0, len(a.shape)), a.shape...) }
 
 // Strides returns a copy of the strides, in elements.
-func (a *Array) Strides() []int64 { return append([]int64(nil), a.strides...) }
+func (a *Array) Strides() []int64 { return append(make([]int64, 0, len(a.strides)), a.strides...) }
 
 // Ndim returns the number of dimensions.
 func (a *Array) Ndim() int { return len(a.shape) }
