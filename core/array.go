@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"strconv"
 	"sync"
 	"unsafe"
 
@@ -382,7 +383,7 @@ func shapeSize(where string, shape []int64) (int64, error) {
 	for _, d := range shape {
 		var ok bool
 		if n, ok = mulCheck(n, d); !ok {
-			return 0, fmt.Errorf("%s: shape %v has more than 2^63-1 elements: %w", where, shape, ErrOverflow)
+			return 0, fmt.Errorf("%s: shape %s has more than 2^63-1 elements: %w", where, dimsString(shape), ErrOverflow)
 		}
 	}
 	return n, nil
@@ -434,3 +435,21 @@ func cpuAccessible(d Device) bool {
 
 var _ = backends.Alignment // core and backends agree on the alignment
 var _ = [1]struct{}{}[backends.Alignment-Alignment]
+
+// dimsString formats dims as (2, 3) like a Python tuple. It copies what it
+// needs so that dims never escapes (callers pass C-memory or stack slices on
+// zero-allocation paths; only error paths call this).
+func dimsString(dims []int64) string {
+	b := make([]byte, 0, 2+len(dims)*4)
+	b = append(b, '(')
+	for i, d := range dims {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, d, 10)
+	}
+	if len(dims) == 1 {
+		b = append(b, ',')
+	}
+	return string(append(b, ')'))
+}

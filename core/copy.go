@@ -335,11 +335,11 @@ func CopyInto(dst *Header, dstShape, dstStrides []int64, src *Header, srcShape, 
 	}
 	nd := len(dstShape)
 	if len(srcShape) != nd || len(dstStrides) != nd || len(srcStrides) != nd || nd > MaxNdim {
-		return fmt.Errorf("%s: shapes %v and %v differ: %w", where, srcShape, dstShape, ErrShape)
+		return fmt.Errorf("%s: shapes %s and %s differ: %w", where, dimsString(srcShape), dimsString(dstShape), ErrShape)
 	}
 	for i := range dstShape {
 		if dstShape[i] != srcShape[i] {
-			return fmt.Errorf("%s: shapes %v and %v differ: %w", where, srcShape, dstShape, ErrShape)
+			return fmt.Errorf("%s: shapes %s and %s differ: %w", where, dimsString(srcShape), dimsString(dstShape), ErrShape)
 		}
 	}
 	if !cpuAccessible(dst.Device) || !cpuAccessible(src.Device) {

@@ -316,11 +316,11 @@ func ReshapeDesc(h *Header, shape, strides []int64, newShape []int64, out *Heade
 	}
 	if unknown >= 0 {
 		if known == 0 || size%known != 0 {
-			return fmt.Errorf("%s: cannot reshape array of size %d into shape %v: %w", where, size, newShape, ErrReshape)
+			return fmt.Errorf("%s: cannot reshape array of size %d into shape %s: %w", where, size, dimsString(newShape), ErrReshape)
 		}
 		newShape[unknown] = size / known
 	} else if known != size {
-		return fmt.Errorf("%s: cannot reshape array of size %d into shape %v: %w", where, size, newShape, ErrReshape)
+		return fmt.Errorf("%s: cannot reshape array of size %d into shape %s: %w", where, size, dimsString(newShape), ErrReshape)
 	}
 
 	var ns [MaxNdim]int64
@@ -329,7 +329,7 @@ func ReshapeDesc(h *Header, shape, strides []int64, newShape []int64, out *Heade
 	if size == 0 || isCContig(shape, strides) {
 		cStrides(ns[:nn], nst[:nn])
 	} else if !nocopyReshape(shape, strides, ns[:nn], nst[:nn]) {
-		return fmt.Errorf("%s: cannot reshape this strided array of shape %v into shape %v without a copy; use Copy().Reshape(...) (Python: a.copy().reshape(...)): %w", where, shape, newShape, ErrReshape)
+		return fmt.Errorf("%s: cannot reshape this strided array of shape %s into shape %s without a copy; use Copy().Reshape(...) (Python: a.copy().reshape(...)): %w", where, dimsString(shape), dimsString(newShape), ErrReshape)
 	}
 	copy(outStrides, nst[:nn])
 	hdr := *h
