@@ -32,8 +32,10 @@ import (
 // because the garbage collector cannot see that the slice still uses it.
 // Slices from typed accessors are valid until Release.
 //
-// An Array is not safe for concurrent mutation; concurrent reads and
-// concurrent Release calls are safe.
+// Methods may be called from several goroutines; Release may race with view
+// creation (Index, Slice, Transpose, Reshape, Copy) and iteration safely.
+// Writes (Set, Fill, slices) are not synchronised: that is the caller's job,
+// as with any Go slice.
 type Array struct {
 	hdr     Header
 	shape   []int64
@@ -285,6 +287,21 @@ func (a *Array) live(where string) (Header, error) {
 	defer a.mu.Unlock()
 	if a.released {
 		return Header{}, fmt.Errorf("%s: %w", where, ErrReleased)
+	}
+	return a.hdr, nil
+}
+
+// acquire returns the header with a new owner reference (taken under the
+// lock, so a concurrent Release cannot free the memory in between), or
+// ErrReleased. The caller releases h.Owner or hands it to newOwnedArray.
+func (a *Array) acquire(where string) (Header, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.released {
+		return Header{}, fmt.Errorf("%s: %w", where, ErrReleased)
+	}
+	if a.hdr.Owner != nil {
+		a.hdr.Owner.Retain()
 	}
 	return a.hdr, nil
 }

@@ -418,10 +418,11 @@ func sameStrides(shape, a, b []int64) bool {
 // ErrNoMemory.
 func (a *Array) Copy() (*Array, error) {
 	const where = "Copy()"
-	h, err := a.live(where)
+	h, err := a.acquire(where) // the source stays alive during the copy
 	if err != nil {
 		return nil, err
 	}
+	defer h.Owner.Release()
 	if h.DType.IsSubByte() {
 		return nil, subByteErr(where, h.DType)
 	}

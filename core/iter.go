@@ -8,9 +8,10 @@ import (
 
 // All returns an iterator over the elements of a in C (row-major) order,
 // whatever its strides (negative and zero strides included), yielding each
-// element's index and value. The index slice is reused between steps: copy
+// element's index and value. A loop started after a is released yields
+// nothing. The index slice is reused between steps: copy
 // it to keep it (modifying it does not disturb the iteration). T must match the dtype exactly (ErrDType). The iterator
-// holds its own owner reference while it runs, so releasing a during the
+// holds its own owner reference while a loop runs, so releasing a during the
 // loop is safe.
 func All[T Element](a *Array) (iter.Seq2[[]int64, T], error) {
 	const where = "All()"
@@ -26,9 +27,11 @@ func All[T Element](a *Array) (iter.Seq2[[]int64, T], error) {
 	}
 	shape, strides := a.shape, a.strides
 	return func(yield func([]int64, T) bool) {
-		o := h.Owner
-		o.Retain()
-		defer o.Release()
+		h, err := a.acquire(where)
+		if err != nil {
+			return // released before the loop started: nothing to yield
+		}
+		defer h.Owner.Release()
 		walkIndex(h, shape, strides, func(idx []int64, p unsafe.Pointer) bool {
 			return yield(idx, *(*T)(p))
 		})

@@ -43,7 +43,7 @@ func (a *Array) Slice(axis int, start, stop, step int64) (*Array, error) {
 func (a *Array) SliceOps(ops ...IndexOp) (*Array, error) { return a.view("SliceOps()", ops) }
 
 func (a *Array) view(where string, ops []IndexOp) (*Array, error) {
-	h, err := a.live(where)
+	h, err := a.acquire(where)
 	if err != nil {
 		return nil, err
 	}
@@ -51,10 +51,10 @@ func (a *Array) view(where string, ops []IndexOp) (*Array, error) {
 	var out Header
 	n, err := applyIndex(where, &h, a.shape, a.strides, ops, &out, sh[:], st[:])
 	if err != nil {
+		h.Owner.Release()
 		return nil, err
 	}
-	v := NewArray(out, sh[:n], st[:n])
-	return v, nil
+	return newOwnedArray(out, sh[:n], st[:n]), nil
 }
 
 // Transpose returns the view whose axis i is axis axes[i] of a (negative
@@ -62,17 +62,18 @@ func (a *Array) view(where string, ops []IndexOp) (*Array, error) {
 // ErrReleased, ErrSubByteView.
 func (a *Array) Transpose(axes ...int) (*Array, error) {
 	const where = "Transpose()"
-	h, err := a.live(where)
+	h, err := a.acquire(where)
 	if err != nil {
 		return nil, err
 	}
 	var sh, st [MaxNdim]int64
 	var out Header
 	if err := TransposeDesc(&h, a.shape, a.strides, axes, &out, sh[:], st[:]); err != nil {
+		h.Owner.Release()
 		return nil, err
 	}
 	nd := len(a.shape)
-	return NewArray(out, sh[:nd], st[:nd]), nil
+	return newOwnedArray(out, sh[:nd], st[:nd]), nil
 }
 
 // T returns Transpose() with the axes reversed. It returns nil when a is
@@ -92,19 +93,20 @@ func (a *Array) T() *Array {
 // ErrReleased, ErrSubByteView.
 func (a *Array) Reshape(shape ...int64) (*Array, error) {
 	const where = "Reshape()"
-	h, err := a.live(where)
-	if err != nil {
-		return nil, err
-	}
 	if len(shape) > MaxNdim {
 		return nil, fmt.Errorf("%s: %d dimensions, at most %d are supported: %w", where, len(shape), MaxNdim, ErrNdim)
 	}
 	var ns, st [MaxNdim]int64
 	copy(ns[:], shape)
 	nn := len(shape)
-	var out Header
-	if err := ReshapeDesc(&h, a.shape, a.strides, ns[:nn], &out, st[:]); err != nil {
+	h, err := a.acquire(where)
+	if err != nil {
 		return nil, err
 	}
-	return NewArray(out, ns[:nn], st[:nn]), nil
+	var out Header
+	if err := ReshapeDesc(&h, a.shape, a.strides, ns[:nn], &out, st[:]); err != nil {
+		h.Owner.Release()
+		return nil, err
+	}
+	return newOwnedArray(out, ns[:nn], st[:nn]), nil
 }

@@ -763,3 +763,65 @@ func TestErrorClasses(t *testing.T) {
 	_, err = a.Reshape(4)
 	assert.Equal(t, core.ClassValue, core.ClassOf(err))
 }
+
+func TestIterationAfterReleaseYieldsNothing(t *testing.T) {
+	t.Parallel()
+	a, err := core.Zeros(core.Float64, 3)
+	require.NoError(t, err)
+	vals, err := core.Values[float64](a)
+	require.NoError(t, err)
+	a.Release()
+	for range vals {
+		t.Fatal("a loop started after Release yields nothing")
+	}
+}
+
+// Views, copies and Release may race: every view either fails with
+// ErrReleased or holds a valid reference.
+func TestConcurrentViewsAndRelease(t *testing.T) {
+	t.Parallel()
+	for round := 0; round < 50; round++ {
+		a, err := core.Zeros(core.Int32, 8, 8)
+		require.NoError(t, err)
+		o := a.Header().Owner
+		o.Retain()
+		var wg sync.WaitGroup
+		views := make([]*core.Array, 4)
+		for g := range views {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var v *core.Array
+				var err error
+				switch g {
+				case 0:
+					v, err = a.Index(1)
+				case 1:
+					v, err = a.Transpose()
+				case 2:
+					v, err = a.Reshape(64)
+				default:
+					v, err = a.Copy()
+				}
+				if err != nil {
+					assert.ErrorIs(t, err, core.ErrReleased)
+					return
+				}
+				views[g] = v
+			}()
+		}
+		a.Release()
+		wg.Wait()
+		for g, v := range views {
+			if v != nil {
+				if g != 3 {
+					_, err := core.At[int32](v, make([]int64, v.Ndim())...)
+					assert.NoError(t, err)
+				}
+				v.Release()
+			}
+		}
+		assert.Equal(t, int64(1), o.Refs())
+		o.Release()
+	}
+}
