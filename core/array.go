@@ -100,7 +100,7 @@ func NewArray(h Header, shape, strides []int64) *Array {
 //
 // Errors: ErrNdim (more than MaxNdim dimensions), ErrShape (a negative
 // dimension), ErrOverflow (the byte size does not fit in int64), ErrLanes /
-// ErrDType (a data type godlpack cannot allocate), ErrNoMemory.
+// ErrDType / ErrSubByte (dt fails ValidateDataType), ErrNoMemory.
 func Empty(dt DataType, shape ...int64) (*Array, error) {
 	return newAlloc("Empty()", dt, shape, false)
 }
@@ -116,7 +116,7 @@ func newAlloc(where string, dt DataType, shape []int64, zero bool) (*Array, erro
 	}
 	var st [MaxNdim]int64
 	var h Header
-	if err := allocContiguous(where, dt, shape, &h, st[:len(shape)], zero); err != nil {
+	if err := allocContiguous(where, dt, shape, &h, st[:len(shape)], zero, true); err != nil {
 		return nil, err
 	}
 	return newOwnedArray(h, shape, st[:len(shape)]), nil
@@ -128,17 +128,24 @@ func newAlloc(where string, dt DataType, shape []int64, zero bool) (*Array, erro
 // the zero-Go-allocation step the Python skin uses to create arrays; the
 // caller owns the reference in out.Owner. Errors as for Empty.
 func AllocContiguous(dt DataType, shape []int64, out *Header, outStrides []int64) error {
-	return allocContiguous("AllocContiguous()", dt, shape, out, outStrides, false)
+	return allocContiguous("AllocContiguous()", dt, shape, out, outStrides, false, true)
 }
 
-func allocContiguous(where string, dt DataType, shape []int64, out *Header, outStrides []int64, zero bool) error {
+// allocContiguous allocates and describes a C-contiguous array. strict
+// checks dt with ValidateDataType (what godlpack exchanges); Copy passes
+// false, since copying an existing array's dtype needs only a byte size.
+func allocContiguous(where string, dt DataType, shape []int64, out *Header, outStrides []int64, zero, strict bool) error {
 	if len(shape) > MaxNdim {
 		return fmt.Errorf("%s: %d dimensions, at most %d are supported: %w", where, len(shape), MaxNdim, ErrNdim)
 	}
 	if len(outStrides) < len(shape) {
 		return fmt.Errorf("%s: strides buffer holds %d entries, %d needed: %w", where, len(outStrides), len(shape), ErrInternal)
 	}
-	if err := checkAllocDType(where, dt); err != nil {
+	if strict {
+		if err := ValidateDataType(dt, 0); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+	} else if err := checkAllocDType(where, dt); err != nil {
 		return err
 	}
 	size, err := shapeSize(where, shape)
@@ -177,9 +184,9 @@ func allocContiguous(where string, dt DataType, shape []int64, out *Header, outS
 	return nil
 }
 
-// checkAllocDType accepts the data types godlpack can allocate: lanes 1, a
-// code DLPack 1.3 defines (not opaque handles), and a bit width that is a
-// positive multiple of 8 or a sub-byte width.
+// checkAllocDType is the relaxed check of Copy: lanes 1, a code DLPack 1.3
+// defines (not opaque handles), and a bit width that is a positive multiple
+// of 8 or a sub-byte width.
 func checkAllocDType(where string, dt DataType) error {
 	if dt.Lanes != 1 {
 		return fmt.Errorf("%s: dtype with %d lanes: %w", where, dt.Lanes, ErrLanes)
@@ -445,10 +452,9 @@ func absU(a int64) uint64 {
 	return uint64(a)
 }
 
-// cpuAccessible reports whether the host can read and write memory on d.
-func cpuAccessible(d Device) bool {
-	return d.Type == KDLCPU || d.Type == KDLCUDAHost || d.Type == KDLCUDAManaged || d.Type == KDLROCMHost
-}
+// cpuAccessible reports whether the host can read and write memory on d
+// (CPUAccessible in device.go).
+func cpuAccessible(d Device) bool { return CPUAccessible(d.Type) }
 
 var _ = backends.Alignment // core and backends agree on the alignment
 var _ = [1]struct{}{}[backends.Alignment-Alignment]

@@ -429,7 +429,7 @@ func (a *Array) Copy() (*Array, error) {
 	nd := len(a.shape)
 	var st [MaxNdim]int64
 	var out Header
-	if err := allocContiguous(where, h.DType, a.shape, &out, st[:nd], false); err != nil {
+	if err := allocContiguous(where, h.DType, a.shape, &out, st[:nd], false, false); err != nil {
 		return nil, err
 	}
 	if err := CopyInto(&out, a.shape, st[:nd], &h, a.shape, a.strides); err != nil {
