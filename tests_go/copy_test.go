@@ -368,3 +368,31 @@ func TestCopyElementsUnchangedSource(t *testing.T) {
 	assert.Equal(t, snap, after)
 	_ = unsafe.Pointer(nil)
 }
+
+func TestFillGenericSizes(t *testing.T) {
+	t.Parallel()
+	for _, dt := range cpTypes {
+		k := dt.ItemSize()
+		a := arNew(t, dt, 7, 9)
+		v := cpView(t)(a.SliceOps(core.IndexOp{Kind: core.IdxSlice, Step: -2}, core.IndexOp{Kind: core.IdxSlice, Start: 1, HasStart: true, Step: 3}))
+		elem := make([]byte, k)
+		for i := range elem {
+			elem[i] = byte(200 - i)
+		}
+		h := v.Header()
+		require.NoError(t, core.Fill(&h, v.Shape(), v.Strides(), elem))
+		arEachIndex(v.Shape(), func(idx []int64) {
+			assert.Equal(t, elem, unsafe.Slice((*byte)(arElem(v, idx)), k))
+		})
+		// Contiguous fill (the doubling path) of the whole array.
+		ah := a.Header()
+		require.NoError(t, core.Fill(&ah, a.Shape(), a.Strides(), elem))
+		b, err := a.Bytes()
+		require.NoError(t, err)
+		for i := range b {
+			if b[i] != elem[int64(i)%k] {
+				t.Fatalf("%v byte %d", dt, i)
+			}
+		}
+	}
+}

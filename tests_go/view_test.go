@@ -495,3 +495,25 @@ func TestSubByteViews(t *testing.T) {
 		a.Release()
 	}
 }
+
+// Offsets and strides are int64 with overflow checks: absurd strides (only
+// possible through NewArray, imports are validated) give ErrOverflow, never
+// a wrapped offset.
+func TestViewOverflow(t *testing.T) {
+	t.Parallel()
+	a := arIota(t, 4)
+	v := core.NewArray(a.Header(), []int64{3}, []int64{1 << 62})
+	defer v.Release()
+	_, err := v.Index(2)
+	assert.ErrorIs(t, err, core.ErrOverflow)
+	_, err = v.Slice(0, 0, 3, 2)
+	assert.ErrorIs(t, err, core.ErrOverflow)
+	w := core.NewArray(a.Header(), []int64{3}, []int64{-(1 << 62) - 1})
+	defer w.Release()
+	_, err = w.Slice(0, 0, 3, 2)
+	assert.ErrorIs(t, err, core.ErrOverflow)
+	x, err := w.Slice(0, 0, 3, 5) // a single element: the stride is not multiplied
+	require.NoError(t, err)
+	x.Release()
+	assert.Equal(t, "Array(dtype=float64, shape=[3], strides=[4611686018427387904], device=cpu:0)", v.String())
+}
