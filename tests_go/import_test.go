@@ -16,7 +16,7 @@ import (
 
 var (
 	v13 = core.Version{Major: 1, Minor: 3}
-	cpu = core.CPU
+	cpuDev = core.CPU
 )
 
 // guardFaults turns a read of unmapped memory (cfixture guard pages) into a
@@ -47,7 +47,7 @@ func f32(shape ...int64) cfixture.Spec {
 		n *= d
 	}
 	return cfixture.Spec{
-		Version: v13, Device: cpu, DType: core.Float32, Ndim: int32(len(shape)),
+		Version: v13, Device: cpuDev, DType: core.Float32, Ndim: int32(len(shape)),
 		Shape: shape, DataBytes: max(n, 1),
 	}
 }
