@@ -490,3 +490,65 @@ func TestImportConcurrentRelease(t *testing.T) {
 		cfixture.Free(m)
 	}
 }
+
+// Real views (Index, Slice with a negative step, Transpose) of an imported
+// tensor outlive it; an export of such a view points at its first element
+// with its own (negative) strides; the foreign deleter runs once, after the
+// last view and the last export are gone.
+func TestImportedViewsAndExportOfAView(t *testing.T) {
+	for _, versioned := range []bool{true, false} {
+		spec := with(f32(3, 4), func(s *cfixture.Spec) { s.DType, s.Strides, s.DataBytes = core.Float64, []int64{4, 1}, 96 })
+		var a *core.Array
+		var calls func() int64
+		if versioned {
+			m := cfixture.Versioned(spec)
+			defer cfixture.Free(m)
+			var err error
+			a, err = core.ImportVersioned(m)
+			require.NoError(t, err)
+			calls = func() int64 { return cfixture.Calls(m) }
+		} else {
+			m := cfixture.Legacy(spec)
+			defer cfixture.Free(m)
+			var err error
+			a, err = core.ImportLegacy(m)
+			require.NoError(t, err)
+			calls = func() int64 { return cfixture.Calls(m) }
+		}
+		for i := int64(0); i < 12; i++ {
+			require.NoError(t, core.Set(a, float64(i), i/4, i%4))
+		}
+		row, err := a.Index(1)
+		require.NoError(t, err)
+		rev, err := row.Slice(0, 3, math.MinInt64, -1)
+		require.NoError(t, err)
+		tr, err := a.Transpose()
+		require.NoError(t, err)
+		a.Release()
+		assert.Zero(t, calls())
+
+		assert.Equal(t, []int64{-1}, rev.Strides())
+		out, err := rev.ExportVersioned(0)
+		require.NoError(t, err)
+		assert.Equal(t, 7.0, *(*float64)(out.DLTensor.Data), "data points at the view's first element")
+		assert.Equal(t, []int64{-1}, unsafe.Slice(out.DLTensor.Strides, 1))
+		assert.Zero(t, out.DLTensor.ByteOffset)
+		v, err := core.At[float64](tr, 3, 2)
+		require.NoError(t, err)
+		assert.Equal(t, 11.0, v)
+		row.Release()
+		rev.Release()
+		tr.Release()
+		assert.Zero(t, calls(), "the export still holds the memory")
+
+		back, err := core.ImportVersioned(out)
+		require.NoError(t, err)
+		for i := int64(0); i < 4; i++ {
+			v, err := core.At[float64](back, i)
+			require.NoError(t, err)
+			assert.Equal(t, float64(7-i), v)
+		}
+		back.Release()
+		assert.EqualValues(t, 1, calls())
+	}
+}
