@@ -15,7 +15,7 @@ import (
 )
 
 var (
-	v13 = core.Version{Major: 1, Minor: 3}
+	v13    = core.Version{Major: 1, Minor: 3}
 	cpuDev = core.CPU
 )
 
