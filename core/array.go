@@ -234,12 +234,22 @@ func (a *Array) Device() Device { return a.hdr.Device }
 func (a *Array) ReadOnly() bool { return a.hdr.ReadOnly() }
 
 // ItemSize returns the bytes of one element; 0 for packed sub-byte types.
-func (a *Array) ItemSize() int64 { return a.hdr.DType.ItemSize() }
+// Padded sub-byte elements occupy one byte each; packed ones report 0.
+func (a *Array) ItemSize() int64 { return a.hdr.DType.StorageItemSize(a.subbyteFlags()) }
+
+// subbyteFlags translates HeaderSubBytePadded into the DLPack flag that
+// DataType.StorageItemSize understands.
+func (a *Array) subbyteFlags() uint64 {
+	if a.hdr.Flags&HeaderSubBytePadded != 0 {
+		return FlagIsSubbyteTypePadded
+	}
+	return 0
+}
 
 // NBytes returns the bytes the elements occupy: Size()*ItemSize(), or
 // ceil(Size()*bits/8) for packed sub-byte types.
 func (a *Array) NBytes() int64 {
-	if a.hdr.DType.IsSubByte() {
+	if a.hdr.DType.IsSubByte() && a.hdr.Flags&HeaderSubBytePadded == 0 {
 		return a.hdr.DType.PackedBytes(a.Size())
 	}
 	return a.Size() * a.ItemSize()

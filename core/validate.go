@@ -6,12 +6,6 @@ import (
 	"unsafe"
 )
 
-// HeaderSubBytePadded is the Header.Flags bit of arrays whose sub-byte
-// elements (float6, float4) each fill a whole byte, as a DLPack producer
-// signals with FlagIsSubbyteTypePadded. Without it, sub-byte data is packed.
-// Ours; the C skin does not need a twin (it never interprets the flag).
-const HeaderSubBytePadded uint64 = 1 << 1
-
 // DescribeVersioned validates m and describes it in h, shape and strides
 // (which need len >= ndim; MaxNdim always suffices) without taking ownership:
 // it never calls the deleter. It is the zero-allocation step the CPython skin

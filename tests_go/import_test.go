@@ -552,3 +552,32 @@ func TestImportedViewsAndExportOfAView(t *testing.T) {
 		assert.EqualValues(t, 1, calls())
 	}
 }
+
+// Padded sub-byte imports occupy one byte per element; packed ones ceil(n*bits/8).
+func TestImportSubByteSizes(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name         string
+		flags        uint64
+		wantItemSize int64
+		wantNBytes   int64
+	}{
+		{"packed", 0, 0, 5},                             // ceil(10*4/8)
+		{"padded", core.FlagIsSubbyteTypePadded, 1, 10}, // one byte each
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			m := cfixture.Versioned(cfixture.Spec{
+				Version: v13, Flags: c.flags, Device: cpuDev, DType: core.Float4E2M1FN,
+				Ndim: 1, Shape: []int64{10}, DataBytes: 16,
+			})
+			defer cfixture.Free(m)
+			a, err := core.ImportVersioned(m)
+			require.NoError(t, err)
+			defer a.Release()
+			assert.Equal(t, c.wantItemSize, a.ItemSize(), "ItemSize")
+			assert.Equal(t, c.wantNBytes, a.NBytes(), "NBytes")
+		})
+	}
+}
