@@ -20,4 +20,8 @@ const (
 	Alignment = 256
 	// HeaderReadOnly is the read-only bit of Header.Flags.
 	HeaderReadOnly uint64 = 1 << 0
+	// HeaderSubBytePadded marks arrays whose sub-byte elements (float6,
+	// float4) each fill a whole byte, as a producer signals with
+	// FlagIsSubbyteTypePadded. Without it, sub-byte data is packed.
+	HeaderSubBytePadded uint64 = 1 << 1
 )

@@ -1,6 +1,9 @@
 package core
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Class says which Python exception an error maps to. The CPython skin maps
 // classes once, in pyext; Go callers use errors.Is with the sentinels below.
@@ -15,6 +18,25 @@ const (
 	ClassRuntime Class = 5 // RuntimeError: environment (fork child, internal)
 	ClassIndex   Class = 6 // IndexError
 )
+
+// String returns the Python exception name of the class.
+func (c Class) String() string {
+	switch c {
+	case ClassBuffer:
+		return "BufferError"
+	case ClassType:
+		return "TypeError"
+	case ClassValue:
+		return "ValueError"
+	case ClassMemory:
+		return "MemoryError"
+	case ClassRuntime:
+		return "RuntimeError"
+	case ClassIndex:
+		return "IndexError"
+	}
+	return "RuntimeError"
+}
 
 // Error is a sentinel: a fixed message and its class. Wrap it with %w to add
 // the entry point and the way out; ClassOf finds the class through wrapping.
@@ -31,16 +53,118 @@ func (e *Error) Class() Class { return e.class }
 func newErr(class Class, msg string) *Error { return &Error{msg: msg, class: class} }
 
 // Sentinel errors. Every error godlpack returns wraps exactly one of these.
+// The class of a sentinel is the one used when a DLPack exchange (import or
+// export) fails; an argument-parsing function may wrap the same sentinel with
+// another class (see WithClass), e.g. ParseDataType wraps ErrDType as a
+// ValueError.
 var (
+	// ErrNoMemory: an allocation failed.
 	ErrNoMemory = newErr(ClassMemory, "out of memory")
+
+	// Import/export validation (BufferError: the tensor cannot be exchanged).
+
+	// ErrVersion: a versioned tensor's major version is not ours (S1).
+	ErrVersion = newErr(ClassBuffer, "unsupported DLPack major version")
+	// ErrNdim: ndim is negative or larger than MaxNdim.
+	ErrNdim = newErr(ClassBuffer, "unsupported number of dimensions")
+	// ErrShape: a dimension is negative.
+	ErrShape = newErr(ClassBuffer, "invalid shape")
+	// ErrOverflow: the element count or byte extent does not fit in int64.
+	ErrOverflow = newErr(ClassBuffer, "size overflows int64")
+	// ErrDType: unknown or unsupported data type code or bits.
+	ErrDType = newErr(ClassBuffer, "unsupported data type")
+	// ErrLanes: lanes other than 1 (vector types) (S6).
+	ErrLanes = newErr(ClassBuffer, "unsupported dtype lanes")
+	// ErrSubByte: a sub-byte type is not exchangeable in this layout (S7).
+	ErrSubByte = newErr(ClassBuffer, "unsupported sub-byte data type layout")
+	// ErrSubByteView: views and copies of packed sub-byte arrays are refused.
+	ErrSubByteView = newErr(ClassValue, "packed sub-byte arrays cannot be viewed or copied")
+	// ErrDevice: a device type or id that cannot be served.
+	ErrDevice = newErr(ClassBuffer, "unsupported device")
+	// ErrNullData: NULL data pointer with a non-zero size (S5).
+	ErrNullData = newErr(ClassBuffer, "NULL data pointer for a non-empty tensor")
+	// ErrNullShape: NULL shape pointer with ndim > 0.
+	ErrNullShape = newErr(ClassBuffer, "NULL shape pointer with ndim > 0")
+	// ErrStrides: strides that cannot be honoured.
+	ErrStrides = newErr(ClassBuffer, "invalid strides")
+	// ErrReadOnlyLegacy: a read-only array cannot be exported as a legacy
+	// capsule (P2).
+	ErrReadOnlyLegacy = newErr(ClassBuffer, "read-only array cannot be exported as a legacy (unversioned) capsule")
+	// ErrCopyNeeded: copy=False but the exchange needs a copy (P4, C7).
+	ErrCopyNeeded = newErr(ClassBuffer, "copy=False but a copy is needed")
+	// ErrStream: a stream value the device cannot honour (P5).
+	ErrStream = newErr(ClassBuffer, "unsupported stream")
+	// ErrConsumed: a capsule already consumed (named used_*) (C3).
+	ErrConsumed = newErr(ClassBuffer, "DLPack capsule already consumed")
+
+	// Arguments.
+
+	// ErrReadOnly: a write to a read-only array.
+	ErrReadOnly = newErr(ClassValue, "array is read-only")
+	// ErrMaxVersion: max_version is not a 2-tuple of ints (P1).
+	ErrMaxVersion = newErr(ClassType, "max_version must be None or a 2-tuple of ints")
+	// ErrCopyArg: copy is not None, True or False (P4).
+	ErrCopyArg = newErr(ClassValue, "copy must be None, True or False")
+	// ErrDLDeviceArg: dl_device is not None or a 2-tuple of ints (P3).
+	ErrDLDeviceArg = newErr(ClassType, "dl_device must be None or a 2-tuple (device_type, device_id)")
+	// ErrIndex: an index out of range.
+	ErrIndex = newErr(ClassIndex, "index out of range")
+	// ErrAxis: an axis out of range or repeated.
+	ErrAxis = newErr(ClassIndex, "axis out of range")
+	// ErrReshape: a new shape whose size differs, or that needs a copy.
+	ErrReshape = newErr(ClassValue, "cannot reshape")
+	// ErrReleased: an operation on a released array.
+	ErrReleased = newErr(ClassValue, "array has been released")
+	// ErrUnsupported: an operation not supported for this dtype or device.
+	ErrUnsupported = newErr(ClassType, "operation not supported")
+
+	// Environment.
+
+	// ErrForkChild: an operation not allowed in a forked child process.
+	ErrForkChild = newErr(ClassRuntime, "not supported in a forked child process")
+	// ErrInternal: a recovered panic or broken invariant (a bug).
+	ErrInternal = newErr(ClassRuntime, "internal error")
 )
 
-// ClassOf returns the class of err's sentinel, or ClassRuntime when err wraps
-// none.
+// Sentinels lists every sentinel error, for tests and for the pyext mapping
+// table. Do not modify.
+var Sentinels = []*Error{
+	ErrNoMemory, ErrVersion, ErrNdim, ErrShape, ErrOverflow, ErrDType, ErrLanes,
+	ErrSubByte, ErrSubByteView, ErrDevice, ErrNullData, ErrNullShape, ErrStrides,
+	ErrReadOnlyLegacy, ErrCopyNeeded, ErrStream, ErrConsumed, ErrReadOnly,
+	ErrMaxVersion, ErrCopyArg, ErrDLDeviceArg, ErrIndex, ErrAxis, ErrReshape,
+	ErrReleased, ErrUnsupported, ErrForkChild, ErrInternal,
+}
+
+// classed wraps a sentinel with a different class and its own message.
+type classed struct {
+	msg   string
+	err   error
+	class Class
+}
+
+func (c *classed) Error() string { return c.msg }
+func (c *classed) Unwrap() error { return c.err }
+func (c *classed) Class() Class  { return c.class }
+
+// WithClass returns an error with message msg that wraps err (errors.Is still
+// finds err's sentinel) but maps to class instead of the sentinel's class.
+func WithClass(class Class, msg string, err error) error {
+	return &classed{msg: msg, err: err, class: class}
+}
+
+// ClassOf returns the class of the outermost classed error in err's chain
+// (a sentinel or a WithClass wrapper), or ClassRuntime when there is none.
 func ClassOf(err error) Class {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.class
+	var c interface{ Class() Class }
+	if errors.As(err, &c) {
+		return c.Class()
 	}
 	return ClassRuntime
+}
+
+// errorf returns an error with a formatted message that wraps sentinel and
+// has its class. Use it on error paths only (it allocates).
+func errorf(sentinel *Error, format string, args ...any) error {
+	return &classed{msg: fmt.Sprintf(format, args...), err: sentinel, class: sentinel.class}
 }

@@ -30,6 +30,7 @@
 
 /* gd_header.flags */
 #define GD_FLAG_READONLY ((uint64_t)1 << 0)
+#define GD_FLAG_SUBBYTE_PADDED ((uint64_t)1 << 1)
 
 /* What an owner releases when its count reaches zero. */
 enum {

@@ -1,0 +1,127 @@
+package cpu
+
+/*
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+
+// gd_cpu_alloc returns n bytes aligned to align, or NULL. n == 0 allocates
+// one byte so that the pointer is valid, unique and freeable.
+static void *gd_cpu_alloc(size_t n, size_t align) {
+	void *p = NULL;
+	if (n == 0) n = 1;
+	if (posix_memalign(&p, align, n) != 0) return NULL;
+	return p;
+}
+
+static void *gd_cpu_alloc_zeroed(size_t n, size_t align) {
+	void *p = gd_cpu_alloc(n, align);
+	if (p != NULL && n > 0) memset(p, 0, n);
+	return p;
+}
+
+// gd_cpu_free is what owners call, from C, on the last reference.
+static void gd_cpu_free(void *p) { free(p); }
+
+static void *gd_cpu_free_fn(void) { return (void *)&gd_cpu_free; }
+
+static void gd_cpu_memmove(void *dst, const void *src, size_t n) {
+	memmove(dst, src, n);
+}
+
+static void gd_cpu_memset(void *dst, int c, size_t n) { memset(dst, c, n); }
+*/
+import "C"
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/godlpack/godlpack/backends"
+)
+
+// Alignment is the alignment in bytes of every allocation.
+const Alignment = backends.Alignment
+
+// Backend is the CPU backend. Its zero value is ready to use and holds no
+// state; it implements backends.Backend.
+type Backend struct{}
+
+var _ backends.Backend = Backend{}
+
+// Device returns kDLCPU:0.
+func (Backend) Device() backends.Device { return backends.Device{Type: 1, ID: 0} }
+
+// Allocate returns n bytes of 256-byte aligned C memory (see Alloc).
+func (Backend) Allocate(n int64) (unsafe.Pointer, error) { return Alloc(n) }
+
+// Free releases memory from Allocate (see Free).
+func (Backend) Free(p unsafe.Pointer) { Free(p) }
+
+// FreeFunc returns the C free function of this backend (see FreeFunc).
+func (Backend) FreeFunc() unsafe.Pointer { return FreeFunc() }
+
+// Copy copies n bytes with memmove (see Copy).
+func (Backend) Copy(dst, src unsafe.Pointer, n int64) error {
+	Copy(dst, src, n)
+	return nil
+}
+
+// Synchronize does nothing: CPU work is synchronous.
+func (Backend) Synchronize() error { return nil }
+
+// Alloc returns n bytes of C memory aligned to Alignment. n == 0 returns a
+// valid, unique pointer (one byte) that must be freed. It returns
+// backends.ErrInvalidSize for n < 0 and backends.ErrNoMemory when the
+// allocation fails. It does not allocate on the Go heap.
+func Alloc(n int64) (unsafe.Pointer, error) {
+	if n < 0 {
+		return nil, backends.ErrInvalidSize
+	}
+	if uint64(n) > math.MaxUint64>>1 {
+		return nil, backends.ErrNoMemory
+	}
+	p := C.gd_cpu_alloc(C.size_t(n), C.size_t(Alignment))
+	if p == nil {
+		return nil, backends.ErrNoMemory
+	}
+	return p, nil
+}
+
+// AllocZeroed is Alloc followed by zeroing the n bytes.
+func AllocZeroed(n int64) (unsafe.Pointer, error) {
+	if n < 0 {
+		return nil, backends.ErrInvalidSize
+	}
+	p := C.gd_cpu_alloc_zeroed(C.size_t(n), C.size_t(Alignment))
+	if p == nil {
+		return nil, backends.ErrNoMemory
+	}
+	return p, nil
+}
+
+// Free releases memory returned by Alloc or AllocZeroed. Free(nil) does
+// nothing.
+func Free(p unsafe.Pointer) { C.gd_cpu_free(p) }
+
+// FreeFunc returns the C function pointer void(*)(void*) that frees memory
+// from Alloc. core owners of kind OwnFree store it and call it from C on the
+// last reference, without the Go runtime.
+func FreeFunc() unsafe.Pointer { return C.gd_cpu_free_fn() }
+
+// Copy copies n bytes from src to dst with C memmove (the regions may
+// overlap). n <= 0 does nothing.
+func Copy(dst, src unsafe.Pointer, n int64) {
+	if n <= 0 {
+		return
+	}
+	C.gd_cpu_memmove(dst, src, C.size_t(n))
+}
+
+// Memset sets n bytes at dst to c. n <= 0 does nothing.
+func Memset(dst unsafe.Pointer, c byte, n int64) {
+	if n <= 0 {
+		return
+	}
+	C.gd_cpu_memset(dst, C.int(c), C.size_t(n))
+}

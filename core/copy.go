@@ -1,0 +1,440 @@
+package core
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/godlpack/godlpack/backends/cpu"
+)
+
+// Strided copy kernels.
+//
+// A copy is planned once: dimensions of length 1 are dropped, dimensions
+// where the destination stride is negative are flipped (both sides), the
+// dimensions are ordered by decreasing destination stride, and neighbours
+// that are contiguous with each other on both sides are merged. What is left
+// runs as
+//
+//   - one memmove when both sides are contiguous;
+//   - a cache-blocked 2-D transpose (32×32 tiles) over the two innermost
+//     dimensions when the source's fastest axis is not the destination's
+//     (a.T.copy(), C↔Fortran order, batched transposes);
+//   - otherwise an inner loop specialised for element sizes 1, 2, 4, 8 and
+//     16 bytes (a per-element memmove for other sizes) under an odometer over
+//     the outer dimensions.
+//
+// Copies of at least parallelMin bytes are split along the outermost
+// dimension across GOMAXPROCS goroutines, unless SetSerial(true) was called
+// (a forked child cannot start goroutines). Nothing is allocated on the Go
+// heap on the serial path.
+
+// parallelMin is the byte size from which kernels use several goroutines.
+const parallelMin = 4 << 20
+
+var serialOnly atomic.Bool
+
+// SetSerial forces every kernel (copy, fill) to run on the calling goroutine
+// when on is true. The Python skin sets it in a forked child, where starting
+// goroutines hangs the process; tests use it to cover the serial path.
+func SetSerial(on bool) { serialOnly.Store(on) }
+
+// Serial reports whether SetSerial(true) is in effect.
+func Serial() bool { return serialOnly.Load() }
+
+// plan is a copy or fill over at most MaxNdim dimensions, strides in bytes.
+type plan struct {
+	n      int
+	shape  [MaxNdim]int64
+	ds, ss [MaxNdim]int64
+	dp, sp unsafe.Pointer
+	k      int64
+	fill   bool // sp points to one element (the fill value)
+}
+
+// build fills p from element strides; dp and sp point to element 0 and size
+// must be > 0. srcStrides is ignored for a fill.
+func (p *plan) build(shape, dstStrides, srcStrides []int64) {
+	k := p.k
+	n := 0
+	for i, d := range shape {
+		if d == 1 {
+			continue
+		}
+		p.shape[n] = d
+		p.ds[n] = dstStrides[i] * k
+		if !p.fill {
+			p.ss[n] = srcStrides[i] * k
+		}
+		n++
+	}
+	// Flip dimensions with negative destination strides.
+	for i := 0; i < n; i++ {
+		if p.ds[i] < 0 {
+			p.dp = unsafe.Add(p.dp, (p.shape[i]-1)*p.ds[i])
+			p.ds[i] = -p.ds[i]
+			if !p.fill {
+				p.sp = unsafe.Add(p.sp, (p.shape[i]-1)*p.ss[i])
+				p.ss[i] = -p.ss[i]
+			}
+		}
+	}
+	// Order by decreasing destination stride (stable insertion sort; ties
+	// by decreasing |source stride|).
+	for i := 1; i < n; i++ {
+		for j := i; j > 0 && p.before(j, j-1); j-- {
+			p.shape[j], p.shape[j-1] = p.shape[j-1], p.shape[j]
+			p.ds[j], p.ds[j-1] = p.ds[j-1], p.ds[j]
+			p.ss[j], p.ss[j-1] = p.ss[j-1], p.ss[j]
+		}
+	}
+	// Merge neighbours contiguous on both sides.
+	m := 0
+	for i := 0; i < n; i++ {
+		if m > 0 && p.ds[m-1] == p.ds[i]*p.shape[i] && p.ss[m-1] == p.ss[i]*p.shape[i] {
+			p.shape[m-1] *= p.shape[i]
+			p.ds[m-1], p.ss[m-1] = p.ds[i], p.ss[i]
+			continue
+		}
+		p.shape[m], p.ds[m], p.ss[m] = p.shape[i], p.ds[i], p.ss[i]
+		m++
+	}
+	p.n = m
+}
+
+func (p *plan) before(a, b int) bool {
+	if p.ds[a] != p.ds[b] {
+		return p.ds[a] > p.ds[b]
+	}
+	return abs64(p.ss[a]) > abs64(p.ss[b])
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// run executes the plan, in parallel when large enough.
+func (p *plan) run(size int64) {
+	if p.n >= 1 && size*p.k >= parallelMin && !serialOnly.Load() {
+		w := int64(runtime.GOMAXPROCS(0))
+		if w > p.shape[0] {
+			w = p.shape[0]
+		}
+		if w > 1 {
+			p.runParallel(w)
+			return
+		}
+	}
+	p.exec()
+}
+
+func (p *plan) runParallel(w int64) {
+	var wg sync.WaitGroup
+	n0 := p.shape[0]
+	chunk := (n0 + w - 1) / w
+	var first plan
+	for start := int64(0); start < n0; start += chunk {
+		sub := *p
+		sub.shape[0] = min(chunk, n0-start)
+		sub.dp = unsafe.Add(p.dp, start*p.ds[0])
+		if !p.fill {
+			sub.sp = unsafe.Add(p.sp, start*p.ss[0])
+		}
+		if start == 0 {
+			first = sub
+			continue
+		}
+		wg.Add(1)
+		go func(s plan) {
+			defer wg.Done()
+			s.exec()
+		}(sub)
+	}
+	first.exec()
+	wg.Wait()
+}
+
+// exec runs the plan on the calling goroutine.
+func (p *plan) exec() {
+	n := p.n
+	if n == 0 {
+		p.body1(p.dp, p.sp, 1, 0, 0)
+		return
+	}
+	innerDims := 1
+	if !p.fill && n >= 2 && p.k <= 16 && p.k&(p.k-1) == 0 &&
+		abs64(p.ss[n-1]) > abs64(p.ss[n-2]) && p.shape[n-1] >= 8 && p.shape[n-2] >= 8 {
+		innerDims = 2
+	}
+	outer := n - innerDims
+	var idx [MaxNdim]int64
+	var doff, soff int64
+	for {
+		dp, sp := unsafe.Add(p.dp, doff), p.sp
+		if !p.fill {
+			sp = unsafe.Add(p.sp, soff)
+		}
+		if innerDims == 1 {
+			p.body1(dp, sp, p.shape[n-1], p.ds[n-1], p.ss[n-1])
+		} else {
+			p.body2(dp, sp, n)
+		}
+		j := outer - 1
+		for ; j >= 0; j-- {
+			idx[j]++
+			doff += p.ds[j]
+			soff += p.ss[j]
+			if idx[j] < p.shape[j] {
+				break
+			}
+			doff -= p.ds[j] * p.shape[j]
+			soff -= p.ss[j] * p.shape[j]
+			idx[j] = 0
+		}
+		if j < 0 {
+			return
+		}
+	}
+}
+
+// body1 copies (or fills) n elements with byte strides ds, ss.
+func (p *plan) body1(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	k := p.k
+	if p.fill {
+		fillInner(dp, sp, n, ds, k)
+		return
+	}
+	if ds == k && ss == k {
+		copy(unsafe.Slice((*byte)(dp), n*k), unsafe.Slice((*byte)(sp), n*k))
+		return
+	}
+	switch k {
+	case 1:
+		stridedCopy[uint8](dp, sp, n, ds, ss)
+	case 2:
+		stridedCopy[uint16](dp, sp, n, ds, ss)
+	case 4:
+		stridedCopy[uint32](dp, sp, n, ds, ss)
+	case 8:
+		stridedCopy[uint64](dp, sp, n, ds, ss)
+	case 16:
+		stridedCopy[[2]uint64](dp, sp, n, ds, ss)
+	default:
+		for i := int64(0); i < n; i++ {
+			copy(unsafe.Slice((*byte)(unsafe.Add(dp, i*ds)), k), unsafe.Slice((*byte)(unsafe.Add(sp, i*ss)), k))
+		}
+	}
+}
+
+// body2 is the blocked transpose over the two innermost dimensions.
+func (p *plan) body2(dp, sp unsafe.Pointer, n int) {
+	n0, n1 := p.shape[n-2], p.shape[n-1]
+	d0, d1, s0, s1 := p.ds[n-2], p.ds[n-1], p.ss[n-2], p.ss[n-1]
+	switch p.k {
+	case 1:
+		tileCopy[uint8](dp, sp, n0, n1, d0, d1, s0, s1)
+	case 2:
+		tileCopy[uint16](dp, sp, n0, n1, d0, d1, s0, s1)
+	case 4:
+		tileCopy[uint32](dp, sp, n0, n1, d0, d1, s0, s1)
+	case 8:
+		tileCopy[uint64](dp, sp, n0, n1, d0, d1, s0, s1)
+	default:
+		tileCopy[[2]uint64](dp, sp, n0, n1, d0, d1, s0, s1)
+	}
+}
+
+func stridedCopy[E any](dp, sp unsafe.Pointer, n, ds, ss int64) {
+	for i := int64(0); i < n; i++ {
+		*(*E)(unsafe.Add(dp, i*ds)) = *(*E)(unsafe.Add(sp, i*ss))
+	}
+}
+
+// tile is the edge of the square blocks of the transpose path (elements).
+const tile = 32
+
+func tileCopy[E any](dp, sp unsafe.Pointer, n0, n1, d0, d1, s0, s1 int64) {
+	for i0 := int64(0); i0 < n0; i0 += tile {
+		i1 := min(i0+tile, n0)
+		for j0 := int64(0); j0 < n1; j0 += tile {
+			j1 := min(j0+tile, n1)
+			for i := i0; i < i1; i++ {
+				dr, sr := unsafe.Add(dp, i*d0), unsafe.Add(sp, i*s0)
+				for j := j0; j < j1; j++ {
+					*(*E)(unsafe.Add(dr, j*d1)) = *(*E)(unsafe.Add(sr, j*s1))
+				}
+			}
+		}
+	}
+}
+
+// fillInner writes the k-byte element at vp to n elements at byte stride ds.
+func fillInner(dp, vp unsafe.Pointer, n, ds, k int64) {
+	if ds == k && n > 1 {
+		// Contiguous: write one element, then double the filled prefix.
+		buf := unsafe.Slice((*byte)(dp), n*k)
+		copy(buf[:k], unsafe.Slice((*byte)(vp), k))
+		for filled := k; filled < n*k; filled *= 2 {
+			copy(buf[filled:], buf[:filled])
+		}
+		return
+	}
+	switch k {
+	case 1:
+		stridedFill(dp, *(*uint8)(vp), n, ds)
+	case 2:
+		stridedFill(dp, *(*uint16)(vp), n, ds)
+	case 4:
+		stridedFill(dp, *(*uint32)(vp), n, ds)
+	case 8:
+		stridedFill(dp, *(*uint64)(vp), n, ds)
+	case 16:
+		stridedFill(dp, *(*[2]uint64)(vp), n, ds)
+	default:
+		v := unsafe.Slice((*byte)(vp), k)
+		for i := int64(0); i < n; i++ {
+			copy(unsafe.Slice((*byte)(unsafe.Add(dp, i*ds)), k), v)
+		}
+	}
+}
+
+func stridedFill[E any](dp unsafe.Pointer, v E, n, ds int64) {
+	for i := int64(0); i < n; i++ {
+		*(*E)(unsafe.Add(dp, i*ds)) = v
+	}
+}
+
+// CopyInto copies the elements of the array described by src, srcShape and
+// srcStrides into the one described by dst, dstShape and dstStrides. Shapes
+// and dtypes must be equal (no broadcasting, no casting); both devices must
+// be CPU-accessible. Overlapping source and destination are handled (through
+// a temporary C buffer when the layouts differ). It does not allocate on the
+// Go heap unless it runs in parallel (large copies) or fails.
+//
+// Errors: ErrReadOnly (dst read-only), ErrDType, ErrShape, ErrDevice,
+// ErrSubByteView, ErrNullData, ErrNoMemory (temporary buffer).
+func CopyInto(dst *Header, dstShape, dstStrides []int64, src *Header, srcShape, srcStrides []int64) error {
+	const where = "copy"
+	if dst.ReadOnly() {
+		return fmt.Errorf("%s: destination is read-only: %w", where, ErrReadOnly)
+	}
+	if dst.DType != src.DType {
+		return fmt.Errorf("%s: dtypes differ (%v into %v); godlpack does not cast: %w", where, src.DType, dst.DType, ErrDType)
+	}
+	if dst.DType.IsSubByte() {
+		return subByteErr(where, dst.DType)
+	}
+	k := dst.DType.ItemSize()
+	if k <= 0 {
+		return fmt.Errorf("%s: dtype %v has no byte size: %w", where, dst.DType, ErrDType)
+	}
+	nd := len(dstShape)
+	if len(srcShape) != nd || len(dstStrides) != nd || len(srcStrides) != nd || nd > MaxNdim {
+		return fmt.Errorf("%s: shapes %s and %s differ: %w", where, dimsString(srcShape), dimsString(dstShape), ErrShape)
+	}
+	for i := range dstShape {
+		if dstShape[i] != srcShape[i] {
+			return fmt.Errorf("%s: shapes %s and %s differ: %w", where, dimsString(srcShape), dimsString(dstShape), ErrShape)
+		}
+	}
+	if !cpuAccessible(dst.Device) || !cpuAccessible(src.Device) {
+		return fmt.Errorf("%s: %v to %v needs a device backend: %w", where, src.Device, dst.Device, ErrDevice)
+	}
+	size, err := shapeSize(where, dstShape)
+	if err != nil {
+		return err
+	}
+	if size == 0 {
+		return nil
+	}
+	if dst.Data == nil || src.Data == nil {
+		return fmt.Errorf("%s: %w", where, ErrNullData)
+	}
+	dp := unsafe.Add(dst.Data, dst.Offset*k)
+	sp := unsafe.Add(src.Data, src.Offset*k)
+
+	dlo, dhi := extent(dp, dstShape, dstStrides, k)
+	slo, shi := extent(sp, srcShape, srcStrides, k)
+	if dlo < shi && slo < dhi {
+		if dp == sp && sameStrides(dstShape, dstStrides, srcStrides) {
+			return nil
+		}
+		// Overlap with different layouts: go through a contiguous copy.
+		tmp, err := cpu.Alloc(size * k)
+		if err != nil {
+			return fmt.Errorf("%s: cannot allocate a %d-byte temporary: %w", where, size*k, ErrNoMemory)
+		}
+		defer cpu.Free(tmp)
+		var cs [MaxNdim]int64
+		cStrides(dstShape, cs[:nd])
+		copyRaw(tmp, cs[:nd], sp, srcStrides, dstShape, k, size)
+		copyRaw(dp, dstStrides, tmp, cs[:nd], dstShape, k, size)
+		return nil
+	}
+	copyRaw(dp, dstStrides, sp, srcStrides, dstShape, k, size)
+	return nil
+}
+
+// copyRaw copies size > 0 elements of k bytes; dp and sp address element 0.
+func copyRaw(dp unsafe.Pointer, dstStrides []int64, sp unsafe.Pointer, srcStrides []int64, shape []int64, k, size int64) {
+	var p plan
+	p.k, p.dp, p.sp = k, dp, sp
+	p.build(shape, dstStrides, srcStrides)
+	p.run(size)
+}
+
+// extent returns the byte range [lo, hi) touched by a non-empty array whose
+// element 0 is at p.
+func extent(p unsafe.Pointer, shape, strides []int64, k int64) (uintptr, uintptr) {
+	var lo, hi int64
+	for i, d := range shape {
+		s := (d - 1) * strides[i] * k
+		if s < 0 {
+			lo += s
+		} else {
+			hi += s
+		}
+	}
+	base := uintptr(p)
+	return base + uintptr(lo), base + uintptr(hi+k)
+}
+
+func sameStrides(shape, a, b []int64) bool {
+	for i := range shape {
+		if shape[i] != 1 && a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Copy returns a C-contiguous deep copy of a on the CPU (writable even when
+// a is read-only). Errors: ErrReleased, ErrSubByteView, ErrDevice,
+// ErrNoMemory.
+func (a *Array) Copy() (*Array, error) {
+	const where = "Copy()"
+	h, err := a.acquire(where) // the source stays alive during the copy
+	if err != nil {
+		return nil, err
+	}
+	defer h.Owner.Release()
+	if h.DType.IsSubByte() {
+		return nil, subByteErr(where, h.DType)
+	}
+	nd := len(a.shape)
+	var st [MaxNdim]int64
+	var out Header
+	if err := allocContiguous(where, h.DType, a.shape, &out, st[:nd], false, false); err != nil {
+		return nil, err
+	}
+	if err := CopyInto(&out, a.shape, st[:nd], &h, a.shape, a.strides); err != nil {
+		out.Owner.Release()
+		return nil, err
+	}
+	return newOwnedArray(out, a.shape, st[:nd]), nil
+}

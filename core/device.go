@@ -1,0 +1,163 @@
+package core
+
+import (
+	"strconv"
+	"strings"
+)
+
+// deviceNames holds, per DLDeviceType, the enum name and the short name used
+// by Device.String and ParseDevice. Numbers 0, 5 and 6 are not device types.
+// Keep in sync with the KDL* constants in abi.go.
+var deviceNames = [...]struct{ enum, short string }{
+	KDLCPU:         {"kDLCPU", "cpu"},
+	KDLCUDA:        {"kDLCUDA", "cuda"},
+	KDLCUDAHost:    {"kDLCUDAHost", "cuda_host"},
+	KDLOpenCL:      {"kDLOpenCL", "opencl"},
+	KDLVulkan:      {"kDLVulkan", "vulkan"},
+	KDLMetal:       {"kDLMetal", "metal"},
+	KDLVPI:         {"kDLVPI", "vpi"},
+	KDLROCM:        {"kDLROCM", "rocm"},
+	KDLROCMHost:    {"kDLROCMHost", "rocm_host"},
+	KDLExtDev:      {"kDLExtDev", "ext_dev"},
+	KDLCUDAManaged: {"kDLCUDAManaged", "cuda_managed"},
+	KDLOneAPI:      {"kDLOneAPI", "oneapi"},
+	KDLWebGPU:      {"kDLWebGPU", "webgpu"},
+	KDLHexagon:     {"kDLHexagon", "hexagon"},
+	KDLMAIA:        {"kDLMAIA", "maia"},
+	KDLTrn:         {"kDLTrn", "trn"},
+}
+
+// DeviceTypes lists every device type DLPack 1.3 defines, in numeric order.
+// Do not modify.
+var DeviceTypes = []DeviceType{
+	KDLCPU, KDLCUDA, KDLCUDAHost, KDLOpenCL, KDLVulkan, KDLMetal, KDLVPI,
+	KDLROCM, KDLROCMHost, KDLExtDev, KDLCUDAManaged, KDLOneAPI, KDLWebGPU,
+	KDLHexagon, KDLMAIA, KDLTrn,
+}
+
+// KnownDeviceType reports whether t is a device type DLPack 1.3 defines
+// (1..4 and 7..18).
+func KnownDeviceType(t DeviceType) bool {
+	return t >= 0 && int(t) < len(deviceNames) && deviceNames[t].enum != ""
+}
+
+// CPUAccessible reports whether memory of device type t can be read and
+// written by the CPU: kDLCPU, kDLCUDAHost, kDLROCMHost and kDLCUDAManaged.
+// godlpack can copy such memory to kDLCPU with its cpu backend.
+func CPUAccessible(t DeviceType) bool {
+	switch t {
+	case KDLCPU, KDLCUDAHost, KDLROCMHost, KDLCUDAManaged:
+		return true
+	}
+	return false
+}
+
+// needsZeroID reports whether the device id must be 0 (S8).
+func needsZeroID(t DeviceType) bool {
+	return t == KDLCPU || t == KDLCUDAHost || t == KDLCUDAManaged
+}
+
+// String returns the DLDeviceType enum name, e.g. "kDLCPU", or
+// "DeviceType(N)" for numbers DLPack does not define.
+func (t DeviceType) String() string {
+	if KnownDeviceType(t) {
+		return deviceNames[t].enum
+	}
+	return "DeviceType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// ShortName returns the lower-case name used in device strings ("cpu",
+// "cuda", "cuda_host", "opencl", "vulkan", "metal", "vpi", "rocm",
+// "rocm_host", "ext_dev", "cuda_managed", "oneapi", "webgpu", "hexagon",
+// "maia", "trn"), or "" for numbers DLPack does not define.
+func (t DeviceType) ShortName() string {
+	if KnownDeviceType(t) {
+		return deviceNames[t].short
+	}
+	return ""
+}
+
+// String returns "name:id", e.g. "cpu:0" or "cuda:1". Unknown device types
+// are written "DeviceType(N):id", which ParseDevice does not accept.
+func (d Device) String() string {
+	name := d.Type.ShortName()
+	if name == "" {
+		name = d.Type.String()
+	}
+	return name + ":" + strconv.Itoa(int(d.ID))
+}
+
+// Tuple returns the device as Python writes __dlpack_device__(), e.g.
+// "(1, 0)". Used in error messages.
+func (d Device) Tuple() string {
+	return "(" + strconv.Itoa(int(d.Type)) + ", " + strconv.Itoa(int(d.ID)) + ")"
+}
+
+// ParseDevice parses "name" or "name:id": name is a short name ("cpu",
+// "cuda", "oneapi", ...; see DeviceType.ShortName) or an enum name
+// ("kDLCUDA"), id a non-negative decimal int32 (default 0). No spaces. The
+// ids of cpu, cuda_host and cuda_managed must be 0 (DLPack S8). Errors wrap
+// ErrDevice as a ValueError.
+func ParseDevice(s string) (Device, error) {
+	name, idText, hasID := strings.Cut(s, ":")
+	t, ok := deviceTypeByName(name)
+	if !ok {
+		return Device{}, WithClass(ClassValue,
+			"unknown device "+strconv.Quote(s)+"; use \"cpu\", \"cuda:N\" or another DLPack device name such as \"oneapi:0\"",
+			ErrDevice)
+	}
+	var id int64
+	if hasID {
+		var err error
+		id, err = strconv.ParseInt(idText, 10, 32)
+		if err != nil || !allDigits(idText) {
+			return Device{}, WithClass(ClassValue,
+				"invalid device id in "+strconv.Quote(s)+"; use a non-negative integer, e.g. \""+t.ShortName()+":0\"",
+				ErrDevice)
+		}
+	}
+	if id != 0 && needsZeroID(t) {
+		return Device{}, WithClass(ClassValue,
+			"device "+strconv.Quote(s)+": the id of "+t.ShortName()+" memory must be 0; use \""+t.ShortName()+"\"",
+			ErrDevice)
+	}
+	return Device{Type: t, ID: int32(id)}, nil
+}
+
+func deviceTypeByName(name string) (DeviceType, bool) {
+	if name == "" {
+		return 0, false
+	}
+	for _, t := range DeviceTypes {
+		if deviceNames[t].short == name || deviceNames[t].enum == name {
+			return t, true
+		}
+	}
+	return 0, false
+}
+
+// ValidateDevice checks an imported device (S8): the type must be one
+// DLPack 1.3 defines, the id non-negative, and 0 for kDLCPU, kDLCUDAHost and
+// kDLCUDAManaged. Errors wrap ErrDevice (BufferError); callers add the entry
+// point. It does not allocate when d is valid.
+func ValidateDevice(d Device) error {
+	if !KnownDeviceType(d.Type) {
+		return errorf(ErrDevice, "unsupported device type %d", int(d.Type))
+	}
+	if d.ID < 0 || (d.ID != 0 && needsZeroID(d.Type)) {
+		return errorf(ErrDevice, "invalid device id %d for %s", int(d.ID), d.Type)
+	}
+	return nil
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,100 @@
+// Package core is godlpack's pure-Go model of DLPack 1.3: the ABI structs,
+// data types and devices, validation and import of foreign tensors, export,
+// the negotiation rules of __dlpack__ and from_dlpack, the Array type with
+// views and copy kernels, and the sentinel errors. It knows nothing about
+// Python: the CPython skin in pyext calls it once per operation and maps its
+// errors to exceptions.
+//
+// # Files
+//
+// One concern per file:
+//
+//	abi.go, abi_check.go  DLPack structs and enums (Version, Device, DataType,
+//	                      DLTensor, DLManagedTensor[Versioned], Flag* bits);
+//	                      build-time check that they match dlpack.h
+//	constants.go          capsule names, DLPackVersion (1.3), MaxNdim, Alignment
+//	dtype.go              predefined DataTypes, names, ParseDataType, sizes,
+//	                      ValidateDataType
+//	device.go             device type names, ParseDevice, CPUAccessible,
+//	                      ValidateDevice
+//	negotiate.go          PlanExport (rules P1–P5) and PlanImport (C5–C7)
+//	errors.go             Class, sentinel errors, ClassOf, WithClass
+//	header.go, owner.go   Header (the fixed part of an array) and Owner (the
+//	                      refcounted C owner of the memory)
+//	validate.go, import.go, export.go
+//	                      DescribeVersioned/Legacy, ImportVersioned/Legacy,
+//	                      ExportVersioned/Legacy
+//	array.go, view.go, desc.go, typed.go, iter.go, copy.go, fill.go
+//	                      Array, Empty/Zeros, views (Index, Slice, Transpose,
+//	                      Reshape), zero-allocation descriptor kernels
+//	                      (ApplyIndex, ReshapeDesc, CopyInto, Fill, Sum), typed
+//	                      access and iteration
+//
+// # Data types and devices
+//
+// DataType is DLDataType {Code, Bits, Lanes}. Every scalar type of DLPack 1.3
+// has a predefined value (Float32, BFloat16, Complex128, Bool,
+// Float8E4M3FN, Float6E2M3FN, Float4E2M1FN, ...) whose String is the numpy /
+// ml_dtypes name ("float32", "float8_e4m3fn"); ParseDataType is its inverse
+// (plus "bool_" and numpy codes such as "f4"). Vector types (Lanes != 1) and
+// opaque handles are refused. Float6 and float4 types are sub-byte: packed
+// (ItemSize 0, PackedBytes gives the storage) unless the producer sets
+// FlagIsSubbyteTypePadded, in which case each element fills one byte
+// (StorageItemSize). Packed sub-byte arrays are only exchanged whole
+// (C-contiguous, offset 0); views and copies of them fail with
+// ErrSubByteView.
+//
+// Device is DLDevice {Type, ID}; String gives "cpu:0", "cuda:1", and
+// ParseDevice reads the same forms. Memory of kDLCPU, kDLCUDAHost,
+// kDLROCMHost and kDLCUDAManaged is CPU-accessible; godlpack's cpu backend
+// can copy it to kDLCPU. No other device is reachable yet.
+//
+// # Negotiation
+//
+// PlanExport turns the keywords of __dlpack__ (stream, max_version,
+// dl_device, copy) into an ExportPlan: versioned or legacy, copy or view,
+// target device, extra flags. PlanImport decides what from_dlpack must still
+// do once it holds the producer's tensor (copy, or refuse). Both are plain
+// functions without side effects that allocate nothing on success; the
+// caller carries the plan out with ExportVersioned/ExportLegacy, Copy, and
+// so on.
+//
+// # Ownership and lifetime
+//
+// Tensor memory is always C memory, never the Go heap, so that Python,
+// foreign libraries and forked children may hold it. Each buffer belongs to
+// an Owner, a reference-counted C struct (gd_owner) that frees our buffer or
+// calls a foreign deleter when its last reference goes; releasing never needs
+// the Go runtime, so it is safe from any thread and during interpreter
+// shutdown.
+//
+//   - An Array (and every view of it) holds one reference to its Owner.
+//     Array.Release drops it and is idempotent; the last view to go releases
+//     the memory. A cleanup attached by the runtime is only a safety net:
+//     call Release.
+//   - NewArray retains the header's owner: the caller keeps its own reference.
+//   - Importing takes ownership of a foreign managed tensor: from then on its
+//     deleter is called exactly once, when the last Array over it is released.
+//     If ImportVersioned or ImportLegacy fails, the deleter has already been
+//     called exactly once. DescribeVersioned/Legacy only read the tensor and
+//     never call its deleter: the Python skin decides, by renaming the
+//     capsule, who owns it (dlpack-rules C3, C4).
+//   - Exporting allocates one C block holding the managed struct, shape and
+//     strides, retains the owner and stores it in manager_ctx; the exported
+//     deleter drops that reference and frees the block. The consumer calls it
+//     exactly once, or the capsule destructor does if the capsule is never
+//     consumed.
+//   - Data pointers obtained from an Array are valid only while the Array (or
+//     another reference to its owner) is alive.
+//
+// # Errors
+//
+// Every error wraps exactly one sentinel (ErrDType, ErrCopyNeeded, ...), so
+// errors.Is works, and ClassOf gives the Python exception class: BufferError
+// when a tensor cannot be exported or imported as asked, TypeError and
+// ValueError for bad arguments, IndexError, MemoryError, RuntimeError for
+// internal failures. Messages start with the entry point and end with the way
+// out, e.g.
+//
+//	__dlpack__(): copy=False but dl_device=(1, 0) needs a copy; pass copy=None or True
+package core

@@ -1,0 +1,173 @@
+package core
+
+/*
+#include <stdlib.h>
+#include "godlpack.h"
+
+// Plain malloc: cgo's C.malloc never returns NULL (it aborts instead), and
+// export must report ErrNoMemory.
+static void *gd_export_malloc(size_t n) { return malloc(n); }
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// ExportVersioned exports h (with its shape and strides) as a
+// DLManagedTensorVersioned in C memory. The caller owns the result: hand it
+// to a consumer (a capsule) or call its deleter.
+//
+// Export rules (dlpack-rules.md S3-S5, P2). ExportVersioned and ExportLegacy
+// share one path and produce:
+//
+//   - one C allocation holding the managed struct, then shape[ndim], then
+//     strides[ndim] (for ndim == 0 one int64 each, so that shape and strides
+//     are never NULL); the deleter frees it with one free();
+//   - strides always filled, copied verbatim (never normalised);
+//   - byte_offset 0 and data at the first element: Data + Offset*itemsize. A
+//     tensor with no element carries a NULL data pointer (S5 says it should;
+//     numpy and torch accept NULL for zero-size tensors);
+//   - manager_ctx = the header's owner, retained once; the deleter
+//     (gd_export_deleter_*, pure C, any thread) releases that reference;
+//   - versioned: version (1, 3); flags READ_ONLY when the header is read-only,
+//     IS_SUBBYTE_TYPE_PADDED when its sub-byte data is padded, plus
+//     extraFlags (e.g. FlagIsCopied; a padded bit in extraFlags is ignored).
+//
+// Refusals: a released header (nil Owner) → ErrReleased; ndim outside
+// 0..MaxNdim or shape/strides shorter than ndim → ErrNdim; packed sub-byte
+// data with Offset != 0 or not C-contiguous → ErrSubByteView; legacy export
+// of a read-only header → ErrReadOnlyLegacy (P2) and of padded sub-byte data
+// → ErrSubByte (legacy cannot say so). ErrNoMemory if malloc fails.
+// Nothing is allocated on the Go heap on success.
+func ExportVersioned(h *Header, shape, strides []int64, extraFlags uint64) (*DLManagedTensorVersioned, error) {
+	p, err := exportTensor(h, shape, strides, true)
+	if err != nil {
+		return nil, err
+	}
+	m := (*DLManagedTensorVersioned)(p)
+	m.Version = DLPackVersion
+	m.ManagerCtx = unsafe.Pointer(h.Owner)
+	m.Deleter = unsafe.Pointer(C.gd_export_deleter_versioned)
+	flags := extraFlags &^ FlagIsSubbyteTypePadded
+	if h.Flags&HeaderReadOnly != 0 {
+		flags |= FlagReadOnly
+	}
+	if h.Flags&HeaderSubBytePadded != 0 && h.DType.IsSubByte() {
+		flags |= FlagIsSubbyteTypePadded
+	}
+	m.Flags = flags
+	h.Owner.Retain()
+	return m, nil
+}
+
+// ExportLegacy exports h as a legacy DLManagedTensor in C memory. A read-only
+// header cannot be exported this way (ErrReadOnlyLegacy): legacy tensors
+// cannot carry READ_ONLY.
+func ExportLegacy(h *Header, shape, strides []int64) (*DLManagedTensor, error) {
+	if h != nil && h.Owner != nil {
+		if h.Flags&HeaderReadOnly != 0 {
+			return nil, fmt.Errorf("%w; export with max_version=(1, 0) or newer, or make a writable copy", ErrReadOnlyLegacy)
+		}
+		if h.Flags&HeaderSubBytePadded != 0 && h.DType.IsSubByte() {
+			return nil, fmt.Errorf("%w: padded sub-byte data needs a versioned export (max_version=(1, 1) or newer)", ErrSubByte)
+		}
+	}
+	p, err := exportTensor(h, shape, strides, false)
+	if err != nil {
+		return nil, err
+	}
+	m := (*DLManagedTensor)(p)
+	m.ManagerCtx = unsafe.Pointer(h.Owner)
+	m.Deleter = unsafe.Pointer(C.gd_export_deleter_legacy)
+	h.Owner.Retain()
+	return m, nil
+}
+
+// ExportVersioned exports the array; see the package-level ExportVersioned.
+// A released array gives ErrReleased. Safe against a concurrent Release.
+func (a *Array) ExportVersioned(extraFlags uint64) (*DLManagedTensorVersioned, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return ExportVersioned(&a.hdr, a.shape, a.strides, extraFlags)
+}
+
+// ExportLegacy exports the array; see the package-level ExportLegacy.
+func (a *Array) ExportLegacy() (*DLManagedTensor, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return ExportLegacy(&a.hdr, a.shape, a.strides)
+}
+
+const (
+	sizeofVersioned = unsafe.Sizeof(DLManagedTensorVersioned{})
+	sizeofLegacy    = unsafe.Sizeof(DLManagedTensor{})
+	offsetTensorV   = unsafe.Offsetof(DLManagedTensorVersioned{}.DLTensor)
+)
+
+// exportTensor checks h, allocates struct+shape+strides and fills the
+// DLTensor part. The caller fills the rest and retains the owner.
+func exportTensor(h *Header, shape, strides []int64, versioned bool) (unsafe.Pointer, error) {
+	if h == nil || h.Owner == nil {
+		return nil, fmt.Errorf("%w; cannot export it", ErrReleased)
+	}
+	ndim := h.Ndim
+	if ndim < 0 || ndim > MaxNdim {
+		return nil, fmt.Errorf("%w: ndim is %d", ErrNdim, ndim)
+	}
+	n := int(ndim)
+	if n > len(shape) || n > len(strides) {
+		return nil, fmt.Errorf("%w: header has ndim %d but %d shape and %d strides entries",
+			ErrNdim, n, len(shape), len(strides))
+	}
+	size := int64(1)
+	for _, d := range shape[:n] {
+		size *= d // shapes of live arrays fit int64 and are non-negative
+	}
+	dt := h.DType
+	itemsize := dt.ItemSize()
+	if dt.IsSubByte() {
+		if h.Flags&HeaderSubBytePadded != 0 {
+			itemsize = 1
+		} else if h.Offset != 0 || !isCContiguous(shape[:n], strides[:n]) {
+			return nil, fmt.Errorf("%w: only a whole C-contiguous packed sub-byte array can be exported; export the array it was taken from",
+				ErrSubByteView)
+		}
+	}
+
+	head := sizeofLegacy
+	if versioned {
+		head = sizeofVersioned
+	}
+	dims := uintptr(max(n, 1)) * 8
+	p := C.gd_export_malloc(C.size_t(head + 2*dims))
+	if p == nil {
+		return nil, fmt.Errorf("%w: exporting a DLPack tensor", ErrNoMemory)
+	}
+	t := (*DLTensor)(p) // legacy: dl_tensor is the first field
+	if versioned {
+		t = (*DLTensor)(unsafe.Add(p, offsetTensorV))
+	}
+	sh := (*int64)(unsafe.Add(p, head))
+	st := (*int64)(unsafe.Add(p, head+dims))
+	copy(unsafe.Slice(sh, n), shape[:n])
+	copy(unsafe.Slice(st, n), strides[:n])
+	if n == 0 {
+		*sh, *st = 1, 1
+	}
+	var data unsafe.Pointer
+	if size != 0 && h.Data != nil {
+		data = unsafe.Add(h.Data, h.Offset*itemsize)
+	}
+	*t = DLTensor{
+		Data:       data,
+		Device:     h.Device,
+		Ndim:       ndim,
+		DType:      dt,
+		Shape:      sh,
+		Strides:    st,
+		ByteOffset: 0,
+	}
+	return p, nil
+}

@@ -1,0 +1,241 @@
+package core
+
+import "strconv"
+
+// CopyMode is the copy keyword of __dlpack__ and from_dlpack.
+type CopyMode int8
+
+// Copy modes.
+const (
+	CopyIfNeeded CopyMode = 0 // copy=None: copy only when the device needs it
+	CopyAlways   CopyMode = 1 // copy=True: always copy
+	CopyNever    CopyMode = 2 // copy=False: never copy; BufferError if needed
+)
+
+// String returns the Python spelling of the mode: "None", "True", "False".
+func (c CopyMode) String() string {
+	switch c {
+	case CopyIfNeeded:
+		return "None"
+	case CopyAlways:
+		return "True"
+	case CopyNever:
+		return "False"
+	}
+	return "CopyMode(" + strconv.Itoa(int(c)) + ")"
+}
+
+// StreamNoSync is the stream value -1: the consumer asks for no
+// synchronization.
+const StreamNoSync int64 = -1
+
+// ExportRequest holds the keywords of __dlpack__(*, stream, max_version,
+// dl_device, copy), already converted from Python. HasX false means the
+// keyword was absent or None.
+type ExportRequest struct {
+	MaxVersion    Version
+	HasMaxVersion bool
+	DLDevice      Device
+	HasDLDevice   bool
+	Copy          CopyMode
+	Stream        int64
+	HasStream     bool
+}
+
+// ExportPlan says how to answer __dlpack__.
+type ExportPlan struct {
+	// Versioned: produce a "dltensor_versioned" capsule at Version, else a
+	// legacy "dltensor" capsule.
+	Versioned bool
+	// Version is DLPackVersion when Versioned, else zero.
+	Version Version
+	// Copy: export a fresh copy on Target instead of a view of the array.
+	Copy bool
+	// Target is the device of the exported tensor.
+	Target Device
+	// ExtraFlags are the flags to add to a versioned export
+	// (FlagIsCopied when Copy); always 0 for legacy exports.
+	ExtraFlags uint64
+}
+
+// CanCopy reports whether godlpack can produce a copy on device dst of memory
+// that lives on src. With the cpu backend only: dst must be kDLCPU:0 and src
+// CPU-accessible (kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged). The CUDA
+// backend will add CPU↔CUDA. Exporting a CPU array to a host kind
+// (dl_device=(kDLCUDAHost, 0)) is refused: plain CPU memory is not pinned
+// memory and must not be labelled as such.
+func CanCopy(src, dst Device) bool {
+	return dst == CPU && CPUAccessible(src.Type) && KnownDeviceType(src.Type)
+}
+
+// streamOK reports whether stream is acceptable for a tensor on device t
+// (dlpack-rules P5). godlpack never enqueues device work, so an accepted
+// stream never needs synchronization: there is no pending work to wait on.
+//
+//	CUDA, CUDA managed: -1, 1 (legacy default), 2 (per-thread default), > 2
+//	                    (a handle); 0 is ambiguous and refused.
+//	ROCm:               -1, 0 (default), > 2 (a handle); 1 and 2 refused.
+//	anything else (CPU and host kinds included): -1 only.
+func streamOK(t DeviceType, stream int64) bool {
+	if stream == StreamNoSync {
+		return true
+	}
+	switch t {
+	case KDLCUDA, KDLCUDAManaged:
+		return stream >= 1
+	case KDLROCM:
+		return stream == 0 || stream > 2
+	}
+	return false
+}
+
+// PlanExport decides how __dlpack__ answers a request for an array on device
+// src (dlpack-rules P1–P5). Checks run in this order; the first failure is
+// returned:
+//
+//  1. copy must be a CopyMode, else ErrCopyArg (ValueError).
+//  2. P1: max_version absent or major < 1 → legacy; major ≥ 1 → versioned at
+//     DLPackVersion (1.3), whatever the minor or a larger major.
+//  3. P2: a read-only array is never exported as legacy, not even as a copy
+//     → ErrReadOnlyLegacy (BufferError).
+//  4. P3: dl_device absent or equal to src → no copy needed; otherwise a
+//     device CanCopy reaches → copy needed; otherwise ErrDevice (BufferError).
+//  5. P4: copy=True → copy (IS_COPIED); copy=False with a copy needed →
+//     ErrCopyNeeded (BufferError); copy=None → copy only when needed.
+//  6. P5: a present stream must suit the target device (see streamOK; on
+//     CPU only -1), else ErrStream (BufferError).
+//
+// Messages start with "__dlpack__(): " and end with the way out. PlanExport
+// does not allocate when it succeeds.
+func PlanExport(src Device, readOnly bool, req ExportRequest) (ExportPlan, error) {
+	var p ExportPlan
+	if req.Copy != CopyIfNeeded && req.Copy != CopyAlways && req.Copy != CopyNever {
+		return p, errorf(ErrCopyArg, "__dlpack__(): invalid copy mode %d; pass copy=None, True or False", int(req.Copy))
+	}
+	p.Versioned = req.HasMaxVersion && req.MaxVersion.Major >= 1
+	if readOnly && !p.Versioned {
+		if req.HasMaxVersion {
+			return ExportPlan{}, errorf(ErrReadOnlyLegacy,
+				"__dlpack__(): a read-only array cannot be exported as a legacy capsule (max_version=(%d, %d)); pass max_version=(1, 0) or newer",
+				req.MaxVersion.Major, req.MaxVersion.Minor)
+		}
+		return ExportPlan{}, errorf(ErrReadOnlyLegacy,
+			"__dlpack__(): a read-only array cannot be exported as a legacy capsule (max_version=None); pass max_version=(1, 0) or newer")
+	}
+	if p.Versioned {
+		p.Version = DLPackVersion
+	}
+	p.Target = src
+	needCopy := false
+	if req.HasDLDevice && req.DLDevice != src {
+		if !CanCopy(src, req.DLDevice) {
+			return ExportPlan{}, errorf(ErrDevice,
+				"__dlpack__(): dl_device=%s cannot be reached from an array on %s; pass dl_device=None or %s",
+				req.DLDevice.Tuple(), src, src.Tuple())
+		}
+		needCopy = true
+		p.Target = req.DLDevice
+	}
+	switch req.Copy {
+	case CopyAlways:
+		p.Copy = true
+	case CopyNever:
+		if needCopy {
+			return ExportPlan{}, errorf(ErrCopyNeeded,
+				"__dlpack__(): copy=False but dl_device=%s needs a copy; pass copy=None or True",
+				req.DLDevice.Tuple())
+		}
+	default:
+		p.Copy = needCopy
+	}
+	if req.HasStream && !streamOK(p.Target.Type, req.Stream) {
+		return ExportPlan{}, streamErr(p.Target.Type, req.Stream)
+	}
+	if p.Copy && p.Versioned {
+		p.ExtraFlags = FlagIsCopied
+	}
+	return p, nil
+}
+
+func streamErr(t DeviceType, stream int64) error {
+	switch t {
+	case KDLCUDA, KDLCUDAManaged:
+		if stream == 0 {
+			return errorf(ErrStream,
+				"__dlpack__(): stream=0 is ambiguous for a %s tensor; pass stream=1 (legacy default), 2 (per-thread default), a stream handle or -1", t)
+		}
+		return errorf(ErrStream,
+			"__dlpack__(): stream=%d is not a valid stream for a %s tensor; pass stream=None, -1, 1, 2 or a stream handle", stream, t)
+	case KDLROCM:
+		return errorf(ErrStream,
+			"__dlpack__(): stream=%d is not a valid stream for a %s tensor; pass stream=None, -1, 0 or a stream handle", stream, t)
+	}
+	return errorf(ErrStream,
+		"__dlpack__(): stream=%d is not supported for a %s tensor; pass stream=None or -1", stream, t)
+}
+
+// ImportRequest holds the keywords of from_dlpack(x, /, *, device, copy).
+type ImportRequest struct {
+	Device    Device
+	HasDevice bool // device keyword given (not None)
+	Copy      CopyMode
+	// Negotiated: the producer accepted the dl_device and copy keywords
+	// (a versioned-era __dlpack__ that did not raise TypeError for them).
+	// False for raw capsules and for old producers retried without them.
+	Negotiated bool
+}
+
+// ImportPlan says what from_dlpack must do after taking the tensor.
+type ImportPlan struct {
+	// Copy: copy the imported tensor to Device before returning it.
+	Copy bool
+	// Device is the device of the array from_dlpack returns.
+	Device Device
+}
+
+// PlanImport decides, once the tensor is taken, what from_dlpack must still
+// do itself (dlpack-rules C1, C5–C7). got is the imported tensor's device,
+// flags its DLManagedTensorVersioned flags (0 for legacy). Checks, in order:
+//
+//  1. copy must be a CopyMode, else ErrCopyArg (ValueError).
+//  2. device absent or equal to got → no copy needed; otherwise a device
+//     CanCopy reaches from got → copy needed; otherwise ErrDevice
+//     (BufferError).
+//  3. copy=False with a copy needed → ErrCopyNeeded (BufferError; the
+//     standard hesitates between ValueError and BufferError).
+//  4. copy=True: copy, unless the producer was negotiated with and already
+//     copied (FlagIsCopied set). Without negotiation IS_COPIED is not
+//     trusted: the producer never saw copy=True.
+//
+// A producer that copied although asked copy=False is not an error: the
+// result is still a valid array. Messages start with "from_dlpack(): " and
+// end with the way out. PlanImport does not allocate when it succeeds.
+func PlanImport(got Device, flags uint64, req ImportRequest) (ImportPlan, error) {
+	if req.Copy != CopyIfNeeded && req.Copy != CopyAlways && req.Copy != CopyNever {
+		return ImportPlan{}, errorf(ErrCopyArg, "from_dlpack(): invalid copy mode %d; pass copy=None, True or False", int(req.Copy))
+	}
+	p := ImportPlan{Device: got}
+	needCopy := false
+	if req.HasDevice && req.Device != got {
+		if !CanCopy(got, req.Device) {
+			return ImportPlan{}, errorf(ErrDevice,
+				"from_dlpack(): device=%s cannot be reached from a tensor on %s; pass device=None or %q",
+				req.Device, got, got.String())
+		}
+		needCopy = true
+		p.Device = req.Device
+	}
+	switch req.Copy {
+	case CopyNever:
+		if needCopy {
+			return ImportPlan{}, errorf(ErrCopyNeeded,
+				"from_dlpack(): copy=False but device=%s needs a copy of a tensor on %s; pass copy=None or True",
+				req.Device, got)
+		}
+	case CopyAlways:
+		p.Copy = needCopy || !(req.Negotiated && flags&FlagIsCopied != 0)
+	default:
+		p.Copy = needCopy
+	}
+	return p, nil
+}
