@@ -135,12 +135,12 @@ static PyObject *gd_get_size(PyObject *self, void *c) {
   return PyLong_FromLongLong(gd_size_of(a->h.ndim, GD_SHAPE(a)));
 }
 static PyObject *gd_get_itemsize(PyObject *self, void *c) {
-  return PyLong_FromLongLong(gd_itemsize(((gd_array *)self)->h.dtype));
+  return PyLong_FromLongLong(gd_array_itemsize(&((gd_array *)self)->h));
 }
 static PyObject *gd_get_nbytes(PyObject *self, void *c) {
   gd_array *a = (gd_array *)self;
   int64_t n = gd_size_of(a->h.ndim, GD_SHAPE(a));
-  int64_t is = gd_itemsize(a->h.dtype);
+  int64_t is = gd_array_itemsize(&a->h);
   if (is == 0) { /* packed sub-byte: ceil(n*bits/8) */
     int64_t bits = (int64_t)a->h.dtype.bits * a->h.dtype.lanes;
     return PyLong_FromLongLong((n / 8) * bits + ((n % 8) * bits + 7) / 8);
@@ -166,7 +166,7 @@ static PyGetSetDef gd_array_getset[] = {
     {"strides", gd_get_strides, NULL, "Tuple of strides in ELEMENTS (DLPack convention); may be negative.", NULL},
     {"ndim", gd_get_ndim, NULL, "Number of dimensions.", NULL},
     {"size", gd_get_size, NULL, "Number of elements.", NULL},
-    {"itemsize", gd_get_itemsize, NULL, "Bytes per element (0 for packed sub-byte dtypes).", NULL},
+    {"itemsize", gd_get_itemsize, NULL, "Bytes per element (0 for packed sub-byte dtypes, 1 for padded ones).", NULL},
     {"nbytes", gd_get_nbytes, NULL, "Bytes spanned by the elements (size * itemsize).", NULL},
     {"dtype", gd_get_dtype, NULL, "The element type, a godlpack.DType.", NULL},
     {"device", gd_get_device, NULL, "The device holding the memory, a godlpack.Device.", NULL},

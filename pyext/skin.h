@@ -106,6 +106,12 @@ static inline int64_t gd_itemsize(DLDataType dt) {
 #define GD_NOGIL_END() \
   if (_gd_ts != NULL) PyEval_RestoreThread(_gd_ts)
 
+/* Bytes per element of an array: padded sub-byte data fills one byte each. */
+static inline int64_t gd_array_itemsize(const gd_header *h) {
+  if ((h->flags & GD_FLAG_SUBBYTE_PADDED) && (int64_t)h->dtype.bits * h->dtype.lanes < 8) return 1;
+  return gd_itemsize(h->dtype);
+}
+
 /* scalar.c: one element <-> Python object. */
 PyObject *gd_unpack(DLDataType dt, const void *p);
 int gd_pack(DLDataType dt, PyObject *v, void *out); /* -1 + exception */
