@@ -98,7 +98,12 @@ static uint8_t gd_f8_encode(const gd_f8fmt *f, double x) {
     double d = gd_f8_decode(f, (uint8_t)c);
     if (isfinite(d) && d > maxv) maxv = d;
   }
-  if (f->unsigned_e && x <= 0) return 0; /* smallest value, 2^-127 */
+  if (f->unsigned_e && x < 0) return nan_code; /* e8m0fnu has no sign */
+  if (f->unsigned_e && x == 0) return 0;       /* no zero: smallest value, 2^-127 */
+  if (x == 0) {
+    /* fnuz formats have no negative zero: -0.0 is +0 */
+    return (uint8_t)((signbit(x) && !f->nan_0x80) ? 0x80 : 0x00);
+  }
   if (isinf(x) || fabs(x) > maxv) {
     /* half an ulp above max rounds to overflow */
     double below = 0;
