@@ -223,14 +223,22 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
   int32_t consumed = 0;
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
-  /* A copy may follow the import: release the GIL when one was asked for. */
-  GD_NOGIL_BEGIN(req.copy == GD_COPY_ALWAYS || req.has_device);
+  /* A copy may follow the import: release the GIL when one was asked for.
+   * Another thread could then see the capsule still unused and import it
+   * too, so it is marked used first, and given its name back if the import
+   * refuses the tensor before taking ownership (C4). */
+  const char *unused_name = versioned ? gd_name_versioned : gd_name_legacy;
+  int nogil = req.copy == GD_COPY_ALWAYS || req.has_device;
+  if (nogil && PyCapsule_SetName(cap, used_name) < 0) PyErr_Clear();
+  GD_NOGIL_BEGIN(nogil);
   int cls = gdgo_import(managed, versioned, &req, &h, shape, strides, scratch, &consumed, msg);
   GD_NOGIL_END();
   if (consumed) {
     /* Ownership moved to our owner (or the deleter already ran): the
      * capsule's destructor must not call the deleter again. */
-    if (PyCapsule_SetName(cap, used_name) < 0) PyErr_Clear();
+    if (!nogil && PyCapsule_SetName(cap, used_name) < 0) PyErr_Clear();
+  } else if (nogil) {
+    if (PyCapsule_SetName(cap, unused_name) < 0) PyErr_Clear();
   }
   Py_DECREF(cap);
   if (cls != GD_OK) {

@@ -436,7 +436,8 @@ func gdgo_transpose(h *C.gd_header, shape, strides *C.int64_t, axes *C.int32_t, 
 // allocate nothing on the Go heap.
 //
 //export gdgo_go_allocs
-func gdgo_go_allocs() C.uint64_t {
+func gdgo_go_allocs() (n C.uint64_t) {
+	defer func() { _ = recover() }()
 	metrics.Read(allocSample[:])
 	if allocSample[0].Value.Kind() != metrics.KindUint64 {
 		return 0
@@ -450,4 +451,7 @@ var allocSample = [1]metrics.Sample{{Name: "/gc/heap/allocs:objects"}}
 // child, where a Go runtime cannot start threads).
 //
 //export gdgo_set_serial
-func gdgo_set_serial(on C.int) { core.SetSerial(on != 0) }
+func gdgo_set_serial(on C.int) {
+	defer func() { _ = recover() }()
+	core.SetSerial(on != 0)
+}
