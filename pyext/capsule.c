@@ -159,6 +159,82 @@ fail:
   return NULL;
 }
 
+/* ------------------------------------------------------------------ */
+/* the C exchange API (C9): type(x).__dlpack_c_exchange_api__            */
+
+static const DLPackExchangeAPI *gd_exchange_api_lookup(PyObject *tp) {
+  const DLPackExchangeAPI *api = NULL;
+  PyObject *o = PyObject_GetAttrString(tp, "__dlpack_c_exchange_api__");
+  if (o != NULL) {
+    if (PyCapsule_IsValid(o, GD_CAPSULE_EXCHANGE_API))
+      api = (const DLPackExchangeAPI *)PyCapsule_GetPointer(o, GD_CAPSULE_EXCHANGE_API);
+  } else {
+    PyErr_Clear();
+    o = PyObject_GetAttrString(tp, "__c_dlpack_exchange_api__"); /* DLPack 1.2: an int */
+    if (o != NULL && PyLong_Check(o)) api = (const DLPackExchangeAPI *)PyLong_AsVoidPtr(o);
+  }
+  Py_XDECREF(o);
+  if (PyErr_Occurred()) PyErr_Clear();
+  /* The api lives for the whole process. Find a version we speak (major 1,
+   * minor >= 2: the struct appeared in 1.2) along the prev_api chain. */
+  const DLPackExchangeAPIHeader *hd = api ? &api->header : NULL;
+  for (int guard = 0; hd != NULL && guard < 16; guard++, hd = hd->prev_api) {
+    if (hd->version.major == DLPACK_MAJOR_VERSION && hd->version.minor >= 2) {
+      const DLPackExchangeAPI *a = (const DLPackExchangeAPI *)hd;
+      return a->managed_tensor_from_py_object_no_sync != NULL ? a : NULL;
+    }
+  }
+  return NULL;
+}
+
+static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *tp) {
+  for (int i = 0; i < st->api_cache_n; i++)
+    if (st->api_cache[i].type == (PyObject *)tp) return st->api_cache[i].api;
+  if (tp == st->array_type) return NULL;
+  const DLPackExchangeAPI *api = gd_exchange_api_lookup((PyObject *)tp);
+  if (st->api_cache_n < GD_API_CACHE) {
+    Py_INCREF((PyObject *)tp);
+    st->api_cache[st->api_cache_n].type = (PyObject *)tp;
+    st->api_cache[st->api_cache_n].api = api;
+    st->api_cache_n++;
+  }
+  return api;
+}
+
+/* Takes x through its exchange API. Returns 1 with *out set (or NULL and an
+ * exception), or 0 when the caller should use __dlpack__ instead (no API, the
+ * producer refused, or a device whose stream must be negotiated). */
+static int gd_from_exchange_api(gd_state *st, const DLPackExchangeAPI *api, PyObject *x,
+                                const gd_import_req *req0, PyObject **out) {
+  DLManagedTensorVersioned *m = NULL;
+  if (api->managed_tensor_from_py_object_no_sync(x, &m) != 0 || m == NULL) {
+    PyErr_Clear();
+    return 0;
+  }
+  /* S1: read nothing but the version and the deleter of another major. */
+  if (m->version.major != DLPACK_MAJOR_VERSION ||
+      !(m->dl_tensor.device.device_type == kDLCPU || m->dl_tensor.device.device_type == kDLCUDAHost ||
+        m->dl_tensor.device.device_type == kDLROCMHost)) {
+    /* The API never synchronizes streams: device tensors take the
+     * __dlpack__ path. We own m: release it exactly once. */
+    gd_call_deleter_versioned(m);
+    return 0;
+  }
+  gd_import_req req = *req0;
+  req.negotiated = 0; /* the producer never saw device/copy */
+  gd_header h;
+  int64_t shape[GD_MAX_NDIM], strides[GD_MAX_NDIM], scratch[GD_MAX_NDIM];
+  int32_t consumed = 0;
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  GD_NOGIL_BEGIN(req.copy == GD_COPY_ALWAYS);
+  int cls = gdgo_import(m, 1, &req, &h, shape, strides, scratch, &consumed, msg);
+  GD_NOGIL_END();
+  if (!consumed) gd_call_deleter_versioned(m); /* refused: nobody else owns it */
+  *out = cls != GD_OK ? gd_raise(cls, msg) : gd_array_new(st, &h, shape, strides);
+  return 1;
+}
+
 PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray) {
   gd_import_req req;
   memset(&req, 0, sizeof(req));
@@ -174,6 +250,14 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
     cap = x; /* C6: raw capsule, nothing negotiated */
     Py_INCREF(cap);
   } else {
+    if (!req.has_device) {
+      const DLPackExchangeAPI *api = gd_exchange_api_of(st, Py_TYPE(x));
+      PyObject *r = NULL;
+      if (api != NULL && gd_from_exchange_api(st, api, x, &req, &r)) {
+        if (r == NULL && entry_asarray && PyErr_Occurred()) { /* keep the message */ }
+        return r;
+      }
+    }
     cap = gd_request_capsule(st, x, &req, copy, &negotiated);
     if (cap == NULL) return NULL;
     if (!PyCapsule_CheckExact(cap)) {

@@ -384,6 +384,7 @@ static int gd_module_traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->cpu_device);
   Py_VISIT(st->parse_device);
   for (int i = 0; i <= GD_DEVTYPE_MAX; i++) Py_VISIT(st->devtype_members[i]);
+  for (int i = 0; i < st->api_cache_n; i++) Py_VISIT(st->api_cache[i].type);
   return 0;
 }
 
@@ -397,6 +398,8 @@ static int gd_module_clear(PyObject *m) {
   Py_CLEAR(st->cpu_device);
   Py_CLEAR(st->parse_device);
   for (int i = 0; i <= GD_DEVTYPE_MAX; i++) Py_CLEAR(st->devtype_members[i]);
+  for (int i = 0; i < st->api_cache_n; i++) Py_CLEAR(st->api_cache[i].type);
+  st->api_cache_n = 0;
   Py_CLEAR(st->dlpack_kwargs);
   Py_CLEAR(st->max_version);
   Py_CLEAR(st->empty_tuple);

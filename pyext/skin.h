@@ -42,8 +42,18 @@ typedef struct {
     Py_XDECREF(_gd_old);       \
   } while (0)
 
+/* Per-type cache of DLPack C exchange APIs (C9): type (strong ref) -> api,
+ * api NULL when the type has none. */
+#define GD_API_CACHE 8
+typedef struct {
+  PyObject *type;
+  const DLPackExchangeAPI *api;
+} gd_api_entry;
+
 /* Module state. */
 typedef struct {
+  gd_api_entry api_cache[GD_API_CACHE];
+  int api_cache_n;
   PyTypeObject *array_type;
   PyObject *dtype_by_key;   /* dict: int key -> godlpack.DType */
   PyObject *device_cls;     /* godlpack.Device */
