@@ -81,7 +81,24 @@ int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id
     Py_INCREF(pair);
   } else if (st->parse_device != NULL) {
     pair = PyObject_CallFunctionObjArgs(st->parse_device, obj, NULL);
-    if (pair == NULL) return -1;
+    if (pair == NULL) {
+      /* Prefix the entry point: "from_dlpack(): unknown device 'gpu'; ..." */
+      if (PyErr_ExceptionMatches(PyExc_ValueError) || PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyObject *s = value ? PyObject_Str(value) : NULL;
+        if (s != NULL) {
+          PyErr_Format(type, "%s: %U", entry, s);
+          Py_DECREF(s);
+          Py_XDECREF(type);
+          Py_XDECREF(value);
+          Py_XDECREF(tb);
+        } else {
+          PyErr_Restore(type, value, tb);
+        }
+      }
+      return -1;
+    }
   } else {
     PyErr_Format(PyExc_TypeError, "%s: %s must be a (device_type, device_id) tuple", entry, kw);
     return -1;

@@ -57,6 +57,18 @@ func fail(msg *C.char, err error) C.int {
 	return C.int(core.ClassOf(err))
 }
 
+// failAt is fail for errors that may lack the entry point: messages start
+// with it ("from_dlpack(): ...") whichever core function produced them.
+func failAt(msg *C.char, where string, err error) C.int {
+	s := err.Error()
+	if len(s) >= len(where) && s[:len(where)] == where {
+		writeMsg(msg, s)
+	} else {
+		writeMsg(msg, where+": "+s)
+	}
+	return C.int(core.ClassOf(err))
+}
+
 // guard is deferred by every export: a panic becomes ErrInternal
 // (RuntimeError) instead of aborting the interpreter.
 func guard(cls *C.int, msg *C.char, where string) {
@@ -103,25 +115,25 @@ func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req
 	}
 	plan, err := core.PlanExport(H.Device, H.ReadOnly(), r)
 	if err != nil {
-		return fail(msg, err)
+		return failAt(msg, "__dlpack__()", err)
 	}
 	src, srcStrides := H, st
 	var tmp core.Header
 	if plan.Copy {
 		sc := dims(scratch, core.MaxNdim)[:nd]
 		if err := core.AllocContiguous(H.DType, sh, &tmp, sc); err != nil {
-			return fail(msg, err)
+			return failAt(msg, "__dlpack__()", err)
 		}
 		defer tmp.Owner.Release() // the export holds its own reference
 		if err := core.CopyInto(&tmp, sh, sc, H, sh, st); err != nil {
-			return fail(msg, err)
+			return failAt(msg, "__dlpack__()", err)
 		}
 		src, srcStrides = &tmp, sc
 	}
 	if plan.Versioned {
 		m, err := core.ExportVersioned(src, sh, srcStrides, plan.ExtraFlags)
 		if err != nil {
-			return fail(msg, err)
+			return failAt(msg, "__dlpack__()", err)
 		}
 		*out = unsafe.Pointer(m)
 		*versioned = 1
@@ -129,7 +141,7 @@ func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req
 	}
 	m, err := core.ExportLegacy(src, sh, srcStrides)
 	if err != nil {
-		return fail(msg, err)
+		return failAt(msg, "__dlpack__()", err)
 	}
 	*out = unsafe.Pointer(m)
 	*versioned = 0
@@ -154,13 +166,13 @@ func gdgo_import(managed unsafe.Pointer, versioned C.int, req *C.gd_import_req, 
 	if versioned != 0 {
 		m := (*core.DLManagedTensorVersioned)(managed)
 		if err := core.DescribeVersioned(m, H, sh, st); err != nil {
-			return fail(msg, err)
+			return failAt(msg, "from_dlpack()", err)
 		}
 		flags = m.Flags
 		kind = core.OwnVersioned
 	} else {
 		if err := core.DescribeLegacy((*core.DLManagedTensor)(managed), H, sh, st); err != nil {
-			return fail(msg, err)
+			return failAt(msg, "from_dlpack()", err)
 		}
 	}
 	plan, err := core.PlanImport(H.Device, flags, core.ImportRequest{
@@ -170,11 +182,11 @@ func gdgo_import(managed unsafe.Pointer, versioned C.int, req *C.gd_import_req, 
 		Negotiated: req.negotiated != 0,
 	})
 	if err != nil {
-		return fail(msg, err)
+		return failAt(msg, "from_dlpack()", err)
 	}
 	o, err := core.NewOwner(kind, managed, nil)
 	if err != nil {
-		return fail(msg, err)
+		return failAt(msg, "from_dlpack()", err)
 	}
 	*consumed = 1
 	H.Owner = o
@@ -187,14 +199,14 @@ func gdgo_import(managed unsafe.Pointer, versioned C.int, req *C.gd_import_req, 
 	if err := core.AllocContiguous(H.DType, sh[:nd], &tmp, sc); err != nil {
 		H.Owner = nil
 		o.Release()
-		return fail(msg, err)
+		return failAt(msg, "from_dlpack()", err)
 	}
 	err = core.CopyInto(&tmp, sh[:nd], sc, H, sh[:nd], st[:nd])
 	H.Owner = nil
 	o.Release() // calls the producer's deleter: we hold a copy now
 	if err != nil {
 		tmp.Owner.Release()
-		return fail(msg, err)
+		return failAt(msg, "from_dlpack()", err)
 	}
 	*H = tmp
 	copy(st[:nd], sc)
@@ -239,12 +251,12 @@ func gdgo_copy(h *C.gd_header, shape, strides *C.int64_t, out *C.gd_header, ostr
 	sh, st := dims(shape, nd), dims(strides, nd)
 	ost := dims(ostrides, core.MaxNdim)[:nd]
 	if err := core.AllocContiguous(H.DType, sh, O, ost); err != nil {
-		return fail(msg, err)
+		return failAt(msg, "copy()", err)
 	}
 	if err := core.CopyInto(O, sh, ost, H, sh, st); err != nil {
 		O.Owner.Release()
 		O.Owner = nil
-		return fail(msg, err)
+		return failAt(msg, "copy()", err)
 	}
 	return 0
 }
@@ -257,7 +269,7 @@ func gdgo_fill(h *C.gd_header, shape, strides *C.int64_t, elem unsafe.Pointer, m
 	H := hdr(h)
 	nd := int(H.Ndim)
 	if err := core.Fill(H, dims(shape, nd), dims(strides, nd), elemBytes(elem, H.DType)); err != nil {
-		return fail(msg, err)
+		return failAt(msg, "fill()", err)
 	}
 	return 0
 }
@@ -271,7 +283,7 @@ func gdgo_sum(h *C.gd_header, shape, strides *C.int64_t, res *C.gd_sum_result, m
 	nd := int(H.Ndim)
 	r, err := core.Sum(H, dims(shape, nd), dims(strides, nd))
 	if err != nil {
-		return fail(msg, err)
+		return failAt(msg, "sum()", err)
 	}
 	switch r.Kind {
 	case core.SumInt:
@@ -325,7 +337,7 @@ func gdgo_index(h *C.gd_header, shape, strides *C.int64_t, ops *C.gd_index_op, n
 	n, err := core.ApplyIndex(H, dims(shape, nd), dims(strides, nd), indexOps(ops, int(nops), &buf),
 		O, dims(oshape, core.MaxNdim), dims(ostrides, core.MaxNdim))
 	if err != nil {
-		return fail(msg, err)
+		return failAt(msg, "__getitem__()", err)
 	}
 	O.Ndim = int32(n)
 	return 0
@@ -376,21 +388,21 @@ func gdgo_reshape(h *C.gd_header, shape, strides *C.int64_t, newShape *C.int64_t
 		return 0
 	}
 	if !errors.Is(err, core.ErrReshape) || product(sh) != product(ns) {
-		return fail(msg, err)
+		return failAt(msg, "reshape()", err)
 	}
 	// The strides do not allow a view: reshape a contiguous copy.
 	var tmp core.Header
 	var tst [core.MaxNdim]int64
 	if err := core.AllocContiguous(H.DType, sh, &tmp, tst[:nd]); err != nil {
-		return fail(msg, err)
+		return failAt(msg, "reshape()", err)
 	}
 	if err := core.CopyInto(&tmp, sh, tst[:nd], H, sh, st); err != nil {
 		tmp.Owner.Release()
-		return fail(msg, err)
+		return failAt(msg, "reshape()", err)
 	}
 	if err := core.ReshapeDesc(&tmp, sh, tst[:nd], ns, O, ost); err != nil {
 		tmp.Owner.Release()
-		return fail(msg, err)
+		return failAt(msg, "reshape()", err)
 	}
 	O.Ndim = int32(n)
 	return 0 // tmp's reference moves to out
@@ -425,7 +437,7 @@ func gdgo_transpose(h *C.gd_header, shape, strides *C.int64_t, axes *C.int32_t, 
 	}
 	if err := core.TransposeDesc(H, dims(shape, nd), dims(strides, nd), ax[:k], O,
 		dims(oshape, core.MaxNdim), dims(ostrides, core.MaxNdim)); err != nil {
-		return fail(msg, err)
+		return failAt(msg, "transpose()", err)
 	}
 	O.Ndim = int32(nd)
 	return 0
