@@ -913,6 +913,8 @@ PyType_Spec gd_array_spec = {
     .name = "godlpack.Array",
     .basicsize = (int)sizeof(gd_array),
     .itemsize = (int)(2 * sizeof(int64_t)),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    /* Not Py_TPFLAGS_IMMUTABLETYPE: module init sets __dlpack_c_exchange_api__
+     * on the type, which the limited API can only do with setattr. */
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
     .slots = gd_array_slots,
 };

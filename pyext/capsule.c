@@ -207,7 +207,6 @@ static const DLPackExchangeAPI *gd_exchange_api_lookup(PyObject *tp) {
 static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *tp) {
   for (int i = 0; i < st->api_cache_n; i++)
     if (st->api_cache[i].type == (PyObject *)tp) return st->api_cache[i].api;
-  if (tp == st->array_type) return NULL;
   const DLPackExchangeAPI *api = gd_exchange_api_lookup((PyObject *)tp);
   if (st->api_cache_n < GD_API_CACHE) {
     Py_INCREF((PyObject *)tp);

@@ -240,6 +240,37 @@ func gdgo_alloc(dt C.DLDataType, ndim C.int32_t, shape *C.int64_t, elem unsafe.P
 	return 0
 }
 
+// gdgo_alloc_export is the managed_tensor_allocator of our C exchange API: a
+// new C-contiguous CPU tensor (core.AllocContiguous) handed out as a
+// DLManagedTensorVersioned (core.ExportVersioned) that owns the memory.
+//
+//export gdgo_alloc_export
+func gdgo_alloc_export(dt C.DLDataType, ndim C.int32_t, shape *C.int64_t, dev C.DLDevice,
+	out *unsafe.Pointer, scratch *C.int64_t, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "managed_tensor_allocator()")
+	d := core.Device{Type: core.DeviceType(dev.device_type), ID: int32(dev.device_id)}
+	if d != core.CPU {
+		return failAt(msg, "managed_tensor_allocator()", fmt.Errorf("cannot allocate on %s; only cpu:0 is supported: %w", d, core.ErrDevice))
+	}
+	nd := int(ndim)
+	if nd < 0 || nd > core.MaxNdim {
+		return failAt(msg, "managed_tensor_allocator()", fmt.Errorf("%d dimensions: %w", nd, core.ErrNdim))
+	}
+	sh := dims(shape, nd)
+	st := dims(scratch, core.MaxNdim)[:nd]
+	var h core.Header
+	if err := core.AllocContiguous(dataType(dt), sh, &h, st); err != nil {
+		return failAt(msg, "managed_tensor_allocator()", err)
+	}
+	defer h.Owner.Release() // the managed tensor holds its own reference
+	m, err := core.ExportVersioned(&h, sh, st, 0)
+	if err != nil {
+		return failAt(msg, "managed_tensor_allocator()", err)
+	}
+	*out = unsafe.Pointer(m)
+	return 0
+}
+
 // gdgo_copy is Array.copy(): a C-contiguous deep copy (new owner reference).
 //
 //export gdgo_copy

@@ -449,6 +449,11 @@ PyMODINIT_FUNC PyInit__native(void) {
     Py_DECREF((PyObject *)st->array_type);
     goto fail;
   }
+  PyObject *api = gd_exchange_api_capsule(st);
+  if (api == NULL) goto fail;
+  int rc = PyObject_SetAttrString((PyObject *)st->array_type, "__dlpack_c_exchange_api__", api);
+  Py_DECREF(api);
+  if (rc < 0) goto fail;
   if (PyModule_AddIntConstant(m, "MAX_NDIM", GD_MAX_NDIM) < 0) goto fail;
   if (PyModule_AddIntConstant(m, "ALIGNMENT", GD_ALIGNMENT) < 0) goto fail;
   return m;

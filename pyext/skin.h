@@ -134,6 +134,9 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device,
                               PyObject *copy, int entry_asarray);
 PyObject *gd_capsule_wrap(void *managed, int versioned);
 
+/* exchange.c: our DLPackExchangeAPI (type(a).__dlpack_c_exchange_api__). */
+PyObject *gd_exchange_api_capsule(gd_state *st);
+
 /* module.c helpers */
 int gd_parse_copy(PyObject *copy, int32_t *mode, const char *entry);
 int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type,

@@ -15,6 +15,8 @@ _Scalar = Union[bool, int, float, complex]
 class Array:
     """An n-dimensional array in C memory owned by godlpack's Go core."""
 
+    __dlpack_c_exchange_api__: Any  # PyCapsule "dlpack_exchange_api" (DLPack 1.3 C exchange API)
+
     @property
     def shape(self) -> Tuple[int, ...]: ...
     @property

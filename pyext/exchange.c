@@ -1,0 +1,135 @@
+//go:build pyext
+
+/* exchange.c: godlpack's DLPack C exchange API (DLPack 1.2 struct, 1.3
+ * discovery): type(a).__dlpack_c_exchange_api__ is a PyCapsule named
+ * "dlpack_exchange_api" holding a DLPackExchangeAPI that lives for the whole
+ * process. It lets C consumers (tvm-ffi, other extensions, our own
+ * from_dlpack) exchange Arrays without a Python call or a capsule. None of
+ * these functions synchronise streams (CPU arrays have none). */
+#include <string.h>
+
+#include "_cgo_export.h"
+#include "skin.h"
+
+/* The callbacks carry no module: the one module instance's state. */
+static gd_state *gd_api_state;
+
+static int gd_api_array_check(PyObject *o) {
+  if (gd_api_state == NULL || gd_api_state->array_type == NULL || Py_TYPE(o) != gd_api_state->array_type) {
+    PyErr_SetString(PyExc_TypeError, "godlpack exchange API: the object is not a godlpack.Array");
+    return 0;
+  }
+  return 1;
+}
+
+/* managed_tensor_allocator: dtype, ndim, shape and device of the prototype;
+ * SetError is called exactly on failure. Needs no GIL. */
+static int gd_api_allocator(DLTensor *prototype, DLManagedTensorVersioned **out, void *error_ctx,
+                            void (*SetError)(void *error_ctx, const char *kind, const char *message)) {
+  static const char *kinds[] = {"", "BufferError", "TypeError", "ValueError", "MemoryError", "RuntimeError", "IndexError"};
+  void *m = NULL;
+  int64_t scratch[GD_MAX_NDIM];
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = (prototype == NULL || out == NULL)
+                ? (snprintf(msg, sizeof msg, "managed_tensor_allocator(): NULL argument"), GD_ERR_VALUE)
+                : gdgo_alloc_export(prototype->dtype, prototype->ndim, prototype->shape, prototype->device, &m,
+                                    scratch, msg);
+  if (cls != GD_OK) {
+    if (SetError != NULL) SetError(error_ctx, kinds[cls >= 1 && cls <= 6 ? cls : 5], msg);
+    return -1;
+  }
+  *out = (DLManagedTensorVersioned *)m;
+  return 0;
+}
+
+/* managed_tensor_from_py_object_no_sync: an owning export, as
+ * a.__dlpack__(max_version=(1, 3)) without the capsule. */
+static int gd_api_from_py(void *py_object, DLManagedTensorVersioned **out) {
+  PyObject *o = (PyObject *)py_object;
+  if (!gd_api_array_check(o)) return -1;
+  gd_array *a = (gd_array *)o;
+  gd_export_req req;
+  memset(&req, 0, sizeof(req));
+  req.has_max_version = 1;
+  req.max_major = DLPACK_MAJOR_VERSION;
+  req.max_minor = DLPACK_MINOR_VERSION;
+  void *m = NULL;
+  int32_t versioned = 0;
+  int64_t scratch[GD_MAX_NDIM];
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gdgo_export(&a->h, GD_SHAPE(a), GD_STRIDES(a), &req, &m, &versioned, scratch, msg);
+  if (cls != GD_OK) {
+    gd_raise(cls, msg);
+    return -1;
+  }
+  *out = (DLManagedTensorVersioned *)m;
+  return 0;
+}
+
+/* managed_tensor_to_py_object_no_sync: steals tensor (its deleter runs
+ * exactly once, also on failure) and returns a new godlpack.Array. */
+static int gd_api_to_py(DLManagedTensorVersioned *tensor, void **out_py_object) {
+  if (tensor == NULL || out_py_object == NULL || gd_api_state == NULL) {
+    PyErr_SetString(PyExc_ValueError, "managed_tensor_to_py_object_no_sync(): NULL argument");
+    return -1;
+  }
+  gd_import_req req;
+  memset(&req, 0, sizeof(req));
+  gd_header h;
+  int64_t shape[GD_MAX_NDIM], strides[GD_MAX_NDIM], scratch[GD_MAX_NDIM];
+  int32_t consumed = 0;
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gdgo_import(tensor, 1, &req, &h, shape, strides, scratch, &consumed, msg);
+  if (!consumed) gd_call_deleter_versioned(tensor);
+  if (cls != GD_OK) {
+    gd_raise(cls, msg);
+    return -1;
+  }
+  PyObject *r = gd_array_new(gd_api_state, &h, shape, strides);
+  if (r == NULL) return -1;
+  *out_py_object = r;
+  return 0;
+}
+
+/* dltensor_from_py_object_no_sync: a non-owning view, valid while the array
+ * lives and control has not returned to Python. Pure C. */
+static int gd_api_dltensor_from_py(void *py_object, DLTensor *out) {
+  PyObject *o = (PyObject *)py_object;
+  if (!gd_api_array_check(o)) return -1;
+  gd_array *a = (gd_array *)o;
+  int64_t n = gd_size_of(a->h.ndim, GD_SHAPE(a));
+  int64_t is = gd_array_itemsize(&a->h);
+  out->data = (n == 0 || a->h.data == NULL) ? NULL : (char *)a->h.data + a->h.offset * is;
+  out->device = a->h.device;
+  out->ndim = a->h.ndim;
+  out->dtype = a->h.dtype;
+  out->shape = GD_SHAPE(a);
+  out->strides = GD_STRIDES(a);
+  out->byte_offset = 0;
+  return 0;
+}
+
+/* current_work_stream: CPU-only, no streams. */
+static int gd_api_current_work_stream(DLDeviceType device_type, int32_t device_id, void **out_stream) {
+  (void)device_type;
+  (void)device_id;
+  if (out_stream != NULL) *out_stream = NULL;
+  return 0;
+}
+
+static DLPackExchangeAPI gd_exchange_api = {
+    {{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION}, NULL},
+    gd_api_allocator,
+    gd_api_from_py,
+    gd_api_to_py,
+    gd_api_dltensor_from_py,
+    gd_api_current_work_stream,
+};
+
+PyObject *gd_exchange_api_capsule(gd_state *st) {
+  gd_api_state = st;
+  return PyCapsule_New(&gd_exchange_api, GD_CAPSULE_EXCHANGE_API, NULL);
+}
