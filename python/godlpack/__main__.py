@@ -2,8 +2,10 @@
 
 demo   zero-copy round trips between godlpack and every installed DLPack
        library (numpy, torch), printed as a table: library, direction, the
-       capsule the consumer received, whether the exchange is zero-copy (proved
-       by a write on one side being seen on the other), and the time per exchange.
+       capsule the consumer received (or "C exchange API" when the producer's
+       type offers __dlpack_c_exchange_api__), whether the exchange is zero-copy
+       (proved by a write on one side being seen on the other), and the time per
+       exchange.
 """
 
 from __future__ import annotations
@@ -110,21 +112,35 @@ def _rows_torch(torch: Any) -> List[Row]:
     a[1] = 7.0
     zc = a[0] == 123.0 and float(t[1]) == 7.0
     rows.append(("torch", "godlpack -> torch", spy.capsule or "?", _yes(zc), _fmt_time(_time_per_call(lambda: torch.from_dlpack(a)))))
+    # torch.Tensor offers the DLPack C exchange API: from_dlpack uses it
+    t = torch.arange(8, dtype=torch.float32)
+    g = gd.from_dlpack(t)
+    g[0] = 5.0
+    t[1] = 9.0
+    zc = float(t[0]) == 5.0 and g[1] == 9.0
+    rows.append(("torch", "torch -> godlpack", _route(t), _yes(zc), _fmt_time(_time_per_call(lambda: gd.from_dlpack(t)))))
+    # the same through __dlpack__ and a capsule
     t = torch.arange(8, dtype=torch.float32)
     spy = _Spy(t)
     g = gd.from_dlpack(spy)
     g[0] = 5.0
     t[1] = 9.0
     zc = float(t[0]) == 5.0 and g[1] == 9.0
-    rows.append(("torch", "torch -> godlpack", spy.capsule or "?", _yes(zc), _fmt_time(_time_per_call(lambda: gd.from_dlpack(t)))))
+    rows.append(("torch", "torch -> godlpack (__dlpack__)", spy.capsule or "?", _yes(zc),
+                 _fmt_time(_time_per_call(lambda: gd.from_dlpack(t.__dlpack__(max_version=(1, 3)))))))
     # a strided view keeps its strides both ways
     t = torch.arange(12, dtype=torch.int64).reshape(3, 4).t()
     g = gd.from_dlpack(t)
     g[0, 1] = -1
     zc = int(t[0, 1]) == -1 and g.strides == tuple(t.stride())
-    rows.append(("torch", "torch (transposed view) -> godlpack", "dltensor_versioned", _yes(zc),
+    rows.append(("torch", "torch (transposed view) -> godlpack", _route(t), _yes(zc),
                  _fmt_time(_time_per_call(lambda: gd.from_dlpack(t)))))
     return rows
+
+
+def _route(x: Any) -> str:
+    """How gd.from_dlpack(x) takes x: the C exchange API when type(x) offers one."""
+    return "C exchange API" if hasattr(type(x), "__dlpack_c_exchange_api__") else "dltensor_versioned"
 
 
 def _yes(b: Any) -> str:
@@ -156,12 +172,11 @@ def demo() -> int:
             rows.extend(fn(mod))
         except Exception as e:  # report, keep going with the other libraries
             rows.append((name, "error", type(e).__name__, "NO", str(e)[:60]))
-    # godlpack -> godlpack through a capsule
+    # godlpack -> godlpack (our own C exchange API)
     a = gd.arange(4, dtype="int64")
-    spy = _Spy(a)
-    b = gd.from_dlpack(spy)
+    b = gd.from_dlpack(a)
     b[0] = 99
-    rows.append(("godlpack", "godlpack -> godlpack", spy.capsule or "?", _yes(a[0] == 99),
+    rows.append(("godlpack", "godlpack -> godlpack", _route(a), _yes(a[0] == 99),
                  _fmt_time(_time_per_call(lambda: gd.from_dlpack(a)))))
     print()
     _print_table(rows)
