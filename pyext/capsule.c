@@ -176,6 +176,16 @@ fail:
   return NULL;
 }
 
+/* Raises a Go error; asarray() shows its own entry point. */
+static PyObject *gd_raise_import(int cls, const char *msg, int entry_asarray) {
+  if (entry_asarray && strncmp(msg, "from_dlpack(): ", 15) == 0) {
+    char buf[GD_MSG_CAP + 16];
+    snprintf(buf, sizeof buf, "asarray(): %s", msg + 15);
+    return gd_raise(cls, buf);
+  }
+  return gd_raise(cls, msg);
+}
+
 /* ------------------------------------------------------------------ */
 /* the C exchange API (C9): type(x).__dlpack_c_exchange_api__            */
 
@@ -221,7 +231,7 @@ static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *t
  * exception), or 0 when the caller should use __dlpack__ instead (no API, the
  * producer refused, or a device whose stream must be negotiated). */
 static int gd_from_exchange_api(gd_state *st, const DLPackExchangeAPI *api, PyObject *x,
-                                const gd_import_req *req0, PyObject **out) {
+                                const gd_import_req *req0, int entry_asarray, PyObject **out) {
   DLManagedTensorVersioned *m = NULL;
   if (api->managed_tensor_from_py_object_no_sync(x, &m) != 0 || m == NULL) {
     PyErr_Clear();
@@ -247,7 +257,7 @@ static int gd_from_exchange_api(gd_state *st, const DLPackExchangeAPI *api, PyOb
   int cls = gdgo_import(m, 1, &req, &h, shape, strides, scratch, &consumed, msg);
   GD_NOGIL_END();
   if (!consumed) gd_call_deleter_versioned(m); /* refused: nobody else owns it */
-  *out = cls != GD_OK ? gd_raise(cls, msg) : gd_array_new(st, &h, shape, strides);
+  *out = cls != GD_OK ? gd_raise_import(cls, msg, entry_asarray) : gd_array_new(st, &h, shape, strides);
   return 1;
 }
 
@@ -269,10 +279,7 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
     if (!req.has_device) {
       const DLPackExchangeAPI *api = gd_exchange_api_of(st, Py_TYPE(x));
       PyObject *r = NULL;
-      if (api != NULL && gd_from_exchange_api(st, api, x, &req, &r)) {
-        if (r == NULL && entry_asarray && PyErr_Occurred()) { /* keep the message */ }
-        return r;
-      }
+      if (api != NULL && gd_from_exchange_api(st, api, x, &req, entry_asarray, &r)) return r;
     }
     cap = gd_request_capsule(st, x, &req, copy, &negotiated);
     if (cap == NULL) return NULL;
@@ -341,13 +348,6 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
     if (PyCapsule_SetName(cap, unused_name) < 0) PyErr_Clear();
   }
   Py_DECREF(cap);
-  if (cls != GD_OK) {
-    if (entry_asarray && strncmp(msg, "from_dlpack(): ", 15) == 0) {
-      char buf[GD_MSG_CAP + 16];
-      snprintf(buf, sizeof buf, "asarray(): %s", msg + 15);
-      return gd_raise(cls, buf);
-    }
-    return gd_raise(cls, msg);
-  }
+  if (cls != GD_OK) return gd_raise_import(cls, msg, entry_asarray);
   return gd_array_new(st, &h, shape, strides);
 }
