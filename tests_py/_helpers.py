@@ -305,8 +305,8 @@ def rss_bytes() -> int:
 
 
 def collect():
-    for _ in range(3):
-        gc.collect()
+    gc.collect()
+    gc.collect()
 
 
 def refcount(obj) -> int:

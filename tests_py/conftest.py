@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from _helpers import IN_CI, collect, need  # noqa: E402
+from _helpers import IN_CI, need  # noqa: E402
 
 
 def pytest_configure(config):
@@ -52,10 +52,3 @@ def gd():
     import godlpack
 
     return godlpack
-
-
-@pytest.fixture(autouse=True)
-def _collect_after():
-    # Deleters and destructors run in the test that caused them, not in a later one.
-    yield
-    collect()

@@ -666,5 +666,5 @@ def test_producer_refcount_back_after_consumer_dies(np, route):
         del a
         assert sys.getrefcount(x) > base, "the import keeps the producer alive"
         del v
-        gc.collect()
+    gc.collect()
     assert sys.getrefcount(x) == base

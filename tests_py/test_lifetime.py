@@ -54,7 +54,7 @@ def test_numpy_keeps_gd_memory_alive(np, route):
 
 @requires("torch")
 def test_gd_keeps_torch_memory_alive(torch):
-    t = torch.arange(50_000, dtype=torch.float32)
+    t = torch.arange(50_000, dtype=torch.float64)
     a = gd.from_dlpack(t)
     del t
     collect()
