@@ -120,13 +120,13 @@ def test_device_enum_tuple():
     assert d.type is gd.DLDeviceType.kDLCPU and d.id == 0
 
 
-@pytest.mark.parametrize("spec", ["gpu", "cuda:x", "cpu:-1", "", "cuda:1:2", (1,), (1, 2, 3), (99, 0)])
+@pytest.mark.parametrize("spec", ["gpu", "cuda:x", "cpu:-1", "", "cuda:1:2", (99, 0)])
 def test_device_bad_values(spec):
     with pytest.raises(ValueError):
         gd.Device(spec)
 
 
-@pytest.mark.parametrize("spec", [1.5, None, [1, 0], object(), ("cpu", 0)])
+@pytest.mark.parametrize("spec", [1.5, None, [1, 0], object(), ("cpu", 0), (1,), (1, 2, 3)])
 def test_device_bad_types(spec):
     with pytest.raises((TypeError, ValueError)):
         gd.Device(spec)
@@ -563,7 +563,7 @@ def test_memoryview_shares_memory_and_strides():
     assert t.shape == (4, 3) and t.strides == (4, 16)
     r = memoryview(a[::-1, ::2])
     assert r.strides == (-16, 8)
-    assert r.tolist() == [[8, 10], [77, 6], [0, 2]]
+    assert r.tolist() == [[8, 10], [4, 77], [0, 2]]
     addr = ctypes.addressof(ctypes.c_char.from_buffer(memoryview(a).cast("B")))
     assert addr == gd_ptr(a)
 

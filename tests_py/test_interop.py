@@ -237,15 +237,19 @@ def test_gd_to_numpy(np, name, layout, route):
     x = export_to_np(np, a, route)
     assert x.dtype == (np.bool_ if name == "bool" else np.dtype(name))
     assert x.shape == a.shape
-    assert np_strides(x) == a.strides
-    assert x.flags.writeable
     assert same_values(x.tolist(), a.tolist())
+    # numpy makes (non-empty) legacy imports read-only; versioned ones follow READ_ONLY.
+    if route != "legacy":
+        assert x.flags.writeable
     if a.size == 0:
-        return
+        return  # numpy rewrites the strides of empty arrays itself
+    assert np_strides(x) == a.strides
     assert np_ptr(x) == gd_ptr(a)
     v1, v2 = fill_values(name)
     a.fill(v1)
     assert all(e == v1 for e in flat(x.tolist()))
+    if route == "legacy":
+        return
     x[...] = v2
     assert all(e == v2 for e in flat(a.tolist()))
 

@@ -145,7 +145,7 @@ def test_dl_device_needs_copy_with_copy_false():
     with pytest.raises(BufferError) as ei:
         gd.zeros((2,)).__dlpack__(max_version=(1, 0), dl_device=(2, 0), copy=False)
     msg = str(ei.value)
-    assert "copy" in msg and "dl_device" in msg
+    assert "dl_device" in msg and "pass" in msg
 
 
 @pytest.mark.parametrize("dev", [(1,), 1, (1, 0, 0), (1.0, 0), (1, "0")])
