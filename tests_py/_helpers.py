@@ -225,6 +225,10 @@ _destructor_cb = _DESTRUCTOR(_capsule_destructor)
 _DESTRUCTOR_ADDR = ctypes.cast(_destructor_cb, ctypes.c_void_p).value
 
 
+# NOTE: the capsule destructor is Python code (a ctypes callback). CPython does not
+# save a pending exception around a capsule destructor, so a crafted capsule must
+# not die while an exception propagates (e.g. as a temporary argument of a call
+# that raises): keep it in a variable or list until the exception is handled.
 def craft_capsule(
     buf=None,
     *,
