@@ -348,3 +348,45 @@ def test_no_rss_growth_errors():
             pass
 
     assert _rss_growth(once, 50_000) < 4 * MiB
+
+
+# ---------------------------------------------------------------- fork (go-python-notes: Go does not survive fork)
+
+
+def _run_in_fork(body, timeout=60.0):
+    import os
+    import time
+
+    pid = os.fork()
+    if pid == 0:  # child: never return into pytest
+        code = 1
+        try:
+            code = 0 if body() else 2
+        except BaseException:
+            code = 3
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.02)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    return "hung"
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork()")
+def test_forked_child_can_use_godlpack():
+    parent = gd.arange(1 << 20, dtype="float64")  # big enough for parallel kernels
+
+    def child():
+        a = gd.arange(1 << 20, dtype="float64")
+        b = a[::-1].copy()
+        b.fill(1.0)
+        c = gd.from_dlpack(parent.__dlpack__(max_version=(1, 0)))
+        return b.sum() == float(1 << 20) and c.sum() == parent.sum() and a.T.shape == a.shape
+
+    assert _run_in_fork(child) == 0
+    assert parent.sum() == sum(range(1 << 20))
