@@ -193,7 +193,7 @@ class Crafted:
 _records: dict[int, Crafted] = {}
 
 
-def _on_delete(addr):
+def _on_delete(addr, _records=_records):
     rec = _records.get(addr)
     if rec is None:  # pragma: no cover - would mean a wild pointer
         _stray.append(addr)
@@ -207,15 +207,22 @@ _deleter_cb = _DELETER(_on_delete)
 _DELETER_ADDR = ctypes.cast(_deleter_cb, ctypes.c_void_p).value
 
 
-def _capsule_destructor(capsule_ptr):
+def _capsule_destructor(
+    capsule_ptr,
+    _c=ctypes,
+    _head=object.__basicsize__,  # 16 on a 64-bit, non-debug build
+    _names=(NAME_VERSIONED, NAME_LEGACY),
+    _records=_records,
+    _on_delete=_on_delete,
+):
     # A producer's destructor: delete only while the capsule has its unused name.
     # It reads the PyCapsule fields directly (PyObject_HEAD, pointer, name) so that
-    # no C-API call can disturb an exception in flight during deallocation.
-    head = object.__basicsize__  # 16 on a 64-bit, non-debug build
-    pointer = ctypes.c_void_p.from_address(capsule_ptr + head).value
-    name_ptr = ctypes.c_void_p.from_address(capsule_ptr + head + 8).value
-    name = ctypes.string_at(name_ptr) if name_ptr else b""
-    if name in (NAME_VERSIONED, NAME_LEGACY):
+    # no C-API call is made during deallocation, and it uses no module globals so
+    # that it still works while the interpreter shuts down.
+    pointer = _c.c_void_p.from_address(capsule_ptr + _head).value
+    name_ptr = _c.c_void_p.from_address(capsule_ptr + _head + 8).value
+    name = _c.string_at(name_ptr) if name_ptr else b""
+    if name in _names:
         rec = _records.get(pointer)
         if rec is not None and rec.struct.deleter:
             _on_delete(pointer)
@@ -223,6 +230,12 @@ def _capsule_destructor(capsule_ptr):
 
 _destructor_cb = _DESTRUCTOR(_capsule_destructor)
 _DESTRUCTOR_ADDR = ctypes.cast(_destructor_cb, ctypes.c_void_p).value
+
+# The C thunks of the two callbacks must outlive every crafted capsule, even one
+# still alive while the interpreter finalizes: leak one reference to each.
+_Py_IncRef = ctypes.PYFUNCTYPE(None, ctypes.py_object)(("Py_IncRef", _api))
+_Py_IncRef(_deleter_cb)
+_Py_IncRef(_destructor_cb)
 
 
 # NOTE: the capsule destructor is Python code (a ctypes callback). CPython does not

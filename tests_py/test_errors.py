@@ -30,8 +30,14 @@ _BUF = float64_buffer([0.0] * 4)
 
 
 # Crafted capsules have a Python (ctypes) destructor, which must not run while the
-# refusal's exception is pending: keep them referenced until the module is unloaded.
+# refusal's exception is pending: keep them referenced until the test is over.
 _KEEP = []
+
+
+@pytest.fixture(autouse=True)
+def _drop_kept_capsules():
+    yield
+    _KEEP.clear()
 
 
 def _lanes_capsule():
