@@ -505,3 +505,47 @@ def test_numpy_gd_torch_chain_zero_copy(np, torch):
     assert x[1, 1] == -7.0 and a.tolist()[1][1] == -7.0
     y = np.from_dlpack(gd.from_dlpack(t))
     assert np_ptr(y) == np_ptr(x)
+
+
+# ---------------------------------------------------------------- buffer protocol with numpy (memoryview addresses)
+
+
+BUFFER_LAYOUTS = ["c3d", "transpose", "fortran", "column", "slice2d", "neg2", "negT", "0d", "size1odd"]
+
+
+@requires("numpy")
+@pytest.mark.parametrize("layout", BUFFER_LAYOUTS)
+@pytest.mark.parametrize("name", NUMPY_DTYPES)
+def test_buffer_protocol_numpy_zero_copy(np, name, layout):
+    a = gd_make(name, layout)
+    mv = memoryview(a)
+    assert mv.shape == a.shape
+    assert mv.strides == tuple(s * a.itemsize for s in a.strides)
+    x = np.asarray(mv)
+    assert x.dtype == (np.bool_ if name == "bool" else np.dtype(name))
+    assert x.strides == mv.strides
+    assert np_ptr(x) == gd_ptr(a), "memoryview must expose the array's own memory"
+    assert same_values(x.tolist(), a.tolist())
+    v1, v2 = fill_values(name)
+    x[...] = v1
+    assert all(e == v1 for e in flat(a.tolist()))
+    a.fill(v2)
+    assert all(e == v2 for e in flat(x.tolist()))
+
+
+@requires("numpy")
+def test_buffer_protocol_readonly_numpy(np):
+    src = np.arange(4.0)
+    src.flags.writeable = False
+    r = gd.from_dlpack(src)
+    x = np.asarray(memoryview(r))
+    assert not x.flags.writeable and np_ptr(x) == np_ptr(src)
+
+
+@requires("numpy")
+def test_asarray_numpy_buffer_zero_copy(np):
+    x = np.arange(12, dtype=np.int16).reshape(3, 4)[:, ::-2]
+    a = gd.asarray(x)
+    assert gd_ptr(a) == np_ptr(x) and a.strides == (4, -2)
+    a[0, 0] = -9
+    assert x[0, 0] == -9
