@@ -281,10 +281,16 @@ def test_export_ndim_32_and_64():
         assert info.ndim == nd and info.shape == a.shape and info.strides == a.strides
 
 
-def test_zero_size_export_data_pointer_policy():
-    info = CapsuleInfo(gd.zeros((0,)).__dlpack__(max_version=(1, 0)))
-    # S5: NULL is recommended, non-NULL is allowed; either way nothing is read.
-    assert info.shape == (0,) and info.dtype == (2, 64, 1)
+@pytest.mark.parametrize("shape", [(0,), (1, 0), (3, 0, 1), (0, 4)])
+@pytest.mark.parametrize("mv", [None, (1, 0)])
+def test_zero_size_export_data_pointer_policy(shape, mv):
+    # S5 says zero-size tensors should carry NULL; core/export.go documents that
+    # godlpack does (numpy and torch accept it). Views of empty arrays too.
+    for a in (gd.zeros(shape), gd.zeros(shape).T):
+        info = CapsuleInfo(a.__dlpack__(max_version=mv))
+        assert info.shape == a.shape and info.dtype == (2, 64, 1)
+        assert info.data == 0 and info.byte_offset == 0
+        assert info.strides == a.strides
 
 
 # ---------------------------------------------------------------- items 1 and 3: refcounts, exceptions
