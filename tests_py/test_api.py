@@ -605,3 +605,41 @@ def test_repr(a_fn):
     assert isinstance(r, str) and 0 < len(r) < 4000
     assert a.dtype.name in r
     assert isinstance(str(a), str)
+
+
+# ---------------------------------------------------------------- large arrays (parallel kernels, GIL released)
+
+
+@pytest.mark.parametrize("name", ["int32", "int64", "float32", "float64"])
+def test_large_strided_copy(name):
+    n = 1024
+    src = gd.arange(n * n, dtype=name).reshape((n, n))
+    t = src.T[::-1, ::3]  # t[i, j] = src[3j, n-1-i] = 3j*n + n-1-i
+    c = t.copy()
+    m = (n + 2) // 3
+    assert c.shape == (n, m) and c.strides == (m, 1)
+    rows = c.tolist()
+    for i, j in [(0, 0), (1, 0), (0, 1), (n - 1, m - 1), (517, 123), (3, m - 2)]:
+        assert rows[i][j] == 3 * j * n + n - 1 - i
+    expected = sum(3 * j * n * n for j in range(m)) + m * sum(n - 1 - i for i in range(n))
+    tol = 1e-4 if name == "float32" else 1e-9  # the accumulator precision is not specified
+    assert abs(c.sum() - expected) <= tol * expected
+    assert abs(t.sum() - expected) <= tol * expected
+
+
+def test_large_fill_and_sum_threads():
+    import threading
+
+    arrays = [gd.zeros((1 << 21,), dtype="float64") for _ in range(4)]
+    results = [None] * 4
+
+    def work(i):
+        arrays[i][::2].fill(float(i + 1))
+        results[i] = arrays[i].sum()
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert results == [float((i + 1) * (1 << 20)) for i in range(4)]
