@@ -242,7 +242,7 @@ _Py_IncRef(_destructor_cb)
 # save a pending exception around a capsule destructor, so a crafted capsule must
 # not die while an exception propagates (e.g. as a temporary argument of a call
 # that raises): keep it in a variable or list until the exception is handled.
-def craft_capsule(
+def craft_managed(
     buf=None,
     *,
     shape=(),
@@ -257,7 +257,8 @@ def craft_capsule(
     deleter=True,
     null_shape=False,
 ):
-    """Return (capsule, record). buf: a ctypes array or buffer giving the data
+    """Build a DLManagedTensor(Versioned) in ctypes memory with a counting
+    deleter; return (address, record). buf: a ctypes array giving the data
     (data = its address unless ``data`` is given; data=0 makes NULL)."""
     rec = Crafted()
     ndim = len(shape)
@@ -285,8 +286,22 @@ def craft_capsule(
     rec.keep = (buf, shape_arr, strides_arr)
     addr = ctypes.addressof(m)
     _records[addr] = rec
+    return addr, rec
+
+
+def craft_capsule(buf=None, *, versioned=True, **kwargs):
+    """craft_managed() wrapped in a PyCapsule whose destructor behaves like a
+    producer's; return (capsule, record)."""
+    addr, rec = craft_managed(buf, versioned=versioned, **kwargs)
     cap = _New(addr, NAME_VERSIONED if versioned else NAME_LEGACY, _DESTRUCTOR_ADDR)
     return cap, rec
+
+
+def forget(rec: Crafted) -> None:
+    """Drop a finished record (deleter already called) so long loops do not grow."""
+    assert rec.deleted == 1, "forget() only finished records"
+    _records.pop(ctypes.addressof(rec.struct), None)
+    rec.struct = None
 
 
 def float64_buffer(values):

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 import godlpack as gd
-from _helpers import collect, craft_capsule, float64_buffer, gd_ptr, requires, rss_bytes
+from _helpers import collect, craft_capsule, float64_buffer, forget, gd_ptr, requires, rss_bytes
 
 MiB = 1 << 20
 
@@ -316,7 +316,7 @@ def test_no_rss_growth_torch(torch):
         gd.from_dlpack(t)
         torch.from_dlpack(a)
 
-    assert _rss_growth(once, 50_000) < 4 * MiB
+    assert _rss_growth(once, 50_000, warm=20_000) < 4 * MiB
 
 
 def test_no_rss_growth_refused_imports():
@@ -328,9 +328,12 @@ def test_no_rss_growth_refused_imports():
             gd.from_dlpack(cap)
         except BufferError:
             pass
+        del cap
+        forget(rec)  # the deleter ran (asserted by forget); drop our bookkeeping
 
-    # The crafted records are kept by the helper on purpose; budget for them.
-    assert _rss_growth(once, 5_000, warm=500) < 8 * MiB
+    # Error paths format messages on the Go heap, which grows to its first GC
+    # target (a few MiB) before it is collected: warm up past that first.
+    assert _rss_growth(once, 20_000, warm=20_000) < 4 * MiB
 
 
 def test_no_rss_growth_errors():
@@ -347,7 +350,7 @@ def test_no_rss_growth_errors():
         except (TypeError, AttributeError):
             pass
 
-    assert _rss_growth(once, 50_000) < 4 * MiB
+    assert _rss_growth(once, 50_000, warm=20_000) < 4 * MiB
 
 
 # ---------------------------------------------------------------- fork (go-python-notes: Go does not survive fork)
