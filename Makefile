@@ -63,7 +63,7 @@ demo: setup
 	$(PY) -m godlpack demo
 
 test: setup test-go vet test-py
-	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory test-cgocheck2; fi
+	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory test-cgocheck2 fuzz-smoke; fi
 
 test-go: $(VENV)/.gomod
 	$(GO) test ./...
@@ -102,3 +102,19 @@ clean:
 
 distclean: clean
 	rm -rf $(VENV)
+
+# ---- reliability (issue 6) ----------------------------------------------------
+# fuzz-smoke: every Go fuzz target for FUZZTIME each (run by `make test` when CI=true).
+# stress:     the long reliability runs (16 threads x 100k exchanges, 1M export/import
+#             rounds) that the pytest suite runs in a shortened form.
+FUZZTIME ?= 20s
+FUZZ_TARGETS := FuzzDescribeVersioned FuzzDescribeLegacy FuzzPlanExport FuzzPlanImport
+.PHONY: fuzz-smoke stress
+fuzz-smoke: $(VENV)/.gomod
+	@for t in $(FUZZ_TARGETS); do \
+	  echo "fuzz $$t ($(FUZZTIME))"; \
+	  $(GO) test ./tests_go -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -parallel 2 || exit 1; \
+	done
+
+stress: setup
+	GODLPACK_STRESS=1 $(PY) -m pytest -q -p no:cacheprovider tests_py/test_reliability_threads.py tests_py/test_reliability_memory.py
