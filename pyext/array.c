@@ -9,6 +9,7 @@
 
 #include "_cgo_export.h"
 #include "skin.h"
+#include "reliability.h"
 
 /* ------------------------------------------------------------------ */
 /* construction / destruction                                         */
@@ -644,6 +645,7 @@ static PyObject *gd_array_tolist(PyObject *self, PyObject *unused) {
 
 static PyObject *gd_array_copy(PyObject *self, PyObject *unused) {
   gd_array *a = (gd_array *)self;
+  if (gd_chunk_eligible(&a->h, GD_SHAPE(a))) return gd_copy_chunked(self); /* Ctrl-C between chunks */
   gd_header out;
   int64_t ostrides[GD_MAX_NDIM];
   char msg[GD_MSG_CAP];
@@ -665,6 +667,7 @@ static PyObject *gd_array_fill(PyObject *self, PyObject *value) {
     return NULL;
   }
   if (gd_pack(a->h.dtype, value, elem) < 0) return NULL;
+  if (gd_chunk_eligible(&a->h, GD_SHAPE(a))) return gd_fill_chunked(self, elem); /* Ctrl-C between chunks */
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
   GD_NOGIL_BEGIN(gd_is_big(a));

@@ -11,6 +11,7 @@
 
 #include "_cgo_export.h"
 #include "skin.h"
+#include "reliability.h"
 
 gd_state *gd_state_of_module(PyObject *m) { return (gd_state *)PyModule_GetState(m); }
 
@@ -351,11 +352,8 @@ static PyObject *gd_mod_go_allocs(PyObject *m, PyObject *unused) {
   return PyLong_FromUnsignedLongLong(gdgo_go_allocs());
 }
 
-/* Called in a forked child (os.register_at_fork): Go kernels go serial. */
-static PyObject *gd_mod_after_fork_child(PyObject *m, PyObject *unused) {
-  gdgo_set_serial(1);
-  Py_RETURN_NONE;
-}
+/* _after_fork_child (os.register_at_fork), _in_fork_child, _test_panic and
+ * _test_go_gc live in reliability.c. */
 
 static PyMethodDef gd_module_methods[] = {
     {"from_dlpack", (PyCFunction)(void (*)(void))gd_mod_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
@@ -369,6 +367,9 @@ static PyMethodDef gd_module_methods[] = {
     {"_from_buffer", gd_mod_from_buffer, METH_O, NULL},
     {"_init", gd_mod_init, METH_VARARGS, NULL},
     {"_after_fork_child", gd_mod_after_fork_child, METH_NOARGS, NULL},
+    {"_in_fork_child", gd_mod_in_fork_child, METH_NOARGS, NULL},
+    {"_test_panic", gd_mod_test_panic, METH_NOARGS, NULL},
+    {"_test_go_gc", gd_mod_test_go_gc, METH_NOARGS, NULL},
     {"_go_allocs", gd_mod_go_allocs, METH_NOARGS,
      "_go_allocs()\n--\n\nGo heap objects allocated so far (for tests: hot paths add none)."},
     {NULL},

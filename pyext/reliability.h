@@ -1,0 +1,36 @@
+/*
+ * reliability.h: fork, signal and panic handling of the C skin (issue 6).
+ * Implemented in reliability.c (C) and reliability.go (Go exports).
+ */
+#ifndef GODLPACK_RELIABILITY_H_
+#define GODLPACK_RELIABILITY_H_
+
+#include "skin.h"
+
+/* Long copies and fills run in chunks of at most this many bytes, each one Go
+ * call with the GIL released; between chunks the GIL is re-taken and
+ * PyErr_CheckSignals runs, so Ctrl-C interrupts within one chunk (~ms). */
+#define GD_CHUNK_BYTES ((int64_t)32 << 20)
+
+/* A forked child stops turning Go errors into Python exceptions after this
+ * many (each error allocates a little Go heap, never collected in a child):
+ * it raises RuntimeError naming the spawn/forkserver start methods instead. */
+#define GD_FORK_ERROR_BUDGET 100000
+
+extern int gd_in_fork_child;
+
+/* Array.copy()/fill() of arrays bigger than GD_CHUNK_BYTES. */
+int gd_chunk_eligible(const gd_header *h, const int64_t *shape);
+PyObject *gd_copy_chunked(PyObject *self);
+PyObject *gd_fill_chunked(PyObject *self, const void *elem);
+
+/* errors.c hook: NULL when the error may be raised normally. */
+PyObject *gd_fork_child_error(void);
+
+/* module methods: _after_fork_child, _in_fork_child, _test_panic, _test_go_gc */
+PyObject *gd_mod_after_fork_child(PyObject *m, PyObject *unused);
+PyObject *gd_mod_in_fork_child(PyObject *m, PyObject *unused);
+PyObject *gd_mod_test_panic(PyObject *m, PyObject *unused);
+PyObject *gd_mod_test_go_gc(PyObject *m, PyObject *unused);
+
+#endif /* GODLPACK_RELIABILITY_H_ */
