@@ -1,0 +1,391 @@
+"""Reliability (issue 6): fork / spawn / forkserver, interpreter shutdown,
+Go panics, Ctrl-C during long copies.
+
+Everything that could hang or kill the interpreter runs in a subprocess under a
+timeout, so a hang fails the test instead of hanging CI.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import godlpack as gd
+from _helpers import optional, requires
+
+np_mod = optional("numpy")
+torch_mod = optional("torch")
+
+PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(gd.__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run_py(code, timeout=60, env=None):
+    """Run code in a fresh interpreter that imports the godlpack under test."""
+    e = dict(os.environ)
+    e["PYTHONPATH"] = os.pathsep.join([PKG_DIR, HERE, e.get("PYTHONPATH", "")])
+    e["PYTHONFAULTHANDLER"] = "1"
+    if env:
+        e.update(env)
+    try:
+        p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                           timeout=timeout, env=e)
+    except subprocess.TimeoutExpired as ex:
+        pytest.fail(f"subprocess hung (> {timeout} s); output so far:\n{ex.stdout}\n{ex.stderr}")
+    return p
+
+
+def ok(p):
+    assert p.returncode == 0, f"rc={p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"
+    return p.stdout
+
+
+# ---------------------------------------------------------------- panics
+
+
+def test_go_panic_becomes_runtime_error_and_interpreter_lives_on():
+    for _ in range(1000):
+        with pytest.raises(RuntimeError, match="recovered Go panic"):
+            gd._native._test_panic()
+    a = gd.arange(10)
+    assert a.sum() == 45
+    assert gd.from_dlpack(a.__dlpack__(max_version=(1, 3))).tolist() == list(range(10))
+
+
+def test_go_panic_in_threads():
+    import threading
+
+    errors = []
+
+    def work():
+        for _ in range(2000):
+            try:
+                gd._native._test_panic()
+            except RuntimeError:
+                continue
+            errors.append("no exception")
+
+    ts = [threading.Thread(target=work) for _ in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(30)
+    assert not errors and not any(t.is_alive() for t in ts)
+
+
+# ---------------------------------------------------------------- fork
+
+# A child that exercises every zero-allocation path, error paths, a big
+# (would-be parallel) copy, and the runtime hook, then exits.
+_CHILD_WORK = """
+def child_work(i=0):
+    import godlpack as gd, time
+    out = {}
+    a = gd.arange(0, 1000, dtype="float64")
+    v = a.reshape((10, 100))[::2, ::-3]              # views
+    c = gd.from_dlpack(v.__dlpack__(max_version=(1, 3)))   # export + import
+    out["view"] = c.shape == (5, 34)
+    out["legacy"] = gd.from_dlpack(a.__dlpack__()).sum() == a.sum()
+    big = gd.arange(0, 6_000_000, dtype="float64")    # 48 MB: parallel in the parent
+    out["copy"] = big.copy().sum() == big.sum()
+    big.fill(1.0)
+    out["fill"] = big.sum() == 6_000_000
+    try:
+        a.__dlpack__(stream=7)
+    except (BufferError, ValueError):
+        out["error"] = True
+    try:
+        import numpy as np
+        x = np.arange(12.0).reshape(3, 4)
+        g = gd.from_dlpack(x)
+        out["numpy"] = np.from_dlpack(g)[2, 3] == 11.0 and np.from_dlpack(g.copy()).sum() == x.sum()
+    except ImportError:
+        out["numpy"] = True
+    out["child_flag"] = gd._native._in_fork_child()
+    t = time.monotonic()
+    try:
+        gd._native._test_go_gc()
+        out["gc_refused"] = False
+    except RuntimeError as e:
+        out["gc_refused"] = "spawn" in str(e) and "forkserver" in str(e) and time.monotonic() - t < 1.0
+    return {k: bool(v) for k, v in out.items()}
+"""
+
+_PARENT_WARMUP = """
+import godlpack as gd, threading
+# Make the Go runtime busy first: goroutines (parallel copies), a GC, threads.
+big = gd.arange(0, 8_000_000, dtype="float64")
+for _ in range(3):
+    big.copy()
+gd._native._test_go_gc()
+ts = [threading.Thread(target=lambda: [big.copy() for _ in range(2)]) for _ in range(3)]
+for t in ts: t.start()
+for t in ts: t.join()
+"""
+
+
+def test_os_fork_child_works_and_refuses_go_runtime():
+    code = _PARENT_WARMUP + _CHILD_WORK + """
+import os, sys, json
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.close(r)
+    try:
+        res = child_work()
+    except BaseException as e:
+        res = {"exception": repr(e)}
+    os.write(w, json.dumps(res).encode())
+    os._exit(0)
+os.close(w)
+data = b""
+while True:
+    chunk = os.read(r, 65536)
+    if not chunk: break
+    data += chunk
+_, status = os.waitpid(pid, 0)
+print(data.decode())
+assert os.waitstatus_to_exitcode(status) == 0
+assert not gd._native._in_fork_child()
+"""
+    out = ok(run_py(code, timeout=60))
+    import json
+
+    res = json.loads(out.strip().splitlines()[-1])
+    assert res == {k: True for k in ("view", "legacy", "copy", "fill", "error", "numpy", "child_flag", "gc_refused")}, res
+
+
+def test_fork_child_error_budget_then_runtime_error():
+    # Every error allocates a little Go heap that a forked child never collects:
+    # after GD_FORK_ERROR_BUDGET (100,000) errors the child raises RuntimeError
+    # naming spawn/forkserver instead of growing without bound.
+    code = _PARENT_WARMUP + """
+import os
+pid = os.fork()
+if pid == 0:
+    a = gd.zeros(2)
+    n = 0
+    try:
+        while True:
+            try:
+                a.__dlpack__(stream=7)
+            except BufferError:
+                n += 1
+    except RuntimeError as e:
+        ok = "forkserver" in str(e) and n == 100000
+        os._exit(0 if ok else 3)
+    os._exit(4)
+_, st = os.waitpid(pid, 0)
+assert os.waitstatus_to_exitcode(st) == 0, st
+print("budget ok")
+"""
+    assert "budget ok" in ok(run_py(code, timeout=120))
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
+def test_multiprocessing_pools(method):
+    code = _PARENT_WARMUP + _CHILD_WORK + f"""
+import multiprocessing as mp
+if __name__ == "__main__":
+    ctx = mp.get_context({method!r})
+    with ctx.Pool(2) as pool:
+        res = pool.map(child_work, range(6), chunksize=1)
+    for r in res:
+        assert all(v for k, v in r.items() if k not in ("child_flag", "gc_refused")), r
+        assert r["child_flag"] == ({method!r} == "fork"), r
+        assert r["gc_refused"] == ({method!r} == "fork"), r
+    print("pool ok", len(res))
+"""
+    # Pools with spawn/forkserver re-import __main__: run from a file.
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(textwrap.dedent(code))
+        path = f.name
+    try:
+        e = dict(os.environ)
+        e["PYTHONPATH"] = os.pathsep.join([PKG_DIR, HERE, e.get("PYTHONPATH", "")])
+        try:
+            p = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=120, env=e)
+        except subprocess.TimeoutExpired as ex:
+            pytest.fail(f"{method} pool hung: {ex.stdout}\n{ex.stderr}")
+    finally:
+        os.unlink(path)
+    assert "pool ok 6" in ok(p)
+
+
+@requires("torch")
+def test_torch_exchange_in_forked_child(torch):
+    code = """
+import os, torch, godlpack as gd
+t = torch.arange(10.0)
+g = gd.from_dlpack(t); g.copy()
+pid = os.fork()
+if pid == 0:
+    g2 = gd.from_dlpack(torch.arange(6.0).reshape(2, 3))
+    t2 = torch.from_dlpack(g2.copy())
+    os._exit(0 if float(t2.sum()) == 15.0 and float(torch.from_dlpack(g).sum()) == 45.0 else 5)
+_, st = os.waitpid(pid, 0)
+assert os.waitstatus_to_exitcode(st) == 0, st
+print("torch fork ok")
+"""
+    assert "torch fork ok" in ok(run_py(code, timeout=120))
+
+
+# ---------------------------------------------------------------- interpreter shutdown
+
+# Things left alive at exit. Each is created by a statement bound to a name.
+_ITEMS = {
+    "gd_capsule_versioned": "gd.arange(5).__dlpack__(max_version=(1, 3))",
+    "gd_capsule_legacy": "gd.arange(5).__dlpack__()",
+    "gd_capsule_consumed": "(lambda c: (gd.from_dlpack(c), c))(gd.arange(5).__dlpack__(max_version=(1, 3)))",
+    "gd_array": "gd.arange(5)",
+    "gd_view": "gd.arange(50).reshape((5, 10))[::2, 1::3]",
+    "gd_copy_of_numpy": "gd.from_dlpack(np.arange(5.0), copy=True)",
+    "numpy_of_gd": "np.from_dlpack(gd.arange(5))",
+    "gd_of_numpy": "gd.from_dlpack(np.arange(5.0))",
+    "gd_of_numpy_legacy_capsule": "gd.from_dlpack(np.arange(5.0).__dlpack__())",
+    "numpy_capsule_unconsumed": "np.arange(5.0).__dlpack__(max_version=(1, 0))",
+    "numpy_of_gd_of_numpy": "np.from_dlpack(gd.from_dlpack(np.arange(5.0)))",
+    "crafted_capsule": "__import__('_helpers').craft_capsule(__import__('_helpers').float64_buffer([1.0, 2.0]), shape=(2,))",
+    "crafted_imported": "gd.from_dlpack(__import__('_helpers').craft_capsule(__import__('_helpers').float64_buffer([1.0, 2.0]), shape=(2,))[0])",
+}
+_TORCH_ITEMS = {
+    "torch_of_gd": "torch.from_dlpack(gd.arange(5))",
+    "gd_of_torch": "gd.from_dlpack(torch.arange(5.0))",
+    "torch_capsule_unconsumed": "torch.to_dlpack(torch.arange(5.0))",
+    "gd_of_torch_capsule": "gd.from_dlpack(torch.to_dlpack(torch.arange(5.0)))",
+}
+
+# Where the item lives at exit.
+_PLACES = {
+    "global": "KEEP_{n} = {expr}",
+    "cycle": "_c_{n} = []; _c_{n}.append(_c_{n}); _c_{n}.append({expr}); del _c_{n}",
+    "thread": ("import threading, time as _t\n"
+               "def _hold_{n}():\n    x = {expr}\n    _t.sleep(30)\n"
+               "threading.Thread(target=_hold_{n}, daemon=True).start(); _t.sleep(0.05)"),
+    "atexit": "import atexit as _ae; _x_{n} = {expr}; _ae.register(lambda x=_x_{n}: None)",
+    "module_attr": "import sys as _s; _s.modules['godlpack']._kept_{n} = {expr}",
+}
+
+
+def _shutdown_script(items, place):
+    lines = ["import godlpack as gd", "import numpy as np"]
+    if any(k in _TORCH_ITEMS for k in items):
+        lines.append("import torch")
+    for n, (name, expr) in enumerate(items.items()):
+        lines.append(_PLACES[place].format(n=n, expr=expr))
+    lines.append("print('done')")
+    return "\n".join(lines) + "\n"
+
+
+def _assert_clean_exit(p):
+    assert p.returncode == 0, f"rc={p.returncode}\n{p.stderr}"
+    assert p.stdout.strip().endswith("done")
+    assert p.stderr == "", p.stderr
+
+
+@requires("numpy")
+@pytest.mark.parametrize("place", list(_PLACES))
+@pytest.mark.parametrize("item", list(_ITEMS))
+def test_shutdown_with_live_objects(item, place):
+    _assert_clean_exit(run_py(_shutdown_script({item: _ITEMS[item]}, place), timeout=60))
+
+
+@requires("numpy")
+@pytest.mark.parametrize("place", list(_PLACES))
+def test_shutdown_with_everything_alive(place):
+    items = dict(_ITEMS)
+    if torch_mod is not None:
+        items.update(_TORCH_ITEMS)
+    _assert_clean_exit(run_py(_shutdown_script(items, place), timeout=90))
+
+
+@requires("numpy", "torch")
+@pytest.mark.parametrize("place", ["global", "cycle", "thread"])
+@pytest.mark.parametrize("item", list(_TORCH_ITEMS))
+def test_shutdown_torch(item, place):
+    _assert_clean_exit(run_py(_shutdown_script({item: _TORCH_ITEMS[item]}, place), timeout=90))
+
+
+@requires("numpy")
+def test_deleter_after_finalization_does_not_touch_python():
+    # A numpy array imported by godlpack whose deleter runs at the very end
+    # (the godlpack array is kept by a C-level owner referenced from a capsule
+    # that an atexit handler re-creates): exit code 0, nothing on stderr.
+    code = """
+import godlpack as gd, numpy as np, atexit
+holders = []
+def late():
+    holders.append(gd.from_dlpack(np.arange(3.0)).__dlpack__(max_version=(1, 3)))
+atexit.register(late)
+print('done')
+"""
+    _assert_clean_exit(run_py(code))
+
+
+# ---------------------------------------------------------------- Ctrl-C during long copies
+
+_SIGINT_CHILD = """
+import godlpack as gd, sys, time
+n = {n}
+a = gd.zeros((n,), dtype="uint8")
+a.fill(1)
+src = a{view}
+t = time.monotonic(); b = src.{op}; full = time.monotonic() - t
+del b
+print("full", full, flush=True)
+sys.stdin.readline()                    # wait for "go"
+print("start", time.monotonic(), flush=True)
+try:
+    while True:
+        b = src.{op}
+        del b
+except KeyboardInterrupt:
+    print("interrupted", time.monotonic(), flush=True)
+"""
+
+
+def _sigint_latency(op, view, n):
+    e = dict(os.environ)
+    e["PYTHONPATH"] = os.pathsep.join([PKG_DIR, HERE, e.get("PYTHONPATH", "")])
+    p = subprocess.Popen([sys.executable, "-c", _SIGINT_CHILD.format(n=n, op=op, view=view)], env=e,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        full = float(p.stdout.readline().split()[1])
+        p.stdin.write("go\n")
+        p.stdin.flush()
+        p.stdout.readline()  # start
+        time.sleep(max(0.3, full * 0.4))   # well inside a copy
+        t_kill = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        line = p.stdout.readline()
+        rc = p.wait(30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert line.startswith("interrupted"), (line, p.stderr.read())
+    assert rc == 0
+    return full, float(line.split()[1]) - t_kill
+
+
+SIGINT_BYTES = int(os.environ.get("GODLPACK_SIGINT_BYTES", 1 << 30))  # 1 GiB source
+
+
+@pytest.mark.parametrize(
+    "op,view",
+    [("copy()", ""), ("copy()", "[::2]"), ("fill(2)", "")],
+    ids=["copy-contiguous", "copy-strided", "fill"],
+)
+def test_ctrl_c_during_long_copy_within_100ms(op, view):
+    full, latency = _sigint_latency(op, view, SIGINT_BYTES)
+    print(f"{op}{view}: one op {full * 1000:.0f} ms, SIGINT -> KeyboardInterrupt {latency * 1000:.1f} ms")
+    assert full > 0.15, f"the operation is too short to test ({full:.3f} s)"
+    assert latency < 0.1, f"KeyboardInterrupt after {latency * 1000:.0f} ms (one op takes {full * 1000:.0f} ms)"
