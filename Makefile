@@ -105,8 +105,8 @@ distclean: clean
 
 # ---- reliability (issue 6) ----------------------------------------------------
 # fuzz-smoke: every Go fuzz target for FUZZTIME each (run by `make test` when CI=true).
-# stress:     the long reliability runs (16 threads x 100k exchanges, 1M export/import
-#             rounds) that the pytest suite runs in a shortened form.
+# stress:     the reliability loops 10x longer than in `make test` (which already runs
+#             16 threads x 100k exchanges and 1M export/import rounds per kind).
 FUZZTIME ?= 20s
 FUZZ_TARGETS := FuzzDescribeVersioned FuzzDescribeLegacy FuzzPlanExport FuzzPlanImport
 .PHONY: fuzz-smoke stress
@@ -117,4 +117,5 @@ fuzz-smoke: $(VENV)/.gomod
 	done
 
 stress: setup
-	GODLPACK_STRESS=1 $(PY) -m pytest -q -p no:cacheprovider tests_py/test_reliability_threads.py tests_py/test_reliability_memory.py
+	GODLPACK_THREAD_ROUNDS=1000000 GODLPACK_MEMORY_ROUNDS=10000000 $(PY) -m pytest -q -s -p no:cacheprovider \
+	  tests_py/test_reliability_threads.py tests_py/test_reliability_memory.py
