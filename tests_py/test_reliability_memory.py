@@ -57,6 +57,8 @@ _CASES = {
                         "b = np.from_dlpack(gd.from_dlpack(x))"),
     "torch-both-ways": ("import torch", "t = torch.arange(16.0)",
                         "b = torch.from_dlpack(gd.from_dlpack(t))"),
+    "gd-view-copy": ("", "a = gd.arange(0, 24, dtype='float64').reshape((4, 6))", "b = a.T.copy()"),
+    "gd-big-copy": ("", "a = gd.arange(0, 1 << 18, dtype='float64')", "b = a[::2].copy() if i % 16 == 0 else a[1:]"),
     "unconsumed-capsule": ("", "a = gd.arange(0, 16, dtype='float32')", "c = a.__dlpack__(max_version=(1, 3))"),
     "refused-capsule": ("", "a = gd.arange(0, 16, dtype='float32')",
                         "try:\n    a.__dlpack__(stream=7)\nexcept BufferError:\n    pass"),
