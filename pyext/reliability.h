@@ -10,7 +10,7 @@
 /* Long copies and fills run in chunks of at most this many bytes, each one Go
  * call with the GIL released; between chunks the GIL is re-taken and
  * PyErr_CheckSignals runs, so Ctrl-C interrupts within one chunk (~ms). */
-#define GD_CHUNK_BYTES ((int64_t)8 << 20)
+#define GD_CHUNK_BYTES ((int64_t)4 << 20)
 
 /* A forked child stops turning Go errors into Python exceptions after this
  * many (each error allocates a little Go heap, never collected in a child):
