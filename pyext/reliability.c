@@ -2,6 +2,7 @@
 
 /* reliability.c: chunked long copies/fills (Ctrl-C), fork-child mode, test
  * hooks for panics. See reliability.h and reliability.go. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "_cgo_export.h"
@@ -18,6 +19,17 @@ static int gd_cpu_like(DLDevice d) {
          d.device_type == kDLROCMHost;
 }
 
+int64_t gd_chunk_bytes(void) {
+  static int64_t bytes = 0;
+  if (bytes == 0) {
+    int64_t mib = GD_CHUNK_MIB;
+    const char *env = getenv("GODLPACK_CHUNK_MIB");
+    if (env != NULL && atol(env) > 0 && atol(env) <= 65536) mib = atol(env);
+    bytes = mib << 20;
+  }
+  return bytes;
+}
+
 int gd_chunk_eligible(const gd_header *h, const int64_t *shape) {
   if (h->ndim < 1 || !gd_cpu_like(h->device)) return 0;
   if ((int64_t)h->dtype.bits * h->dtype.lanes < 8) return 0; /* sub-byte: one Go call */
@@ -26,10 +38,10 @@ int gd_chunk_eligible(const gd_header *h, const int64_t *shape) {
   int64_t n = is;
   for (int32_t i = 0; i < h->ndim; i++) {
     if (shape[i] == 0) return 0;
-    if (n > GD_CHUNK_BYTES) continue; /* already big; avoid overflow */
+    if (n > gd_chunk_bytes()) continue; /* already big; avoid overflow */
     n *= shape[i];
   }
-  return n > GD_CHUNK_BYTES;
+  return n > gd_chunk_bytes();
 }
 
 typedef struct {
@@ -65,8 +77,8 @@ static int gd_chunk_rec(gd_chunker *c, int32_t k) {
   for (int32_t j = k + 1; j < nd; j++) row *= c->shape[j];
   int64_t d0 = c->dst.offset, s0 = c->src.offset;
   int64_t n = c->shape[k];
-  if (row <= GD_CHUNK_BYTES || k == nd - 1) {
-    int64_t rows = row > 0 ? GD_CHUNK_BYTES / row : n;
+  if (row <= gd_chunk_bytes() || k == nd - 1) {
+    int64_t rows = row > 0 ? gd_chunk_bytes() / row : n;
     if (rows < 1) rows = 1;
     for (int64_t i = 0; i < n; i += rows) {
       c->sub[k] = (n - i < rows) ? n - i : rows;

@@ -7,10 +7,13 @@
 
 #include "skin.h"
 
-/* Long copies and fills run in chunks of at most this many bytes, each one Go
- * call with the GIL released; between chunks the GIL is re-taken and
- * PyErr_CheckSignals runs, so Ctrl-C interrupts within one chunk (~ms). */
-#define GD_CHUNK_BYTES ((int64_t)4 << 20)
+/* Long copies and fills run in chunks of at most gd_chunk_bytes() bytes
+ * (default GD_CHUNK_MIB MiB; environment variable GODLPACK_CHUNK_MIB, read
+ * once), each one Go call with the GIL released; between chunks the GIL is
+ * re-taken and PyErr_CheckSignals runs, so Ctrl-C interrupts within one chunk
+ * (a few ms). */
+#define GD_CHUNK_MIB 16
+int64_t gd_chunk_bytes(void);
 
 /* A forked child stops turning Go errors into Python exceptions after this
  * many (each error allocates a little Go heap, never collected in a child):
