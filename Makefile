@@ -61,6 +61,7 @@ build: $(VENV)/.deps $(VENV)/.gomod $(SO)
 
 demo: setup
 	$(PY) -m godlpack demo
+	$(PY) -m godlpack matrix
 
 test: setup test-go vet test-py
 	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory test-cgocheck2; fi
@@ -102,3 +103,25 @@ clean:
 
 distclean: clean
 	rm -rf $(VENV)
+
+# ---- interop stack (issue 4): dpnp/dpctl (SYCL CPU), JAX (CPU), array-api-strict ----------
+# Pinned in requirements-interop.txt, installed into .venv once (stamp .venv/.interop, redone
+# when the file changes). The OpenCL CPU runtime comes from the intel-opencl-rt wheel, whose
+# ICD file holds a placeholder path: OCL_ICD_FILENAMES points the ICD loader at the library,
+# LD_LIBRARY_PATH lets libOpenCL.so.1 (no RUNPATH) find its Intel math libraries. Both are
+# exported to every recipe of demo, test-py and test-cgocheck2 (and their prerequisites).
+INTEROP_REQ := requirements-interop.txt
+INTEROP_ENV_TARGETS := demo test test-py test-cgocheck2 matrix
+
+$(VENV)/.interop: $(VENV)/.deps $(INTEROP_REQ)
+	$(PIP) install -r $(INTEROP_REQ)
+	@touch $@
+
+$(INTEROP_ENV_TARGETS): export OCL_ICD_FILENAMES = $(CURDIR)/$(VENV)/lib/libintelocl.so
+$(INTEROP_ENV_TARGETS): export LD_LIBRARY_PATH := $(CURDIR)/$(VENV)/lib$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))
+demo test-py test-cgocheck2: $(VENV)/.interop
+
+.PHONY: interop matrix
+interop: $(VENV)/.interop
+matrix: setup $(VENV)/.interop
+	$(PY) -m godlpack matrix

@@ -261,6 +261,64 @@ static int gd_from_exchange_api(gd_state *st, const DLPackExchangeAPI *api, PyOb
   return 1;
 }
 
+/* ------------------------------------------------------------------ */
+/* producers on devices the CPU cannot read (kDLOneAPI, kDLCUDA, ...)    */
+
+/* Asks x.__dlpack_device__() whether x lives where the CPU cannot read it.
+ * Returns the device type (> 0) when it does not, 0 when it does or x has no
+ * __dlpack_device__, -1 with an exception when the call fails. */
+static int gd_producer_off_host(PyObject *x) {
+  static PyObject *s_dlpack_device = NULL; /* interned once, kept for the process */
+  if (s_dlpack_device == NULL && (s_dlpack_device = PyUnicode_InternFromString("__dlpack_device__")) == NULL)
+    return -1;
+  PyObject *meth = PyObject_GetAttr(x, s_dlpack_device);
+  if (meth == NULL) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+    PyErr_Clear();
+    return 0;
+  }
+  PyObject *dev = PyObject_CallNoArgs(meth);
+  Py_DECREF(meth);
+  if (dev == NULL) return -1;
+  long t = -1;
+  if (PyTuple_Check(dev) && PyTuple_Size(dev) == 2) t = PyLong_AsLong(PyTuple_GetItem(dev, 0));
+  Py_DECREF(dev);
+  if (t == -1 && PyErr_Occurred()) PyErr_Clear(); /* not an int-like: __dlpack__ will tell */
+  switch (t) {
+    case kDLCPU:
+    case kDLCUDAHost:
+    case kDLROCMHost:
+    case kDLCUDAManaged:
+      return 0;
+  }
+  return t > 0 && t <= INT32_MAX ? (int)t : 0;
+}
+
+/* The producer refused the host copy we asked for: a BufferError that names
+ * the entry point, the device, the request and the way out. */
+static void gd_raise_host_refused(PyObject *x, int dev_type, PyObject *copy) {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyObject *s = value ? PyObject_Str(value) : NULL;
+  PyObject *tn = PyType_GetQualName(Py_TYPE(x));
+  if (s != NULL && tn != NULL) {
+    int no_copy = copy == Py_False;
+    PyErr_Format(PyExc_BufferError,
+                 "from_dlpack(): the '%U' is on device type %d, which the CPU cannot read, and its "
+                 "producer refused to copy it to the host (__dlpack__(dl_device=(1, 0), copy=%s)): %U; %s",
+                 tn, dev_type, no_copy ? "False" : (copy == Py_True ? "True" : "None"), s,
+                 no_copy ? "pass copy=None or True"
+                         : "pass a raw capsule (x.__dlpack__(max_version=(1, 3))) to hold it on its device");
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+  } else {
+    PyErr_Restore(type, value, tb);
+  }
+  Py_XDECREF(s);
+  Py_XDECREF(tn);
+}
+
 PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray) {
   gd_import_req req;
   memset(&req, 0, sizeof(req));
@@ -281,8 +339,27 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
       PyObject *r = NULL;
       if (api != NULL && gd_from_exchange_api(st, api, x, &req, entry_asarray, &r)) return r;
     }
+    /* device=None and a producer the CPU cannot read (dpnp on kDLOneAPI, a
+     * CUDA tensor): ask it for a host copy, dl_device=(kDLCPU, 0). Its
+     * IS_COPIED copy is the result; copy=False cannot be honoured (BufferError).
+     * Our own arrays are held where they are; so are producers that do not
+     * take dl_device (they never saw the request). */
+    int off_host = 0;
+    if (!req.has_device && !gd_array_check(st, x)) {
+      off_host = gd_producer_off_host(x);
+      if (off_host < 0) return NULL;
+      if (off_host) {
+        req.has_device = 1;
+        req.dev_type = kDLCPU;
+        req.dev_id = 0;
+      }
+    }
     cap = gd_request_capsule(st, x, &req, copy, &negotiated);
-    if (cap == NULL) return NULL;
+    if (cap == NULL) {
+      if (off_host && PyErr_ExceptionMatches(PyExc_BufferError)) gd_raise_host_refused(x, off_host, copy);
+      return NULL;
+    }
+    if (off_host && !negotiated) req.has_device = 0;
     if (!PyCapsule_CheckExact(cap)) {
       PyErr_Format(PyExc_TypeError,
                    "from_dlpack(): __dlpack__() returned %R, not a PyCapsule; the producer is broken", cap);
