@@ -296,7 +296,7 @@ static int gd_producer_off_host(PyObject *x) {
 
 /* The producer refused the host copy we asked for: a BufferError that names
  * the entry point, the device, the request and the way out. */
-static void gd_raise_host_refused(PyObject *x, int dev_type, PyObject *copy) {
+static void gd_raise_host_refused(PyObject *x, int dev_type, PyObject *copy, const char *entry) {
   PyObject *type, *value, *tb;
   PyErr_Fetch(&type, &value, &tb);
   PyObject *s = value ? PyObject_Str(value) : NULL;
@@ -304,9 +304,9 @@ static void gd_raise_host_refused(PyObject *x, int dev_type, PyObject *copy) {
   if (s != NULL && tn != NULL) {
     int no_copy = copy == Py_False;
     PyErr_Format(PyExc_BufferError,
-                 "from_dlpack(): the '%U' is on device type %d, which the CPU cannot read, and its "
+                 "%s: the '%U' is on device type %d, which the CPU cannot read, and its "
                  "producer refused to copy it to the host (__dlpack__(dl_device=(1, 0), copy=%s)): %U; %s",
-                 tn, dev_type, no_copy ? "False" : (copy == Py_True ? "True" : "None"), s,
+                 entry, tn, dev_type, no_copy ? "False" : (copy == Py_True ? "True" : "None"), s,
                  no_copy ? "pass copy=None or True"
                          : "pass a raw capsule (x.__dlpack__(max_version=(1, 3))) to hold it on its device");
     Py_XDECREF(type);
@@ -356,7 +356,7 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
     }
     cap = gd_request_capsule(st, x, &req, copy, &negotiated);
     if (cap == NULL) {
-      if (off_host && PyErr_ExceptionMatches(PyExc_BufferError)) gd_raise_host_refused(x, off_host, copy);
+      if (off_host && PyErr_ExceptionMatches(PyExc_BufferError)) gd_raise_host_refused(x, off_host, copy, entry_asarray ? "asarray()" : "from_dlpack()");
       return NULL;
     }
     if (off_host && !negotiated) req.has_device = 0;

@@ -141,8 +141,16 @@ def test_to_dpnp_device_readonly_refused(dev):
         dpnp.from_dlpack(a, device=dev)
 
 
+def _device_has(dev, dtype):
+    if dtype in ("float64", "complex128") and not dev.has_aspect_fp64:
+        pytest.xfail(f"{dev.filter_string} has no fp64 aspect: dpnp cannot hold {dtype} there")
+    if dtype == "float16" and not dev.has_aspect_fp16:
+        pytest.xfail(f"{dev.filter_string} has no fp16 aspect: dpnp cannot hold float16 there")
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_to_dpnp_device_dtypes(dev, dtype):
+    _device_has(dev, dtype)
     ref = values(dtype)
     a = gd.asarray(ref)
     y = dpnp.from_dlpack(a, device=dev)
@@ -269,6 +277,7 @@ def test_from_dpnp_readonly_kept(dev):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_from_dpnp_dtypes(dev, dtype):
+    _device_has(dev, dtype)
     ref = values(dtype)
     x = dpnp.asarray(ref, device=dev)
     a = gd.from_dlpack(x)
@@ -328,6 +337,18 @@ def test_from_dpnp_other_oneapi_device_refused(dev):
     other = dev.get_device_id() + 1
     with pytest.raises(BufferError, match=rf"targeting `dl_device` \(14, {other}\)"):
         gd.from_dlpack(x, device=(14, other))
+
+
+def test_asarray_of_dpnp_takes_the_host_copy(dev):
+    x = dpnp.arange(5, dtype="int32", device=dev)
+    spy = Spy(x)
+    a = gd.asarray(spy)
+    assert spy.requests == [{"max_version": (1, 3), "dl_device": (1, 0)}]
+    assert gd_ptr(a) == spy.info.first_element and a.tolist() == [0, 1, 2, 3, 4]
+    with pytest.raises(BufferError) as ei:
+        gd.asarray(x, copy=False)
+    assert str(ei.value).startswith("asarray(): the 'dpnp_array' is on device type 14")
+    assert "cannot be placed on the requested device without a copy" in str(ei.value)
 
 
 def test_from_dpnp_keeps_memory_alive(dev):
