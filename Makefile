@@ -22,7 +22,7 @@ export CGO_ENABLED := 1
 
 GO_SOURCES := go.mod $(wildcard go.sum) $(shell find core backends pyext -type f \( -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '*.map' \) 2>/dev/null)
 
-.PHONY: all demo test test-go test-py test-cgocheck2 vet build wheel clean distclean setup bench
+.PHONY: all demo test test-go test-py abi3-smoke test-cgocheck2 vet build wheel clean distclean setup bench
 .DEFAULT_GOAL := build
 
 all: build
@@ -62,7 +62,7 @@ build: $(VENV)/.deps $(VENV)/.gomod $(SO)
 demo: setup
 	$(PY) -m godlpack demo
 
-test: setup test-go vet test-py
+test: setup test-go vet test-py abi3-smoke
 	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory test-cgocheck2; fi
 
 test-go: $(VENV)/.gomod
@@ -74,6 +74,21 @@ vet: $(VENV)/.gomod $(VENV)/.created
 
 test-py: setup
 	$(PY) -m pytest -q tests_py
+
+# The one abi3 .so, loaded by every CPython 3.11+ we can find (pyenv or PATH).
+# Standard library only, so the other interpreters need no packages. Under
+# CI=true each of ABI3_VERSIONS must be present.
+ABI3_VERSIONS ?= 3.11 3.12 3.13
+abi3-smoke: $(SO)
+	@for v in $(ABI3_VERSIONS); do \
+	  py=$$(PYENV_VERSION=$$(pyenv versions --bare 2>/dev/null | grep -E "^$$v(\.|$$)" | tail -n1) pyenv which python$$v 2>/dev/null || command -v python$$v || true); \
+	  if [ -z "$$py" ] || ! "$$py" -c 'import sys' 2>/dev/null; then \
+	    if [ "$${CI:-}" = "true" ]; then echo "abi3-smoke: python$$v not found (CI=true: failing)"; exit 1; fi; \
+	    echo "abi3-smoke: python$$v not found, skipped"; continue; \
+	  fi; \
+	  echo "PYTHONPATH=python $$py tests_py/abi3_smoke.py"; \
+	  PYTHONPATH=python "$$py" tests_py/abi3_smoke.py || exit 1; \
+	done
 
 # The whole Python suite against an extension built with cgocheck2, which
 # catches Go pointers stored in C memory.
