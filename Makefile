@@ -3,7 +3,8 @@
 #   make demo    fresh machine -> .venv, Go modules, numpy + torch, the package, then
 #                `python -m godlpack demo` (zero-copy round trips as a table)
 #   make test    the same set-up + pytest, then `go test ./...`, `pytest tests_py`,
-#                and (CI=true) the Python tests again against a GOEXPERIMENT=cgocheck2 build
+#                and (CI=true) go test -race, and the Go and Python suites again under
+#                GOEXPERIMENT=cgocheck2
 #   make build   (re)build python/godlpack/_native.abi3.so in place
 #   make wheel   build the cp311-abi3 wheel into dist/
 #   make clean   remove build outputs (keeps .venv; `make distclean` removes it too)
@@ -22,7 +23,7 @@ export CGO_ENABLED := 1
 
 GO_SOURCES := go.mod $(wildcard go.sum) $(shell find core backends pyext -type f \( -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '*.map' \) 2>/dev/null)
 
-.PHONY: all demo test test-go test-py abi3-smoke test-cgocheck2 vet build wheel clean distclean setup bench
+.PHONY: all demo test test-go test-go-race test-py abi3-smoke test-cgocheck2 vet build wheel clean distclean setup bench
 .DEFAULT_GOAL := build
 
 all: build
@@ -63,10 +64,14 @@ demo: setup
 	$(PY) -m godlpack demo
 
 test: setup test-go vet test-py abi3-smoke
-	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory test-cgocheck2; fi
+	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory test-go-race test-cgocheck2; fi
 
 test-go: $(VENV)/.gomod
 	$(GO) test ./...
+
+# The Go suites under the race detector (CI only: about 30 s on 2 cores).
+test-go-race: $(VENV)/.gomod
+	$(GO) test -race ./...
 
 vet: $(VENV)/.gomod $(VENV)/.created
 	$(GO) vet ./...
@@ -94,6 +99,7 @@ abi3-smoke: $(SO)
 # catches Go pointers stored in C memory.
 CGOCHECK_DIR := build/cgocheck2
 test-cgocheck2: setup
+	GOEXPERIMENT=cgocheck2 $(GO) test ./...
 	rm -rf $(CGOCHECK_DIR) && mkdir -p $(CGOCHECK_DIR)/godlpack
 	cp python/godlpack/*.py python/godlpack/py.typed $(CGOCHECK_DIR)/godlpack/
 	GOEXPERIMENT=cgocheck2 CGO_CFLAGS="-I$(PYINC) -O2 -g" $(GO) build -tags pyext -buildmode=c-shared \
