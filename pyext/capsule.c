@@ -264,11 +264,14 @@ static int gd_from_exchange_api(gd_state *st, const DLPackExchangeAPI *api, PyOb
 }
 
 /* ------------------------------------------------------------------ */
-/* producers on devices the CPU cannot read (kDLOneAPI, kDLCUDA, ...)    */
+/* producers on devices the CPU cannot read (kDLOneAPI, ...)            */
 
-/* Asks x.__dlpack_device__() whether x lives where the CPU cannot read it.
- * Returns the device type (> 0) when it does not, 0 when it does or x has no
- * __dlpack_device__, -1 with an exception when the call fails. */
+/* Asks x.__dlpack_device__() whether x lives where the CPU cannot read it and
+ * godlpack has no use for it in place. Returns that device type (> 0), or 0
+ * for CPU-readable memory, for CUDA and ROCm (held opaque, zero-copy: the
+ * planned CUDA backend works on them in place, and torch/cupy take them back
+ * on their device), and when x has no __dlpack_device__; -1 with an exception
+ * when the call fails. */
 static int gd_producer_off_host(PyObject *x) {
   static PyObject *s_dlpack_device = NULL; /* interned once, kept for the process */
   if (s_dlpack_device == NULL && (s_dlpack_device = PyUnicode_InternFromString("__dlpack_device__")) == NULL)
@@ -291,6 +294,8 @@ static int gd_producer_off_host(PyObject *x) {
     case kDLCUDAHost:
     case kDLROCMHost:
     case kDLCUDAManaged:
+    case kDLCUDA:
+    case kDLROCM:
       return 0;
   }
   return t > 0 && t <= INT32_MAX ? (int)t : 0;
@@ -341,8 +346,8 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
       PyObject *r = NULL;
       if (api != NULL && gd_from_exchange_api(st, api, x, &req, entry_asarray, &r)) return r;
     }
-    /* device=None and a producer the CPU cannot read (dpnp on kDLOneAPI, a
-     * CUDA tensor): ask it for a host copy, dl_device=(kDLCPU, 0). Its
+    /* device=None and a producer the CPU cannot read (dpnp on kDLOneAPI;
+     * not CUDA/ROCm, see above): ask it for a host copy, dl_device=(kDLCPU, 0). Its
      * IS_COPIED copy is the result; copy=False cannot be honoured (BufferError).
      * Our own arrays are held where they are; so are producers that do not
      * take dl_device (they never saw the request). */
