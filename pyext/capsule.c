@@ -266,12 +266,25 @@ static int gd_from_exchange_api(gd_state *st, const DLPackExchangeAPI *api, PyOb
 /* ------------------------------------------------------------------ */
 /* producers on devices the CPU cannot read (kDLOneAPI, ...)            */
 
-/* Asks x.__dlpack_device__() whether x lives where the CPU cannot read it and
- * godlpack has no use for it in place. Returns that device type (> 0), or 0
- * for CPU-readable memory, for CUDA and ROCm (held opaque, zero-copy: the
- * planned CUDA backend works on them in place, and torch/cupy take them back
- * on their device), and when x has no __dlpack_device__; -1 with an exception
- * when the call fails. */
+/* Whether from_dlpack(x) with device=None asks a producer on device type t
+ * for a host copy: t is neither CPU-readable nor CUDA/ROCm. CUDA and ROCm
+ * tensors are held opaque, zero-copy: the planned CUDA backend works on them
+ * in place, and torch/cupy take them back on their device. */
+static int gd_wants_host_copy(long t) {
+  switch (t) {
+    case kDLCPU:
+    case kDLCUDAHost:
+    case kDLROCMHost:
+    case kDLCUDAManaged:
+    case kDLCUDA:
+    case kDLROCM:
+      return 0;
+  }
+  return t > 0 && t <= INT32_MAX;
+}
+
+/* The device type of x.__dlpack_device__() when it wants a host copy, else 0
+ * (also when x has none); -1 with an exception when the call fails. */
 static int gd_producer_off_host(PyObject *x) {
   static PyObject *s_dlpack_device = NULL; /* interned once, kept for the process */
   if (s_dlpack_device == NULL && (s_dlpack_device = PyUnicode_InternFromString("__dlpack_device__")) == NULL)
@@ -289,16 +302,22 @@ static int gd_producer_off_host(PyObject *x) {
   if (PyTuple_Check(dev) && PyTuple_Size(dev) == 2) t = PyLong_AsLong(PyTuple_GetItem(dev, 0));
   Py_DECREF(dev);
   if (t == -1 && PyErr_Occurred()) PyErr_Clear(); /* not an int-like: __dlpack__ will tell */
-  switch (t) {
-    case kDLCPU:
-    case kDLCUDAHost:
-    case kDLROCMHost:
-    case kDLCUDAManaged:
-    case kDLCUDA:
-    case kDLROCM:
-      return 0;
+  return gd_wants_host_copy(t) ? (int)t : 0;
+}
+
+/* The device type in an unconsumed capsule, when it wants a host copy, else 0.
+ * Reads a versioned tensor only when its major version is ours (S1). Sets no
+ * exception. */
+static int gd_capsule_off_host(PyObject *cap) {
+  long t = 0;
+  if (PyCapsule_IsValid(cap, gd_name_versioned)) {
+    DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)PyCapsule_GetPointer(cap, gd_name_versioned);
+    if (m != NULL && m->version.major == DLPACK_MAJOR_VERSION) t = m->dl_tensor.device.device_type;
+  } else if (PyCapsule_IsValid(cap, gd_name_legacy)) {
+    DLManagedTensor *m = (DLManagedTensor *)PyCapsule_GetPointer(cap, gd_name_legacy);
+    if (m != NULL) t = m->dl_tensor.device.device_type;
   }
-  return t > 0 && t <= INT32_MAX ? (int)t : 0;
+  return gd_wants_host_copy(t) ? (int)t : 0;
 }
 
 /* The producer refused the host copy we asked for: a BufferError that names
@@ -346,25 +365,37 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
       PyObject *r = NULL;
       if (api != NULL && gd_from_exchange_api(st, api, x, &req, entry_asarray, &r)) return r;
     }
-    /* device=None and a producer the CPU cannot read (dpnp on kDLOneAPI;
-     * not CUDA/ROCm, see above): ask it for a host copy, dl_device=(kDLCPU, 0). Its
-     * IS_COPIED copy is the result; copy=False cannot be honoured (BufferError).
-     * Our own arrays are held where they are; so are producers that do not
-     * take dl_device (they never saw the request). */
+    /* device=None and a producer on a device the CPU cannot read (dpnp on
+     * kDLOneAPI; not CUDA/ROCm, see gd_wants_host_copy): ask it for a host
+     * copy, dl_device=(kDLCPU, 0). Its IS_COPIED copy is the result, not
+     * copied again; copy=False cannot be honoured (BufferError). CPU producers
+     * pay nothing for this: the device is read from the capsule they return,
+     * and only an off-host one is dropped (its destructor frees it) and asked
+     * for again. With copy=True the producer is asked __dlpack_device__()
+     * first, so that it does not copy on its device for nothing. Our own
+     * arrays are held where they are; so are tensors from producers that do
+     * not take dl_device (they never saw the request). */
     int off_host = 0;
-    if (!req.has_device && !gd_array_check(st, x)) {
+    int own = gd_array_check(st, x);
+    if (!req.has_device && req.copy == GD_COPY_ALWAYS && !own) {
       off_host = gd_producer_off_host(x);
       if (off_host < 0) return NULL;
+    }
+    for (;;) {
       if (off_host) {
         req.has_device = 1;
         req.dev_type = kDLCPU;
         req.dev_id = 0;
       }
-    }
-    cap = gd_request_capsule(st, x, &req, copy, &negotiated);
-    if (cap == NULL) {
-      if (off_host && PyErr_ExceptionMatches(PyExc_BufferError)) gd_raise_host_refused(x, off_host, copy, entry_asarray ? "asarray()" : "from_dlpack()");
-      return NULL;
+      cap = gd_request_capsule(st, x, &req, copy, &negotiated);
+      if (cap == NULL) {
+        if (off_host && PyErr_ExceptionMatches(PyExc_BufferError))
+          gd_raise_host_refused(x, off_host, copy, entry_asarray ? "asarray()" : "from_dlpack()");
+        return NULL;
+      }
+      if (off_host || !negotiated || req.has_device || own || !PyCapsule_CheckExact(cap)) break;
+      if ((off_host = gd_capsule_off_host(cap)) == 0) break;
+      Py_DECREF(cap); /* unconsumed: the producer's destructor frees it */
     }
     if (off_host && !negotiated) req.has_device = 0;
     if (!PyCapsule_CheckExact(cap)) {

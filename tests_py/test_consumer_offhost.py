@@ -47,15 +47,19 @@ class Producer:
 def test_offhost_producer_gives_host_copy(dev, copy):
     p = Producer(dev)
     a = gd.from_dlpack(p, copy=copy)
-    req = {"max_version": (1, 3), "dl_device": (1, 0)}
-    if copy is not None:
-        req["copy"] = copy
-    assert p.requests == [req]
+    if copy is None:
+        # CPU producers pay nothing: the device is read from the capsule; an
+        # off-host one is dropped unconsumed (its destructor frees it) and asked again
+        assert p.requests == [{"max_version": (1, 3)}, {"max_version": (1, 3), "dl_device": (1, 0)}]
+        assert p.recs[0].deleted == 1
+    else:  # copy=True asks __dlpack_device__ first: no device copy for nothing
+        assert p.requests == [{"max_version": (1, 3), "dl_device": (1, 0), "copy": True}]
     assert a.device == gd.Device("cpu") and a.tolist() == [1.0, 2.0, 3.0]
-    assert gd_ptr(a) == ctypes.addressof(p.bufs[0]), "IS_COPIED: the producer's copy, no second copy"
+    assert gd_ptr(a) == ctypes.addressof(p.bufs[-1]), "IS_COPIED: the producer's copy, no second copy"
+    assert p.recs[-1].deleted == 0
     del a
     collect()
-    assert p.recs[0].deleted == 1
+    assert p.recs[-1].deleted == 1
 
 
 @pytest.mark.parametrize("dev", [(2, 0), (10, 1)])
@@ -114,4 +118,20 @@ def test_broken_dlpack_device_propagates():
             raise RuntimeError("device query failed")
 
     with pytest.raises(RuntimeError, match="device query failed"):
-        gd.from_dlpack(Broken((14, 0)))
+        gd.from_dlpack(Broken((14, 0)), copy=True)  # asked only when copy=True
+
+
+@pytest.mark.parametrize("dev", [(14, 0), (2, 0)])
+def test_copy_false_with_device_capsule_first(dev):
+    p = Producer(dev)
+    if dev == (2, 0):
+        a = gd.from_dlpack(p, copy=False)  # CUDA: opaque, zero-copy
+        assert p.requests == [{"max_version": (1, 3), "copy": False}]
+        assert a.device == gd.Device(dev)
+    else:
+        with pytest.raises(BufferError):
+            gd.from_dlpack(p, copy=False)
+        assert p.requests == [{"max_version": (1, 3), "copy": False},
+                              {"max_version": (1, 3), "dl_device": (1, 0), "copy": False}]
+        collect()
+        assert p.recs[0].deleted == 1
