@@ -55,7 +55,8 @@ def matrix_run():
 
 @pytest.fixture(scope="module")
 def table(matrix_run):
-    """{(library, direction): (negotiated, zero-copy, read-only, time)} parsed by column spans."""
+    """{(library, direction): (negotiated, zero-copy, read-only, time)} parsed by column spans
+    (printed as library, direction, zero-copy, read-only, time, negotiated)."""
     lines = matrix_run.stdout.splitlines()
     i = next(k for k, ln in enumerate(lines) if ln.startswith("library "))
     spans = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[i + 1])]
@@ -64,8 +65,8 @@ def table(matrix_run):
     for ln in lines[i + 2:]:
         if not ln.strip():
             break
-        cells = [ln[a:b].strip() for a, b in spans]
-        rows[(cells[0], cells[1])] = tuple(cells[2:])
+        cells = [ln[a:b].strip() for a, b in spans[:5]] + [ln[spans[5][0]:].strip()]
+        rows[(cells[0], cells[1])] = (cells[5], cells[2], cells[3], cells[4])
     return rows
 
 

@@ -405,14 +405,17 @@ def _sycl_env() -> None:
 
 
 def _print_table(rows: List[_Row]) -> None:
+    # the long "negotiated" cell goes last, so that the short columns line up
+    order = (0, 1, 3, 4, 5, 2)
     head = ("library", "direction", "negotiated: __dlpack__(request) -> capsule", "zero-copy", "read-only source", "time")
-    cells = [head] + [r.cells for r in rows]
+    cells = [tuple(c[i] for i in order) for c in [head] + [r.cells for r in rows]]
     w = [max(len(c[i]) for c in cells) for i in range(6)]
-    print("  ".join(h.ljust(w[i]) for i, h in enumerate(head)).rstrip())
+    just = [str.ljust, str.ljust, str.ljust, str.ljust, str.rjust, str.ljust]
+    print("  ".join(h.ljust(w[i]) for i, h in enumerate(cells[0])).rstrip())
     print("  ".join("-" * w[i] for i in range(6)))
-    for r in rows:
-        c = r.cells
-        print("  ".join(c[i].ljust(w[i]) if i < 5 else c[i].rjust(w[i]) for i in range(6)) + ("" if r.ok else "  <- unexpected"))
+    for r, c in zip(rows, cells[1:]):
+        line = "  ".join(just[i](c[i], w[i]) for i in range(6)).rstrip()
+        print(line + ("" if r.ok else "  <- unexpected"))
 
 
 def matrix(argv: Optional[List[str]] = None) -> int:
