@@ -5,6 +5,8 @@
 #   make test    the same set-up + pytest, then `go test ./...`, `pytest tests_py`,
 #                and (CI=true) go test -race, and the Go and Python suites again under
 #                GOEXPERIMENT=cgocheck2
+#   make matrix  the interop matrix alone (`python -m godlpack matrix`; demo and test
+#                also install the pinned dpnp/dpctl, jax, array-api-strict stack)
 #   make build   (re)build python/godlpack/_native.abi3.so in place
 #   make wheel   build the cp311-abi3 wheel into dist/
 #   make clean   remove build outputs (keeps .venv; `make distclean` removes it too)
