@@ -4,13 +4,25 @@ package cpu
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include <sys/mman.h>
 
 // gd_cpu_alloc returns n bytes aligned to align, or NULL. n == 0 allocates
 // one byte so that the pointer is valid, unique and freeable.
+// Buffers of at least GD_CPU_HUGE bytes are aligned to 2 MiB and advised
+// MADV_HUGEPAGE (as numpy does from 4 MiB): with transparent huge pages in
+// "madvise" mode, first touching a fresh 256 MiB buffer then takes 128 page
+// faults instead of 65536, which is most of the time of a large copy.
+#define GD_CPU_HUGE ((size_t)4 << 20)
+#define GD_CPU_HUGE_ALIGN ((size_t)2 << 20)
+
 static void *gd_cpu_alloc(size_t n, size_t align) {
 	void *p = NULL;
 	if (n == 0) n = 1;
+	if (n >= GD_CPU_HUGE && align < GD_CPU_HUGE_ALIGN) align = GD_CPU_HUGE_ALIGN;
 	if (posix_memalign(&p, align, n) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+	if (n >= GD_CPU_HUGE) (void)madvise(p, n & ~(GD_CPU_HUGE_ALIGN - 1), MADV_HUGEPAGE);
+#endif
 	return p;
 }
 
