@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "_cgo_export.h"
+#include "crossing.h"
 #include "skin.h"
 
 /* ------------------------------------------------------------------ */
@@ -400,7 +401,7 @@ static PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
   GD_NOGIL_BEGIN((req.copy == GD_COPY_ALWAYS || req.has_dl_device) && gd_is_big(a));
-  int cls = gdgo_export(&a->h, GD_SHAPE(a), GD_STRIDES(a), &req, &managed, &versioned, scratch, msg);
+  int cls = gd_go_export(&a->h, GD_SHAPE(a), GD_STRIDES(a), &req, &managed, &versioned, scratch, msg);
   GD_NOGIL_END();
   if (cls != GD_OK) return gd_raise(cls, msg);
   return gd_capsule_wrap(managed, versioned);

@@ -402,6 +402,7 @@ static int gd_module_clear(PyObject *m) {
   st->api_cache_n = 0;
   Py_CLEAR(st->dlpack_kwargs);
   Py_CLEAR(st->max_version);
+  Py_CLEAR(st->kw_max_version);
   Py_CLEAR(st->empty_tuple);
   Py_CLEAR(st->s_dlpack);
   Py_CLEAR(st->s_max_version);
@@ -438,8 +439,9 @@ PyMODINIT_FUNC PyInit__native(void) {
   st->empty_tuple = PyTuple_New(0);
   st->max_version = Py_BuildValue("(ii)", 1, 3);
   st->dlpack_kwargs = PyDict_New();
+  st->kw_max_version = st->s_max_version ? PyTuple_Pack(1, st->s_max_version) : NULL;
   if (!st->s_dlpack || !st->s_max_version || !st->s_dl_device || !st->s_copy || !st->s_stream ||
-      !st->empty_tuple || !st->max_version || !st->dlpack_kwargs)
+      !st->empty_tuple || !st->max_version || !st->dlpack_kwargs || !st->kw_max_version)
     goto fail;
   if (PyDict_SetItem(st->dlpack_kwargs, st->s_max_version, st->max_version) < 0) goto fail;
   st->array_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &gd_array_spec, NULL);

@@ -42,6 +42,17 @@ typedef struct {
     Py_XDECREF(_gd_old);       \
   } while (0)
 
+/* PyObject_VectorcallMethod joined the limited API in 3.12; CPython has
+ * exported it with this signature since 3.9, so an abi3 build for 3.11 may
+ * declare and call it (the cached kwnames save a dict per __dlpack__ call). */
+#if Py_LIMITED_API + 0 < 0x030C0000
+PyAPI_FUNC(PyObject *) PyObject_VectorcallMethod(PyObject *name, PyObject *const *args, size_t nargsf,
+                                                 PyObject *kwnames);
+#ifndef PY_VECTORCALL_ARGUMENTS_OFFSET
+#define PY_VECTORCALL_ARGUMENTS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
+#endif
+#endif
+
 /* Per-type cache of DLPack C exchange APIs (C9): type (strong ref) -> api,
  * api NULL when the type has none. */
 #define GD_API_CACHE 8
@@ -63,6 +74,7 @@ typedef struct {
   PyObject *parse_device;   /* callable: obj -> (type, id) */
   PyObject *dlpack_kwargs;  /* {"max_version": (1, 3)} (never mutated) */
   PyObject *max_version;    /* (1, 3) */
+  PyObject *kw_max_version; /* ("max_version",): kwnames of the common __dlpack__ call */
   PyObject *empty_tuple;
   /* interned names */
   PyObject *s_dlpack;
