@@ -385,6 +385,7 @@ static int gd_module_traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->parse_device);
   for (int i = 0; i <= GD_DEVTYPE_MAX; i++) Py_VISIT(st->devtype_members[i]);
   for (int i = 0; i < st->api_cache_n; i++) Py_VISIT(st->api_cache[i].type);
+  for (int i = 0; i < st->kw_cache_n; i++) Py_VISIT(st->kw_cache[i].kwnames);
   return 0;
 }
 
@@ -400,6 +401,8 @@ static int gd_module_clear(PyObject *m) {
   for (int i = 0; i <= GD_DEVTYPE_MAX; i++) Py_CLEAR(st->devtype_members[i]);
   for (int i = 0; i < st->api_cache_n; i++) Py_CLEAR(st->api_cache[i].type);
   st->api_cache_n = 0;
+  for (int i = 0; i < st->kw_cache_n; i++) Py_CLEAR(st->kw_cache[i].kwnames);
+  st->kw_cache_n = 0;
   Py_CLEAR(st->dlpack_kwargs);
   Py_CLEAR(st->max_version);
   Py_CLEAR(st->kw_max_version);

@@ -61,8 +61,22 @@ typedef struct {
   const DLPackExchangeAPI *api;
 } gd_api_entry;
 
+/* Cache of __dlpack__ kwnames tuples (callers pass the same constant tuple
+ * on every call; numpy's holds non-interned strings): tuple (strong ref) ->
+ * code per keyword (GD_KW_*). */
+#define GD_KW_CACHE 8
+#define GD_KW_MAX 4
+enum { GD_KW_MAX_VERSION = 0, GD_KW_COPY = 1, GD_KW_DL_DEVICE = 2, GD_KW_STREAM = 3 };
+typedef struct {
+  PyObject *kwnames;
+  signed char code[GD_KW_MAX];
+} gd_kw_entry;
+
 /* Module state. */
 typedef struct {
+  gd_kw_entry kw_cache[GD_KW_CACHE];
+  int kw_cache_n;
+  const void *kw_last; /* last uncached kwnames, for comparison only */
   gd_api_entry api_cache[GD_API_CACHE];
   int api_cache_n;
   PyTypeObject *array_type;

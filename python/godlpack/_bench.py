@@ -1,4 +1,5 @@
-"""``python -m godlpack bench [--quick]``: godlpack against numpy and torch.
+"""``python -m godlpack bench [--quick] [exchange] [copy] [startup]``: godlpack
+against numpy and torch (all groups of rows unless some are named).
 
 Every row times godlpack and a reference in the SAME run, interleaved: each
 round times every candidate once (a batch of calls, order rotated per round),
@@ -248,9 +249,11 @@ def elf_info(path: str) -> Optional[Tuple[bool, List[str]]]:
 
 def main(argv: List[str]) -> int:
     quick = "--quick" in argv or os.environ.get("BENCH_QUICK") not in (None, "", "0")
-    unknown = [a for a in argv if a != "--quick"]
+    groups = {"exchange", "copy", "startup"}
+    only = {a for a in argv if a in groups} or groups
+    unknown = [a for a in argv if a != "--quick" and a not in groups]
     if unknown:
-        print("usage: python -m godlpack bench [--quick]", file=sys.stderr)
+        print("usage: python -m godlpack bench [--quick] [exchange] [copy] [startup]", file=sys.stderr)
         return 2
     import numpy as np
 
@@ -263,8 +266,11 @@ def main(argv: List[str]) -> int:
           f"Python {sys.version.split()[0]}, numpy {np.__version__}"
           f"{', torch ' + torch.__version__ if torch is not None else ''}, {os.cpu_count()} CPUs")
     print("ratio = median over interleaved rounds of godlpack time / reference time\n")
-    b.exchanges(np, torch)
-    b.copies(np)
-    b.startup()
+    if "exchange" in only:
+        b.exchanges(np, torch)
+    if "copy" in only:
+        b.copies(np)
+    if "startup" in only:
+        b.startup()
     b.print()
     return 0
