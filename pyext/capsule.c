@@ -233,12 +233,14 @@ static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *t
   for (int i = 0; i < st->api_cache_n; i++)
     if (st->api_cache[i].type == (PyObject *)tp) return st->api_cache[i].api;
   const DLPackExchangeAPI *api = gd_exchange_api_lookup((PyObject *)tp);
-  if (st->api_cache_n < GD_API_CACHE) {
-    Py_INCREF((PyObject *)tp);
-    st->api_cache[st->api_cache_n].type = (PyObject *)tp;
-    st->api_cache[st->api_cache_n].api = api;
-    st->api_cache_n++;
-  }
+  /* Full: replace entries in turn, so that the types in use stay cached. */
+  int full = st->api_cache_n == GD_API_CACHE;
+  int i = full ? (int)(st->api_cache_next++ % GD_API_CACHE) : st->api_cache_n++;
+  PyObject *old = full ? st->api_cache[i].type : NULL;
+  Py_INCREF((PyObject *)tp);
+  st->api_cache[i].type = (PyObject *)tp;
+  st->api_cache[i].api = api;
+  Py_XDECREF(old); /* after the entry is consistent: this may run Python code */
   return api;
 }
 

@@ -55,7 +55,7 @@ PyAPI_FUNC(PyObject *) PyObject_VectorcallMethod(PyObject *name, PyObject *const
 
 /* Per-type cache of DLPack C exchange APIs (C9): type (strong ref) -> api,
  * api NULL when the type has none. */
-#define GD_API_CACHE 8
+#define GD_API_CACHE 16
 typedef struct {
   PyObject *type;
   const DLPackExchangeAPI *api;
@@ -79,6 +79,7 @@ typedef struct {
   const void *kw_last; /* last uncached kwnames, for comparison only */
   gd_api_entry api_cache[GD_API_CACHE];
   int api_cache_n;
+  unsigned api_cache_next; /* next entry replaced once the cache is full */
   PyTypeObject *array_type;
   PyObject *dtype_by_key;   /* dict: int key -> godlpack.DType */
   PyObject *device_cls;     /* godlpack.Device */
