@@ -115,8 +115,8 @@ func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req
 		Stream:        int64(req.stream),
 		HasStream:     req.has_stream != 0,
 	}
-	plan, err := core.PlanExport(H.Device, H.ReadOnly(), r)
-	if err != nil {
+	var plan core.ExportPlan
+	if err := core.PlanExportTo(H.Device, H.ReadOnly(), &r, &plan); err != nil {
 		return failAt(msg, "__dlpack__()", err)
 	}
 	src, srcStrides := H, st

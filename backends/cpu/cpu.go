@@ -9,10 +9,12 @@ package cpu
 // gd_cpu_alloc returns n bytes aligned to align, or NULL. n == 0 allocates
 // one byte so that the pointer is valid, unique and freeable.
 // Buffers of at least GD_CPU_HUGE bytes are aligned to 2 MiB and advised
-// MADV_HUGEPAGE (as numpy does from 4 MiB): with transparent huge pages in
+// MADV_HUGEPAGE (numpy advises from 4 MiB): with transparent huge pages in
 // "madvise" mode, first touching a fresh 256 MiB buffer then takes 128 page
-// faults instead of 65536, which is most of the time of a large copy.
-#define GD_CPU_HUGE ((size_t)4 << 20)
+// faults instead of 65536, which is most of the time of a large copy. Below
+// 32 MiB (glibc's largest dynamic mmap threshold) malloc reuses freed heap
+// memory, which is faster still: those sizes are left alone.
+#define GD_CPU_HUGE ((size_t)32 << 20)
 #define GD_CPU_HUGE_ALIGN ((size_t)2 << 20)
 
 static void *gd_cpu_alloc(size_t n, size_t align) {

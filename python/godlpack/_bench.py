@@ -169,7 +169,7 @@ class Bench:
         base = [py, "-c", "import numpy"]
         ours = [py, "-c", "import numpy, godlpack"]
         imp = [py, "-X", "importtime", "-c", "import numpy, godlpack"]
-        runs = 3 if self.quick else 21
+        runs = 3 if self.quick else 31
         diffs: List[float] = []
         ta: List[float] = []
         tb: List[float] = []
@@ -194,7 +194,7 @@ class Bench:
         d = statistics.median(diffs)
         extra = f", -X importtime {_fmt_t(statistics.median(cum))}" if cum else ""
         v = _verdict(d * 1e3, 5.0, self.quick)
-        self.results.append(("7", "import godlpack (after numpy)", f"+{d * 1e3:.1f} ms",
+        self.results.append(("7", "import godlpack (after numpy)", f"{d * 1e3:+.1f} ms",
                              f"{_fmt_t(statistics.median(tb))} vs {_fmt_t(statistics.median(ta))} (import numpy){extra}",
                              "<= 5 ms", v))
         so = _native.__file__
