@@ -65,6 +65,8 @@ def interleaved(stmts: Sequence[str], env: Dict[str, Any], rounds: int, batch_s:
                 setup: Optional[Callable[[], None]] = None) -> List[List[float]]:
     """Seconds per call of each statement, one list per statement, rounds long."""
     timers = [timeit.Timer(s, globals=env) for s in stmts]
+    for t in timers:  # first calls start Go threads, fault pages in, fill caches
+        t.timeit(3)
     ns = [_calibrate(t, batch_s) for t in timers]
     out: List[List[float]] = [[] for _ in stmts]
     for r in range(rounds):
