@@ -68,6 +68,7 @@ demo: setup
 
 test: setup test-go vet test-py abi3-smoke
 	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory test-go-race test-cgocheck2; fi
+	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory bench BENCH_QUICK=1; fi
 
 test-go: $(VENV)/.gomod
 	$(GO) test ./...
@@ -112,8 +113,13 @@ test-cgocheck2: setup
 	PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) $(PY) -c 'import godlpack, sys; assert godlpack.__file__.startswith("$(CURDIR)/$(CGOCHECK_DIR)"), godlpack.__file__'
 	PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) GODEBUG=cgocheck=1 $(PY) -m pytest -q -p no:cacheprovider tests_py
 
-bench:
-	@echo "make bench: the benchmark suite is not written yet"
+# ---- bench (h8) -----------------------------------------------------------
+# godlpack vs numpy/torch in the same run: ratios (medians of interleaved
+# rounds), absolute times, targets, PASS/MISS. BENCH_QUICK=1: a few-second
+# smoke run (CI runs it from `make test`); never timed assertions.
+BENCH_QUICK ?=
+bench: setup
+	$(PY) -m godlpack bench $(if $(filter-out 0,$(BENCH_QUICK)),--quick)
 
 # ---- packaging ------------------------------------------------------------
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "_cgo_export.h"
+#include "crossing.h"
 #include "skin.h"
 
 /* ------------------------------------------------------------------ */
@@ -292,6 +293,44 @@ static int gd_kw_is(PyObject *name, PyObject *interned, const char *ascii) {
   return PyUnicode_CompareWithASCIIString(name, ascii) == 0;
 }
 
+static int gd_kw_code(gd_state *st, PyObject *k) {
+  if (k == st->s_max_version) return GD_KW_MAX_VERSION; /* interned: pointers first */
+  if (k == st->s_copy) return GD_KW_COPY;
+  if (k == st->s_dl_device) return GD_KW_DL_DEVICE;
+  if (k == st->s_stream) return GD_KW_STREAM;
+  if (gd_kw_is(k, st->s_max_version, "max_version")) return GD_KW_MAX_VERSION;
+  if (gd_kw_is(k, st->s_copy, "copy")) return GD_KW_COPY;
+  if (gd_kw_is(k, st->s_dl_device, "dl_device")) return GD_KW_DL_DEVICE;
+  if (gd_kw_is(k, st->s_stream, "stream")) return GD_KW_STREAM;
+  return -1;
+}
+
+/* Codes of the keywords in kwnames (-1: unknown), cached per tuple. Returns
+ * the cached codes or fills buf. */
+static const signed char *gd_kw_codes(gd_state *st, PyObject *kwnames, Py_ssize_t nkw, signed char *buf) {
+  for (int i = 0; i < st->kw_cache_n; i++)
+    if (st->kw_cache[i].kwnames == kwnames) return st->kw_cache[i].code;
+  int all_known = nkw <= GD_KW_MAX;
+  for (Py_ssize_t i = 0; i < nkw && i < GD_KW_MAX; i++) {
+    buf[i] = (signed char)gd_kw_code(st, PyTuple_GetItem(kwnames, i));
+    if (buf[i] < 0) all_known = 0;
+  }
+  /* Cache a tuple seen twice in a row (a caller's constant kwnames; calls
+   * with **kwargs build a new tuple each time). The pointer in kw_last is
+   * only compared, never used: a cached tuple is decoded from the object
+   * itself and kept alive by the cache. */
+  int again = st->kw_last == (void *)kwnames;
+  st->kw_last = kwnames;
+  if (again && all_known && st->kw_cache_n < GD_KW_CACHE) {
+    gd_kw_entry *e = &st->kw_cache[st->kw_cache_n++];
+    Py_INCREF(kwnames);
+    e->kwnames = kwnames;
+    memcpy(e->code, buf, GD_KW_MAX);
+    return e->code;
+  }
+  return buf;
+}
+
 /* max_version: None or a 2-tuple of ints (P1). */
 static int gd_parse_max_version(PyObject *v, gd_export_req *req) {
   if (v == Py_None) return 0;
@@ -344,14 +383,16 @@ static PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize
   gd_export_req req;
   memset(&req, 0, sizeof(req));
   Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+  signed char buf[GD_KW_MAX];
+  const signed char *codes = nkw ? gd_kw_codes(st, kwnames, nkw, buf) : buf;
   for (Py_ssize_t i = 0; i < nkw; i++) {
-    PyObject *k = PyTuple_GetItem(kwnames, i);
     PyObject *v = args[i];
-    if (gd_kw_is(k, st->s_max_version, "max_version")) {
+    int code = i < GD_KW_MAX ? codes[i] : gd_kw_code(st, PyTuple_GetItem(kwnames, i));
+    if (code == GD_KW_MAX_VERSION) {
       if (gd_parse_max_version(v, &req) < 0) return NULL;
-    } else if (gd_kw_is(k, st->s_copy, "copy")) {
-      if (gd_parse_copy(v, &req.copy, "__dlpack__()") < 0) return NULL;
-    } else if (gd_kw_is(k, st->s_dl_device, "dl_device")) {
+    } else if (code == GD_KW_COPY) {
+      if (v != Py_None && gd_parse_copy(v, &req.copy, "__dlpack__()") < 0) return NULL;
+    } else if (code == GD_KW_DL_DEVICE) {
       if (v != Py_None) {
         if (!PyTuple_Check(v) || PyTuple_Size(v) != 2 || !PyLong_Check(PyTuple_GetItem(v, 0)) ||
             !PyLong_Check(PyTuple_GetItem(v, 1))) {
@@ -372,7 +413,7 @@ static PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize
         req.dl_type = (int32_t)t;
         req.dl_id = (int32_t)d;
       }
-    } else if (gd_kw_is(k, st->s_stream, "stream")) {
+    } else if (code == GD_KW_STREAM) {
       if (v != Py_None) {
         if (!PyLong_Check(v)) {
           PyErr_Format(PyExc_TypeError,
@@ -390,7 +431,8 @@ static PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize
         req.stream = s;
       }
     } else {
-      PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument '%U'", k);
+      PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument '%U'",
+                   PyTuple_GetItem(kwnames, i));
       return NULL;
     }
   }
@@ -400,7 +442,7 @@ static PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
   GD_NOGIL_BEGIN((req.copy == GD_COPY_ALWAYS || req.has_dl_device) && gd_is_big(a));
-  int cls = gdgo_export(&a->h, GD_SHAPE(a), GD_STRIDES(a), &req, &managed, &versioned, scratch, msg);
+  int cls = gd_go_export(&a->h, GD_SHAPE(a), GD_STRIDES(a), &req, &managed, &versioned, scratch, msg);
   GD_NOGIL_END();
   if (cls != GD_OK) return gd_raise(cls, msg);
   return gd_capsule_wrap(managed, versioned);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "_cgo_export.h"
+#include "crossing.h"
 #include "skin.h"
 
 /* Capsule names must outlive the capsules: static strings. */
@@ -128,13 +129,57 @@ int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id
 }
 
 /* Calls x.__dlpack__ with our keywords; falls back to no keywords for old
- * producers. Sets *negotiated. Returns a new reference or NULL. */
+ * producers. Sets *negotiated. Returns a new reference or NULL. One
+ * PyObject_VectorcallMethod (no bound method, no kwargs dict); the common
+ * call, max_version only, uses a prebuilt kwnames tuple. */
 static PyObject *gd_request_capsule(gd_state *st, PyObject *x, const gd_import_req *req,
                                     PyObject *copy_obj, int *negotiated) {
-  PyObject *meth = PyObject_GetAttr(x, st->s_dlpack);
-  if (meth == NULL) {
-    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return NULL;
+  PyObject *args[4] = {x, st->max_version, NULL, NULL};
+  PyObject *kwnames = st->kw_max_version, *dev = NULL;
+  Py_ssize_t nkw = 1;
+  if (req->has_device || req->copy != GD_COPY_IF_NEEDED) {
+    PyObject *names[3] = {st->s_max_version, NULL, NULL};
+    if (req->has_device) {
+      dev = Py_BuildValue("(ii)", (int)req->dev_type, (int)req->dev_id);
+      if (dev == NULL) return NULL;
+      names[nkw] = st->s_dl_device;
+      args[1 + nkw++] = dev;
+    }
+    if (req->copy != GD_COPY_IF_NEEDED) {
+      names[nkw] = st->s_copy;
+      args[1 + nkw++] = copy_obj;
+    }
+    kwnames = PyTuple_New(nkw);
+    if (kwnames == NULL) {
+      Py_XDECREF(dev);
+      return NULL;
+    }
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+      Py_INCREF(names[i]);
+      PyTuple_SetItem(kwnames, i, names[i]);
+    }
+  }
+  PyObject *cap = PyObject_VectorcallMethod(st->s_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
+  if (kwnames != st->kw_max_version) Py_DECREF(kwnames);
+  Py_XDECREF(dev);
+  *negotiated = 1;
+  if (cap == NULL && gd_is_keyword_typeerror()) {
     PyErr_Clear();
+    cap = PyObject_VectorcallMethod(st->s_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    *negotiated = 0;
+  }
+  if (cap == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+    /* No __dlpack__ at all (an AttributeError raised inside one propagates). */
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    int has = PyObject_HasAttr(x, st->s_dlpack);
+    if (has) {
+      PyErr_Restore(type, value, tb);
+      return NULL;
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
     PyObject *tn = PyType_GetQualName(Py_TYPE(x));
     if (tn == NULL) return NULL;
     PyErr_Format(PyExc_TypeError,
@@ -145,37 +190,7 @@ static PyObject *gd_request_capsule(gd_state *st, PyObject *x, const gd_import_r
     Py_DECREF(tn);
     return NULL;
   }
-  PyObject *kwargs;
-  if (!req->has_device && req->copy == GD_COPY_IF_NEEDED) {
-    kwargs = st->dlpack_kwargs; /* {"max_version": (1, 3)} */
-    Py_INCREF(kwargs);
-  } else {
-    kwargs = PyDict_New();
-    if (kwargs == NULL) goto fail;
-    if (PyDict_SetItem(kwargs, st->s_max_version, st->max_version) < 0) goto fail;
-    if (req->has_device) {
-      PyObject *dev = Py_BuildValue("(ii)", (int)req->dev_type, (int)req->dev_id);
-      if (dev == NULL) goto fail;
-      int rc = PyDict_SetItem(kwargs, st->s_dl_device, dev);
-      Py_DECREF(dev);
-      if (rc < 0) goto fail;
-    }
-    if (req->copy != GD_COPY_IF_NEEDED && PyDict_SetItem(kwargs, st->s_copy, copy_obj) < 0) goto fail;
-  }
-  PyObject *cap = PyObject_Call(meth, st->empty_tuple, kwargs);
-  Py_DECREF(kwargs);
-  *negotiated = 1;
-  if (cap == NULL && gd_is_keyword_typeerror()) {
-    PyErr_Clear();
-    cap = PyObject_CallNoArgs(meth);
-    *negotiated = 0;
-  }
-  Py_DECREF(meth);
   return cap;
-fail:
-  Py_XDECREF(kwargs);
-  Py_DECREF(meth);
-  return NULL;
 }
 
 /* Raises a Go error; asarray() shows its own entry point. */
@@ -220,12 +235,14 @@ static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *t
   for (int i = 0; i < st->api_cache_n; i++)
     if (st->api_cache[i].type == (PyObject *)tp) return st->api_cache[i].api;
   const DLPackExchangeAPI *api = gd_exchange_api_lookup((PyObject *)tp);
-  if (st->api_cache_n < GD_API_CACHE) {
-    Py_INCREF((PyObject *)tp);
-    st->api_cache[st->api_cache_n].type = (PyObject *)tp;
-    st->api_cache[st->api_cache_n].api = api;
-    st->api_cache_n++;
-  }
+  /* Full: replace entries in turn, so that the types in use stay cached. */
+  int full = st->api_cache_n == GD_API_CACHE;
+  int i = full ? (int)(st->api_cache_next++ % GD_API_CACHE) : st->api_cache_n++;
+  PyObject *old = full ? st->api_cache[i].type : NULL;
+  Py_INCREF((PyObject *)tp);
+  st->api_cache[i].type = (PyObject *)tp;
+  st->api_cache[i].api = api;
+  Py_XDECREF(old); /* after the entry is consistent: this may run Python code */
   return api;
 }
 
@@ -256,7 +273,7 @@ static int gd_from_exchange_api(gd_state *st, const DLPackExchangeAPI *api, PyOb
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
   GD_NOGIL_BEGIN(req.copy == GD_COPY_ALWAYS);
-  int cls = gdgo_import(m, 1, &req, &h, shape, strides, scratch, &consumed, msg);
+  int cls = gd_go_import(m, 1, &req, &h, shape, strides, scratch, &consumed, msg);
   GD_NOGIL_END();
   if (!consumed) gd_call_deleter_versioned(m); /* refused: nobody else owns it */
   *out = cls != GD_OK ? gd_raise_import(cls, msg, entry_asarray) : gd_array_new(st, &h, shape, strides);
@@ -453,7 +470,7 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
   int nogil = req.copy == GD_COPY_ALWAYS || req.has_device;
   if (nogil && PyCapsule_SetName(cap, used_name) < 0) PyErr_Clear();
   GD_NOGIL_BEGIN(nogil);
-  int cls = gdgo_import(managed, versioned, &req, &h, shape, strides, scratch, &consumed, msg);
+  int cls = gd_go_import(managed, versioned, &req, &h, shape, strides, scratch, &consumed, msg);
   GD_NOGIL_END();
   if (consumed) {
     /* Ownership moved to our owner (or the deleter already ran): the

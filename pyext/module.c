@@ -385,6 +385,7 @@ static int gd_module_traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->parse_device);
   for (int i = 0; i <= GD_DEVTYPE_MAX; i++) Py_VISIT(st->devtype_members[i]);
   for (int i = 0; i < st->api_cache_n; i++) Py_VISIT(st->api_cache[i].type);
+  for (int i = 0; i < st->kw_cache_n; i++) Py_VISIT(st->kw_cache[i].kwnames);
   return 0;
 }
 
@@ -400,8 +401,11 @@ static int gd_module_clear(PyObject *m) {
   for (int i = 0; i <= GD_DEVTYPE_MAX; i++) Py_CLEAR(st->devtype_members[i]);
   for (int i = 0; i < st->api_cache_n; i++) Py_CLEAR(st->api_cache[i].type);
   st->api_cache_n = 0;
+  for (int i = 0; i < st->kw_cache_n; i++) Py_CLEAR(st->kw_cache[i].kwnames);
+  st->kw_cache_n = 0;
   Py_CLEAR(st->dlpack_kwargs);
   Py_CLEAR(st->max_version);
+  Py_CLEAR(st->kw_max_version);
   Py_CLEAR(st->empty_tuple);
   Py_CLEAR(st->s_dlpack);
   Py_CLEAR(st->s_max_version);
@@ -438,8 +442,9 @@ PyMODINIT_FUNC PyInit__native(void) {
   st->empty_tuple = PyTuple_New(0);
   st->max_version = Py_BuildValue("(ii)", 1, 3);
   st->dlpack_kwargs = PyDict_New();
+  st->kw_max_version = st->s_max_version ? PyTuple_Pack(1, st->s_max_version) : NULL;
   if (!st->s_dlpack || !st->s_max_version || !st->s_dl_device || !st->s_copy || !st->s_stream ||
-      !st->empty_tuple || !st->max_version || !st->dlpack_kwargs)
+      !st->empty_tuple || !st->max_version || !st->dlpack_kwargs || !st->kw_max_version)
     goto fail;
   if (PyDict_SetItem(st->dlpack_kwargs, st->s_max_version, st->max_version) < 0) goto fail;
   st->array_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &gd_array_spec, NULL);

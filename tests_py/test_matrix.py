@@ -102,4 +102,4 @@ def test_matrix_gpu_rows_only_with_a_gpu(matrix_run):
 
 def test_matrix_usage():
     r = subprocess.run([sys.executable, "-m", "godlpack", "nonsense"], capture_output=True, text=True)
-    assert r.returncode == 2 and "demo|matrix" in r.stderr
+    assert r.returncode == 2 and "matrix" in r.stderr
