@@ -12,9 +12,10 @@ zero-copy    "yes" when both sides see the same data pointer; otherwise who
 read-only    what happens to a read-only source: kept, dropped, refused (and why)
 time         best-of-5 time of one exchange (the plain call, without the spy)
 
-Every cell is measured in this run: data pointers are compared, flags are read
-from the capsules with ctypes. The exit status is 0 when every exchange behaved
-as expected for that library (the "expected" column of _Row), else 1.
+The table prints the long "negotiated" cell last. Every cell is measured in this
+run: data pointers are compared, flags are read from the capsules with ctypes.
+Rows whose behaviour is not the one documented in README.md ("Interoperability
+matrix") are marked "<- unexpected", and the exit status is then 1, else 0.
 """
 
 from __future__ import annotations
