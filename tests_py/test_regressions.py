@@ -1,0 +1,48 @@
+"""Regression tests for defects found in review (one section per defect)."""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+
+import pytest
+
+import godlpack as gd
+
+from _helpers import optional, requires
+
+np = optional("numpy")
+torch = optional("torch")
+
+
+# ---------------------------------------------------------------- torch checks on both import paths
+
+
+def _torch_cases():
+    return [
+        ("requires_grad", lambda: torch.arange(3.0, requires_grad=True), "detach()"),
+        ("parameter", lambda: torch.nn.Parameter(torch.ones(2)), "detach()"),
+        ("conj", lambda: torch.tensor([1 + 2j]).conj(), "resolve_conj()"),
+        ("neg", lambda: torch.tensor([1 + 2j]).conj().imag, "resolve_neg()"),
+    ]
+
+
+@requires("torch")
+@pytest.mark.parametrize("case", range(4), ids=["requires_grad", "parameter", "conj", "neg"])
+@pytest.mark.parametrize("kw", [{}, {"device": "cpu"}, {"copy": True}], ids=["exchange", "dlpack", "copy"])
+def test_torch_producer_checks_not_skipped(case, kw):
+    _, make, hint = _torch_cases()[case]
+    t = make()
+    with pytest.raises(BufferError, match=r"\." + hint.replace("(", r"\(").replace(")", r"\)")):
+        gd.from_dlpack(t, **kw)
+
+
+@requires("torch")
+@pytest.mark.parametrize("kw", [{}, {"device": "cpu"}])
+def test_torch_resolved_tensors_import(kw):
+    t = torch.tensor([1 + 2j]).conj()
+    assert gd.from_dlpack(t.resolve_conj(), **kw).tolist() == [1 - 2j]
+    n = torch.tensor([1 + 2j]).conj().imag
+    assert gd.from_dlpack(n.resolve_neg(), **kw).tolist() == [-2.0]
+    g = torch.arange(3.0, requires_grad=True)
+    assert gd.from_dlpack(g.detach(), **kw).tolist() == [0.0, 1.0, 2.0]
