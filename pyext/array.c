@@ -473,6 +473,15 @@ static PyObject *gd_array_dlpack_device(PyObject *self, PyObject *unused) {
 
 static int gd_is_ellipsis(PyObject *o) { return o == Py_Ellipsis; }
 
+/* 1 when slice.<name> is None, 0 when not, -1 with an exception. */
+static int gd_slice_field_is_none(PyObject *slice, const char *name) {
+  PyObject *v = PyObject_GetAttrString(slice, name);
+  if (v == NULL) return -1;
+  int r = v == Py_None;
+  Py_DECREF(v);
+  return r;
+}
+
 /* Parses one index item; returns 0, or -1 with an exception. */
 static int gd_parse_index_item(PyObject *it, gd_index_op *op) {
   memset(op, 0, sizeof(*op));
@@ -489,9 +498,21 @@ static int gd_parse_index_item(PyObject *it, gd_index_op *op) {
     if (PySlice_Unpack(it, &start, &stop, &step) < 0) return -1;
     op->kind = GD_IDX_SLICE;
     op->step = step;
-    /* PySlice_Unpack maps None to extreme values; keep them as "absent". */
-    op->has_start = !(start == PY_SSIZE_T_MAX || start == PY_SSIZE_T_MIN || (start == 0 && step > 0));
-    op->has_stop = !(stop == PY_SSIZE_T_MAX || stop == PY_SSIZE_T_MIN);
+    /* PySlice_Unpack maps None to extreme values, but also clamps huge
+     * bounds (10**30, -10**30) to them: only a None bound is "absent". The
+     * attribute is read only in that rare extreme case. */
+    op->has_start = !(start == 0 && step > 0);
+    if (start == PY_SSIZE_T_MAX || start == PY_SSIZE_T_MIN) {
+      int absent = gd_slice_field_is_none(it, "start");
+      if (absent < 0) return -1;
+      op->has_start = !absent;
+    }
+    op->has_stop = 1;
+    if (stop == PY_SSIZE_T_MAX || stop == PY_SSIZE_T_MIN) {
+      int absent = gd_slice_field_is_none(it, "stop");
+      if (absent < 0) return -1;
+      op->has_stop = !absent;
+    }
     op->start = op->has_start ? start : 0;
     op->stop = op->has_stop ? stop : 0;
     return 0;

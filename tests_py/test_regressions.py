@@ -46,3 +46,24 @@ def test_torch_resolved_tensors_import(kw):
     assert gd.from_dlpack(n.resolve_neg(), **kw).tolist() == [-2.0]
     g = torch.arange(3.0, requires_grad=True)
     assert gd.from_dlpack(g.detach(), **kw).tolist() == [0.0, 1.0, 2.0]
+
+
+# ---------------------------------------------------------------- huge slice bounds
+
+_BIG = [None, 0, 1, 3, -1, -3, 10**30, -(10**30), 2**63, -(2**63), 2**63 - 1, -(2**63) + 1, 10, -10]
+_STEPS = [None, 1, 2, -1, -2, 10**30, -(10**30)]
+
+
+def _slices():
+    return [slice(a, b, c) for a in _BIG for b in _BIG[:8] for c in _STEPS]
+
+
+@requires("numpy")
+@pytest.mark.parametrize("sl", _slices(), ids=repr)
+def test_huge_slice_bounds_read_write(sl):
+    ref = np.arange(5)
+    a = gd.arange(5)
+    assert a[sl].tolist() == ref[sl].tolist()
+    ref[sl] = 99
+    a[sl] = 99
+    assert a.tolist() == ref.tolist()
