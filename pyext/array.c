@@ -146,7 +146,14 @@ static PyObject *gd_get_nbytes(PyObject *self, void *c) {
     int64_t bits = (int64_t)a->h.dtype.bits * a->h.dtype.lanes;
     return PyLong_FromLongLong((n / 8) * bits + ((n % 8) * bits + 7) / 8);
   }
-  return PyLong_FromLongLong(n * is);
+  int64_t nb;
+  if (!__builtin_mul_overflow(n, is, &nb)) return PyLong_FromLongLong(nb);
+  /* a broadcast (stride 0) array can span more than 2**63 bytes: exact int */
+  PyObject *pn = PyLong_FromLongLong(n), *pis = PyLong_FromLongLong(is);
+  PyObject *r = (pn != NULL && pis != NULL) ? PyNumber_Multiply(pn, pis) : NULL;
+  Py_XDECREF(pn);
+  Py_XDECREF(pis);
+  return r;
 }
 static PyObject *gd_get_dtype(PyObject *self, void *c) {
   return gd_dtype_object(gd_st(self), ((gd_array *)self)->h.dtype);
@@ -252,6 +259,14 @@ static int gd_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     return -1;
   }
   int32_t nd = a->h.ndim;
+  int64_t n = gd_size_of(nd, GD_SHAPE(a)), len;
+  if (__builtin_mul_overflow(n, is, &len) || len > PY_SSIZE_T_MAX) {
+    PyErr_Format(PyExc_BufferError,
+                 "memoryview(): the array spans %lld elements of %lld bytes, more than a buffer can "
+                 "describe (a broadcast array?); take a smaller view or use __dlpack__",
+                 (long long)n, (long long)is);
+    return -1;
+  }
   Py_ssize_t *dims = NULL;
   if (nd > 0) {
     dims = (Py_ssize_t *)PyMem_Malloc(2 * (size_t)nd * sizeof(Py_ssize_t));
@@ -264,11 +279,10 @@ static int gd_getbuffer(PyObject *self, Py_buffer *view, int flags) {
       dims[nd + i] = (Py_ssize_t)(GD_STRIDES(a)[i] * is);
     }
   }
-  int64_t n = gd_size_of(nd, GD_SHAPE(a));
   view->buf = (a->h.data != NULL) ? gd_elem_ptr(a, 0) : gd_empty_buf;
   view->obj = self;
   Py_INCREF(self);
-  view->len = (Py_ssize_t)(n * is);
+  view->len = (Py_ssize_t)len;
   view->readonly = (a->h.flags & GD_FLAG_READONLY) ? 1 : 0;
   view->itemsize = (Py_ssize_t)is;
   view->format = (flags & PyBUF_FORMAT) ? (char *)fmt : NULL;

@@ -67,3 +67,29 @@ def test_huge_slice_bounds_read_write(sl):
     ref[sl] = 99
     a[sl] = 99
     assert a.tolist() == ref.tolist()
+
+
+# ---------------------------------------------------------------- broadcast arrays larger than 2**63 bytes
+
+
+def _broadcast(n, dtype):
+    return gd.from_dlpack(torch.zeros(1, dtype=dtype).expand(n))
+
+
+@requires("torch")
+@pytest.mark.parametrize("n", [2**60, 2**62, 2**63 - 1, 2**61 + 3])
+@pytest.mark.parametrize("dt", ["float64", "int32", "complex128"])
+def test_broadcast_nbytes_exact_and_buffer_refused(n, dt):
+    dtype = getattr(torch, dt)
+    a = _broadcast(n, dtype)
+    isz = torch.zeros(0, dtype=dtype).element_size()
+    assert a.size == n
+    assert a.nbytes == n * isz
+    if n * isz > 2**63 - 1:
+        with pytest.raises(BufferError, match="broadcast"):
+            memoryview(a)
+    else:
+        assert memoryview(a).nbytes == n * isz
+    with pytest.raises((MemoryError, BufferError, ValueError, OverflowError)):
+        a.tolist()
+    assert repr(a).startswith("Array(shape=")
