@@ -286,7 +286,9 @@ static int gd_getbuffer(PyObject *self, Py_buffer *view, int flags) {
   view->readonly = (a->h.flags & GD_FLAG_READONLY) ? 1 : 0;
   view->itemsize = (Py_ssize_t)is;
   view->format = (flags & PyBUF_FORMAT) ? (char *)fmt : NULL;
-  view->ndim = nd;
+  /* Without PyBUF_ND the consumer gets a flat run of bytes (the array is
+   * C-contiguous, checked above): ndim 1 and no shape, as PyBuffer_FillInfo. */
+  view->ndim = (flags & PyBUF_ND) ? nd : 1;
   view->shape = (flags & PyBUF_ND) ? dims : NULL;
   view->strides = ((flags & PyBUF_STRIDES) == PyBUF_STRIDES) ? (dims ? dims + nd : NULL) : NULL;
   view->suboffsets = NULL;

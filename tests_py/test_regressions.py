@@ -93,3 +93,75 @@ def test_broadcast_nbytes_exact_and_buffer_refused(n, dt):
     with pytest.raises((MemoryError, BufferError, ValueError, OverflowError)):
         a.tolist()
     assert repr(a).startswith("Array(shape=")
+
+
+# ---------------------------------------------------------------- PyBUF_SIMPLE buffer requests
+
+
+class _Py_buffer(ctypes.Structure):
+    _fields_ = [
+        ("buf", ctypes.c_void_p),
+        ("obj", ctypes.py_object),
+        ("len", ctypes.c_ssize_t),
+        ("itemsize", ctypes.c_ssize_t),
+        ("readonly", ctypes.c_int),
+        ("ndim", ctypes.c_int),
+        ("format", ctypes.c_char_p),
+        ("shape", ctypes.POINTER(ctypes.c_ssize_t)),
+        ("strides", ctypes.POINTER(ctypes.c_ssize_t)),
+        ("suboffsets", ctypes.POINTER(ctypes.c_ssize_t)),
+        ("internal", ctypes.c_void_p),
+    ]
+
+
+def _simple_buffer(obj, flags):
+    get = ctypes.pythonapi.PyObject_GetBuffer
+    get.argtypes = [ctypes.py_object, ctypes.POINTER(_Py_buffer), ctypes.c_int]
+    get.restype = ctypes.c_int
+    b = _Py_buffer()
+    get(obj, ctypes.byref(b), flags)
+    return b
+
+
+def _release(b):
+    rel = ctypes.pythonapi.PyBuffer_Release
+    rel.argtypes = [ctypes.POINTER(_Py_buffer)]
+    rel.restype = None
+    rel(ctypes.byref(b))
+
+
+PyBUF_SIMPLE, PyBUF_WRITABLE, PyBUF_FORMAT = 0, 1, 4
+
+
+@pytest.mark.parametrize("flags", [PyBUF_SIMPLE, PyBUF_WRITABLE, PyBUF_FORMAT, PyBUF_WRITABLE | PyBUF_FORMAT])
+@pytest.mark.parametrize(
+    "make",
+    [lambda: gd.arange(6).reshape(2, 3), lambda: gd.arange(5), lambda: gd.asarray(3.5), lambda: gd.zeros((2, 0, 3))],
+    ids=["2d", "1d", "0d", "empty"],
+)
+def test_simple_buffer_is_flat(make, flags):
+    a = make()
+    b = _simple_buffer(a, flags)
+    try:
+        assert b.ndim == 1
+        assert not b.shape and not b.strides
+        assert b.len == a.nbytes
+        frombuf = ctypes.pythonapi.PyMemoryView_FromBuffer
+        frombuf.argtypes = [ctypes.POINTER(_Py_buffer)]
+        frombuf.restype = ctypes.py_object
+        m = frombuf(ctypes.byref(b))
+        assert m.nbytes == a.nbytes
+        assert len(m.tobytes()) == a.nbytes
+        del m
+    finally:
+        _release(b)
+
+
+def test_simple_buffer_refuses_non_contiguous():
+    a = gd.arange(6).reshape(2, 3).T
+    get = ctypes.pythonapi.PyObject_GetBuffer
+    get.argtypes = [ctypes.py_object, ctypes.POINTER(_Py_buffer), ctypes.c_int]
+    get.restype = ctypes.c_int
+    b = _Py_buffer()
+    with pytest.raises(BufferError):
+        get(a, ctypes.byref(b), PyBUF_SIMPLE)
