@@ -165,3 +165,39 @@ def test_simple_buffer_refuses_non_contiguous():
     b = _Py_buffer()
     with pytest.raises(BufferError):
         get(a, ctypes.byref(b), PyBUF_SIMPLE)
+
+
+# ---------------------------------------------------------------- arange with bounds beyond int64
+
+_ARANGE_CASES = [
+    (0, 1, 2**63, "float32"),
+    (0, 1, 2**63, "int32"),
+    (0, 1, 2**64, "uint64"),
+    (0, 5, 2**70, "int8"),
+    (2**63, 2**63 + 3, 1, "float32"),
+    (2**63, 2**63 + 3, 1, "float64"),
+    (2**63, 2**63 + 2, 1, "uint64"),
+    (2**64 - 3, 2**64, 1, "uint64"),
+    (2**64 - 1, 2**63, -(2**62), "uint64"),
+    (2**63 - 3, 2**63, 1, "int64"),
+    (-(2**63), -(2**63) + 3, 1, "int64"),
+    (5, -5, -3, "int16"),
+    (0, 3, 1, "complex128"),
+]
+
+
+@requires("numpy")
+@pytest.mark.parametrize("start,stop,step,dt", _ARANGE_CASES, ids=repr)
+def test_arange_beyond_int64_matches_numpy(start, stop, step, dt):
+    got = gd.arange(start, stop, step, dtype=getattr(gd, dt))
+    assert got.tolist() == np.arange(start, stop, step, dtype=dt).tolist()
+
+
+@pytest.mark.parametrize(
+    "start,stop,step,dt",
+    [(2**63 - 2, 2**63 + 1, 1, "int64"), (-1, 2, 1, "uint64"), (2**64, 2**64 + 1, 1, "uint64"), (2**200, 2**200 + 2, 1, "int32")],
+    ids=repr,
+)
+def test_arange_out_of_range_is_overflow_error(start, stop, step, dt):
+    with pytest.raises(OverflowError):
+        gd.arange(start, stop, step, dtype=getattr(gd, dt))
