@@ -45,7 +45,12 @@ static void gd_array_dealloc(PyObject *self) {
   PyTypeObject *tp = Py_TYPE(self);
   gd_owner *o = a->h.owner;
   a->h.owner = NULL;
+  /* A foreign deleter may run Python code (a ctypes callback): keep an
+   * exception in flight (the array may die while one propagates) apart. */
+  PyObject *et, *ev, *etb;
+  PyErr_Fetch(&et, &ev, &etb);
   gd_owner_decref(o); /* pure C: may call a foreign deleter */
+  PyErr_Restore(et, ev, etb);
   freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
   f(self);
   Py_DECREF(tp);

@@ -258,7 +258,12 @@ static void gd_pybuffer_free(void *p) {
   if (v == NULL) return;
   if (!Py_IsInitialized()) return;
   PyGILState_STATE g = PyGILState_Ensure();
+  /* The exporter's releasebuffer may run Python code: keep an exception in
+   * flight (the owning array may die while one propagates) apart. */
+  PyObject *et, *ev, *etb;
+  PyErr_Fetch(&et, &ev, &etb);
   PyBuffer_Release(v);
+  PyErr_Restore(et, ev, etb);
   PyGILState_Release(g);
   free(v);
 }

@@ -201,3 +201,27 @@ def test_arange_beyond_int64_matches_numpy(start, stop, step, dt):
 def test_arange_out_of_range_is_overflow_error(start, stop, step, dt):
     with pytest.raises(OverflowError):
         gd.arange(start, stop, step, dtype=getattr(gd, dt))
+
+
+# ---------------------------------------------------------------- dealloc during an exception in flight
+
+
+@pytest.mark.parametrize("versioned", [True, False], ids=["versioned", "legacy"])
+@pytest.mark.parametrize("op,exc", [("index", IndexError), ("type", TypeError), ("value", ValueError)])
+def test_dealloc_with_exception_in_flight_runs_python_deleter(versioned, op, exc):
+    from _helpers import craft_capsule, float64_buffer
+
+    buf = float64_buffer([1.0, 2.0, 3.0])
+    cap, rec = craft_capsule(buf, shape=(3,), versioned=versioned)
+    # the temporary array (the only owner) dies while the exception propagates
+    # (the interpreter drops it from its stack); its deleter is a Python (ctypes)
+    # callback, which must not see the pending exception
+    with pytest.raises(exc):
+        if op == "index":
+            gd.from_dlpack(cap)[1.5]
+        elif op == "type":
+            gd.from_dlpack(cap) + object()
+        else:
+            gd.from_dlpack(cap).reshape(7)
+    gc.collect()
+    assert rec.deleted == 1
