@@ -67,7 +67,8 @@ static int gd_is_keyword_typeerror(void) {
        * producer's TypeError that merely names max_version or copy is a real
        * error and must surface (dpctl#1789). */
       match = strstr(c, "unexpected keyword argument") != NULL ||
-              strstr(c, "takes no keyword arguments") != NULL;
+              strstr(c, "takes no keyword arguments") != NULL ||
+              strstr(c, "is an invalid keyword argument") != NULL; /* 3.11/3.12 C functions */
     }
     Py_DECREF(s);
   }

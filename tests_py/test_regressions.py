@@ -225,3 +225,31 @@ def test_dealloc_with_exception_in_flight_runs_python_deleter(versioned, op, exc
             gd.from_dlpack(cap).reshape(7)
     gc.collect()
     assert rec.deleted == 1
+
+
+# ---------------------------------------------------------------- old producers: CPython's keyword wordings
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "'max_version' is an invalid keyword argument for __dlpack__()",
+        "'copy' is an invalid keyword argument for __dlpack__()",
+        "__dlpack__() got an unexpected keyword argument 'max_version'",
+        "__dlpack__() takes no keyword arguments",
+    ],
+)
+def test_old_producer_keyword_refusal_retries_without_keywords(message):
+    src = gd.arange(4)
+
+    class Old:
+        def __dlpack__(self, *args, **kw):
+            if kw:
+                raise TypeError(message)
+            return src.__dlpack__()
+
+        def __dlpack_device__(self):
+            return src.__dlpack_device__()
+
+    assert gd.from_dlpack(Old()).tolist() == [0, 1, 2, 3]
+    assert gd.from_dlpack(Old(), copy=True).tolist() == [0, 1, 2, 3]
