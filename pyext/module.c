@@ -303,7 +303,9 @@ static PyObject *gd_mod_from_buffer(PyObject *m, PyObject *obj) {
     goto fail;
   }
   int32_t nd = v->ndim;
-  if (v->shape == NULL) {
+  if (nd == 0) {
+    /* a scalar buffer (ctypes.c_double(1.5)): shape () and no shape array */
+  } else if (v->shape == NULL) {
     nd = 1;
     shape[0] = v->len / v->itemsize;
     strides[0] = 1;

@@ -253,3 +253,25 @@ def test_old_producer_keyword_refusal_retries_without_keywords(message):
 
     assert gd.from_dlpack(Old()).tolist() == [0, 1, 2, 3]
     assert gd.from_dlpack(Old(), copy=True).tolist() == [0, 1, 2, 3]
+
+
+# ---------------------------------------------------------------- 0-d buffers
+
+
+@pytest.mark.parametrize(
+    "make,value",
+    [
+        (lambda: ctypes.c_double(1.5), 1.5),
+        (lambda: ctypes.c_int32(-7), -7),
+        (lambda: ctypes.c_uint8(200), 200),
+        (lambda: ctypes.c_bool(True), True),
+    ],
+    ids=["c_double", "c_int32", "c_uint8", "c_bool"],
+)
+def test_asarray_of_0d_buffer_is_0d(make, value):
+    obj = make()
+    a = gd.asarray(obj)
+    assert a.shape == ()
+    assert a.ndim == 0
+    assert a.tolist() == value
+    assert memoryview(obj).ndim == 0
