@@ -694,6 +694,16 @@ static PyObject *gd_array_item(PyObject *self, Py_ssize_t i) {
   return r;
 }
 
+/* iter(a): over the first axis; a 0-d array has none (TypeError, as numpy;
+ * the sequence protocol alone would end at once on the IndexError). */
+static PyObject *gd_array_iter(PyObject *self) {
+  if (((gd_array *)self)->h.ndim == 0) {
+    PyErr_SetString(PyExc_TypeError, "iteration over a 0-d array");
+    return NULL;
+  }
+  return PySeqIter_New(self);
+}
+
 /* ------------------------------------------------------------------ */
 /* methods                                                             */
 
@@ -983,6 +993,7 @@ static PyType_Slot gd_array_slots[] = {
     {Py_mp_length, gd_array_length},
     {Py_sq_length, gd_array_length},
     {Py_sq_item, gd_array_item},
+    {Py_tp_iter, gd_array_iter},
     {Py_bf_getbuffer, gd_getbuffer},
     {Py_bf_releasebuffer, gd_releasebuffer},
     {Py_tp_doc,

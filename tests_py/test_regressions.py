@@ -275,3 +275,31 @@ def test_asarray_of_0d_buffer_is_0d(make, value):
     assert a.ndim == 0
     assert a.tolist() == value
     assert memoryview(obj).ndim == 0
+
+
+# ---------------------------------------------------------------- iterating a 0-d array
+
+
+@pytest.mark.parametrize("how", ["list", "iter", "for", "tuple", "unpack"])
+@pytest.mark.parametrize("make", [lambda: gd.asarray(3), lambda: gd.asarray(2.5), lambda: gd.arange(4)[1, ...]], ids=["int", "float", "indexed"])
+def test_iterating_0d_array_is_type_error(make, how):
+    a = make()
+    with pytest.raises(TypeError, match="0-d"):
+        if how == "list":
+            list(a)
+        elif how == "iter":
+            iter(a)
+        elif how == "for":
+            for _ in a:
+                pass
+        elif how == "tuple":
+            tuple(a)
+        else:
+            (x,) = a
+
+
+def test_iterating_nd_array_still_works():
+    assert [x.tolist() for x in gd.arange(6).reshape(2, 3)] == [[0, 1, 2], [3, 4, 5]]
+    assert list(gd.arange(3).tolist()) == [0, 1, 2]
+    assert [int(x) for x in gd.arange(3)] == [0, 1, 2]
+    assert list(gd.zeros((0, 2))) == []
