@@ -849,8 +849,12 @@ static PyObject *gd_array_reshape(PyObject *self, PyObject *args) {
       PyErr_Format(PyExc_ValueError, "reshape(): negative dimension %lld; use -1 for one unknown dimension",
                    (long long)ns[i]);
       return NULL;
-    } else {
-      known *= ns[i];
+    } else if (__builtin_mul_overflow(known, ns[i], &known)) {
+      PyErr_Format(PyExc_ValueError,
+                   "reshape(): the requested shape has more than 2**63 elements; an array of size %lld "
+                   "cannot take it",
+                   (long long)total);
+      return NULL;
     }
   }
   if (unknown >= 0) {

@@ -116,11 +116,12 @@ int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id
     Py_DECREF(pair);
     return -1;
   }
-  long t = PyLong_AsLong(PyTuple_GetItem(pair, 0));
-  long i = PyLong_AsLong(PyTuple_GetItem(pair, 1));
+  int ovt = 0, ovi = 0; /* a huge int is an invalid device: ValueError, not OverflowError */
+  long t = PyLong_AsLongAndOverflow(PyTuple_GetItem(pair, 0), &ovt);
+  long i = PyLong_AsLongAndOverflow(PyTuple_GetItem(pair, 1), &ovi);
   Py_DECREF(pair);
   if (PyErr_Occurred()) return -1;
-  if (t < 0 || t > INT32_MAX || i < 0 || i > INT32_MAX) {
+  if (ovt || ovi || t < 0 || t > INT32_MAX || i < 0 || i > INT32_MAX) {
     PyErr_Format(PyExc_ValueError, "%s: invalid %s %R", entry, kw, obj);
     return -1;
   }

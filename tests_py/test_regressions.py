@@ -303,3 +303,18 @@ def test_iterating_nd_array_still_works():
     assert list(gd.arange(3).tolist()) == [0, 1, 2]
     assert [int(x) for x in gd.arange(3)] == [0, 1, 2]
     assert list(gd.zeros((0, 2))) == []
+
+
+# ---------------------------------------------------------------- huge device numbers, reshape overflow
+
+
+@pytest.mark.parametrize("dev", [(2**70, 0), (1, 2**70), (-(2**70), 0), (2**63, 2**64)], ids=repr)
+def test_from_dlpack_huge_device_is_value_error(dev):
+    with pytest.raises(ValueError, match="device"):
+        gd.from_dlpack(gd.arange(3), device=dev)
+
+
+@pytest.mark.parametrize("dev", [(2**70, 0), (1, 2**70), (-(2**70), 0), (2**63, 2**64)], ids=repr)
+def test_dunder_dlpack_huge_dl_device_is_buffer_error(dev):
+    with pytest.raises(BufferError, match="dl_device"):
+        gd.arange(3).__dlpack__(max_version=(1, 3), dl_device=dev)
