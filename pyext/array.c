@@ -423,10 +423,11 @@ static PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize
                        v);
           return NULL;
         }
-        long t = PyLong_AsLong(PyTuple_GetItem(v, 0));
-        long d = PyLong_AsLong(PyTuple_GetItem(v, 1));
+        int ovt = 0, ovd = 0; /* a huge int is an unsupported device too (P3) */
+        long t = PyLong_AsLongAndOverflow(PyTuple_GetItem(v, 0), &ovt);
+        long d = PyLong_AsLongAndOverflow(PyTuple_GetItem(v, 1), &ovd);
         if (PyErr_Occurred()) return NULL;
-        if (t < INT32_MIN || t > INT32_MAX || d < INT32_MIN || d > INT32_MAX) {
+        if (ovt || ovd || t < INT32_MIN || t > INT32_MAX || d < INT32_MIN || d > INT32_MAX) {
           PyErr_Format(PyExc_BufferError, "__dlpack__(): unsupported dl_device %R; pass dl_device=None", v);
           return NULL;
         }

@@ -318,3 +318,13 @@ def test_from_dlpack_huge_device_is_value_error(dev):
 def test_dunder_dlpack_huge_dl_device_is_buffer_error(dev):
     with pytest.raises(BufferError, match="dl_device"):
         gd.arange(3).__dlpack__(max_version=(1, 3), dl_device=dev)
+
+
+@pytest.mark.parametrize(
+    "size,shape",
+    [(6, (2**62, 4, -1)), (6, (2**32, 2**32, 2**32)), (0, (2**40, 2**40, 0)), (0, (2**62, 8, 0)), (6, (-1, 2**62, 8))],
+    ids=repr,
+)
+def test_reshape_shape_product_overflow_is_value_error(size, shape):
+    with pytest.raises(ValueError):
+        gd.arange(size).reshape(*shape)
