@@ -45,7 +45,12 @@ static void gd_array_dealloc(PyObject *self) {
   PyTypeObject *tp = Py_TYPE(self);
   gd_owner *o = a->h.owner;
   a->h.owner = NULL;
+  /* A foreign deleter may run Python code (a ctypes callback): keep an
+   * exception in flight (the array may die while one propagates) apart. */
+  PyObject *et, *ev, *etb;
+  PyErr_Fetch(&et, &ev, &etb);
   gd_owner_decref(o); /* pure C: may call a foreign deleter */
+  PyErr_Restore(et, ev, etb);
   freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
   f(self);
   Py_DECREF(tp);
@@ -146,7 +151,14 @@ static PyObject *gd_get_nbytes(PyObject *self, void *c) {
     int64_t bits = (int64_t)a->h.dtype.bits * a->h.dtype.lanes;
     return PyLong_FromLongLong((n / 8) * bits + ((n % 8) * bits + 7) / 8);
   }
-  return PyLong_FromLongLong(n * is);
+  int64_t nb;
+  if (!__builtin_mul_overflow(n, is, &nb)) return PyLong_FromLongLong(nb);
+  /* a broadcast (stride 0) array can span more than 2**63 bytes: exact int */
+  PyObject *pn = PyLong_FromLongLong(n), *pis = PyLong_FromLongLong(is);
+  PyObject *r = (pn != NULL && pis != NULL) ? PyNumber_Multiply(pn, pis) : NULL;
+  Py_XDECREF(pn);
+  Py_XDECREF(pis);
+  return r;
 }
 static PyObject *gd_get_dtype(PyObject *self, void *c) {
   return gd_dtype_object(gd_st(self), ((gd_array *)self)->h.dtype);
@@ -252,6 +264,14 @@ static int gd_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     return -1;
   }
   int32_t nd = a->h.ndim;
+  int64_t n = gd_size_of(nd, GD_SHAPE(a)), len;
+  if (__builtin_mul_overflow(n, is, &len) || len > PY_SSIZE_T_MAX) {
+    PyErr_Format(PyExc_BufferError,
+                 "memoryview(): the array spans %lld elements of %lld bytes, more than a buffer can "
+                 "describe (a broadcast array?); take a smaller view or use __dlpack__",
+                 (long long)n, (long long)is);
+    return -1;
+  }
   Py_ssize_t *dims = NULL;
   if (nd > 0) {
     dims = (Py_ssize_t *)PyMem_Malloc(2 * (size_t)nd * sizeof(Py_ssize_t));
@@ -264,15 +284,16 @@ static int gd_getbuffer(PyObject *self, Py_buffer *view, int flags) {
       dims[nd + i] = (Py_ssize_t)(GD_STRIDES(a)[i] * is);
     }
   }
-  int64_t n = gd_size_of(nd, GD_SHAPE(a));
   view->buf = (a->h.data != NULL) ? gd_elem_ptr(a, 0) : gd_empty_buf;
   view->obj = self;
   Py_INCREF(self);
-  view->len = (Py_ssize_t)(n * is);
+  view->len = (Py_ssize_t)len;
   view->readonly = (a->h.flags & GD_FLAG_READONLY) ? 1 : 0;
   view->itemsize = (Py_ssize_t)is;
   view->format = (flags & PyBUF_FORMAT) ? (char *)fmt : NULL;
-  view->ndim = nd;
+  /* Without PyBUF_ND the consumer gets a flat run of bytes (the array is
+   * C-contiguous, checked above): ndim 1 and no shape, as PyBuffer_FillInfo. */
+  view->ndim = (flags & PyBUF_ND) ? nd : 1;
   view->shape = (flags & PyBUF_ND) ? dims : NULL;
   view->strides = ((flags & PyBUF_STRIDES) == PyBUF_STRIDES) ? (dims ? dims + nd : NULL) : NULL;
   view->suboffsets = NULL;
@@ -402,10 +423,11 @@ static PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize
                        v);
           return NULL;
         }
-        long t = PyLong_AsLong(PyTuple_GetItem(v, 0));
-        long d = PyLong_AsLong(PyTuple_GetItem(v, 1));
+        int ovt = 0, ovd = 0; /* a huge int is an unsupported device too (P3) */
+        long t = PyLong_AsLongAndOverflow(PyTuple_GetItem(v, 0), &ovt);
+        long d = PyLong_AsLongAndOverflow(PyTuple_GetItem(v, 1), &ovd);
         if (PyErr_Occurred()) return NULL;
-        if (t < INT32_MIN || t > INT32_MAX || d < INT32_MIN || d > INT32_MAX) {
+        if (ovt || ovd || t < INT32_MIN || t > INT32_MAX || d < INT32_MIN || d > INT32_MAX) {
           PyErr_Format(PyExc_BufferError, "__dlpack__(): unsupported dl_device %R; pass dl_device=None", v);
           return NULL;
         }
@@ -473,6 +495,15 @@ static PyObject *gd_array_dlpack_device(PyObject *self, PyObject *unused) {
 
 static int gd_is_ellipsis(PyObject *o) { return o == Py_Ellipsis; }
 
+/* 1 when slice.<name> is None, 0 when not, -1 with an exception. */
+static int gd_slice_field_is_none(PyObject *slice, const char *name) {
+  PyObject *v = PyObject_GetAttrString(slice, name);
+  if (v == NULL) return -1;
+  int r = v == Py_None;
+  Py_DECREF(v);
+  return r;
+}
+
 /* Parses one index item; returns 0, or -1 with an exception. */
 static int gd_parse_index_item(PyObject *it, gd_index_op *op) {
   memset(op, 0, sizeof(*op));
@@ -489,9 +520,21 @@ static int gd_parse_index_item(PyObject *it, gd_index_op *op) {
     if (PySlice_Unpack(it, &start, &stop, &step) < 0) return -1;
     op->kind = GD_IDX_SLICE;
     op->step = step;
-    /* PySlice_Unpack maps None to extreme values; keep them as "absent". */
-    op->has_start = !(start == PY_SSIZE_T_MAX || start == PY_SSIZE_T_MIN || (start == 0 && step > 0));
-    op->has_stop = !(stop == PY_SSIZE_T_MAX || stop == PY_SSIZE_T_MIN);
+    /* PySlice_Unpack maps None to extreme values, but also clamps huge
+     * bounds (10**30, -10**30) to them: only a None bound is "absent". The
+     * attribute is read only in that rare extreme case. */
+    op->has_start = !(start == 0 && step > 0);
+    if (start == PY_SSIZE_T_MAX || start == PY_SSIZE_T_MIN) {
+      int absent = gd_slice_field_is_none(it, "start");
+      if (absent < 0) return -1;
+      op->has_start = !absent;
+    }
+    op->has_stop = 1;
+    if (stop == PY_SSIZE_T_MAX || stop == PY_SSIZE_T_MIN) {
+      int absent = gd_slice_field_is_none(it, "stop");
+      if (absent < 0) return -1;
+      op->has_stop = !absent;
+    }
     op->start = op->has_start ? start : 0;
     op->stop = op->has_stop ? stop : 0;
     return 0;
@@ -652,6 +695,16 @@ static PyObject *gd_array_item(PyObject *self, Py_ssize_t i) {
   return r;
 }
 
+/* iter(a): over the first axis; a 0-d array has none (TypeError, as numpy;
+ * the sequence protocol alone would end at once on the IndexError). */
+static PyObject *gd_array_iter(PyObject *self) {
+  if (((gd_array *)self)->h.ndim == 0) {
+    PyErr_SetString(PyExc_TypeError, "iteration over a 0-d array");
+    return NULL;
+  }
+  return PySeqIter_New(self);
+}
+
 /* ------------------------------------------------------------------ */
 /* methods                                                             */
 
@@ -797,8 +850,12 @@ static PyObject *gd_array_reshape(PyObject *self, PyObject *args) {
       PyErr_Format(PyExc_ValueError, "reshape(): negative dimension %lld; use -1 for one unknown dimension",
                    (long long)ns[i]);
       return NULL;
-    } else {
-      known *= ns[i];
+    } else if (__builtin_mul_overflow(known, ns[i], &known)) {
+      PyErr_Format(PyExc_ValueError,
+                   "reshape(): the requested shape has more than 2**63 elements; an array of size %lld "
+                   "cannot take it",
+                   (long long)total);
+      return NULL;
     }
   }
   if (unknown >= 0) {
@@ -941,6 +998,7 @@ static PyType_Slot gd_array_slots[] = {
     {Py_mp_length, gd_array_length},
     {Py_sq_length, gd_array_length},
     {Py_sq_item, gd_array_item},
+    {Py_tp_iter, gd_array_iter},
     {Py_bf_getbuffer, gd_getbuffer},
     {Py_bf_releasebuffer, gd_releasebuffer},
     {Py_tp_doc,

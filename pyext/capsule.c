@@ -67,7 +67,8 @@ static int gd_is_keyword_typeerror(void) {
        * producer's TypeError that merely names max_version or copy is a real
        * error and must surface (dpctl#1789). */
       match = strstr(c, "unexpected keyword argument") != NULL ||
-              strstr(c, "takes no keyword arguments") != NULL;
+              strstr(c, "takes no keyword arguments") != NULL ||
+              strstr(c, "is an invalid keyword argument") != NULL; /* 3.11/3.12 C functions */
     }
     Py_DECREF(s);
   }
@@ -115,11 +116,12 @@ int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id
     Py_DECREF(pair);
     return -1;
   }
-  long t = PyLong_AsLong(PyTuple_GetItem(pair, 0));
-  long i = PyLong_AsLong(PyTuple_GetItem(pair, 1));
+  int ovt = 0, ovi = 0; /* a huge int is an invalid device: ValueError, not OverflowError */
+  long t = PyLong_AsLongAndOverflow(PyTuple_GetItem(pair, 0), &ovt);
+  long i = PyLong_AsLongAndOverflow(PyTuple_GetItem(pair, 1), &ovi);
   Py_DECREF(pair);
   if (PyErr_Occurred()) return -1;
-  if (t < 0 || t > INT32_MAX || i < 0 || i > INT32_MAX) {
+  if (ovt || ovi || t < 0 || t > INT32_MAX || i < 0 || i > INT32_MAX) {
     PyErr_Format(PyExc_ValueError, "%s: invalid %s %R", entry, kw, obj);
     return -1;
   }
@@ -231,10 +233,39 @@ static const DLPackExchangeAPI *gd_exchange_api_lookup(PyObject *tp) {
   return NULL;
 }
 
-static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *tp) {
+/* Whether tp is torch.Tensor or a subclass (torch.nn.Parameter, ...): some
+ * class of its MRO is torch's Tensor or TensorBase. */
+static int gd_type_is_torch(PyObject *tp) {
+  int found = 0;
+  PyObject *mro = PyObject_GetAttrString(tp, "__mro__");
+  if (mro != NULL && PyTuple_Check(mro)) {
+    for (Py_ssize_t i = 0; !found && i < PyTuple_Size(mro); i++) {
+      PyObject *c = PyTuple_GetItem(mro, i);
+      PyObject *mod = PyObject_GetAttrString(c, "__module__");
+      PyObject *qn = PyObject_GetAttrString(c, "__qualname__");
+      if (mod != NULL && qn != NULL && PyUnicode_Check(mod) && PyUnicode_Check(qn)) {
+        const char *m = PyUnicode_AsUTF8AndSize(mod, NULL), *q = PyUnicode_AsUTF8AndSize(qn, NULL);
+        found = m != NULL && q != NULL && (strcmp(m, "torch") == 0 || strncmp(m, "torch.", 6) == 0) &&
+                (strcmp(q, "Tensor") == 0 || strcmp(q, "TensorBase") == 0 || strcmp(q, "_TensorBase") == 0);
+      }
+      Py_XDECREF(mod);
+      Py_XDECREF(qn);
+      if (PyErr_Occurred()) PyErr_Clear();
+    }
+  }
+  Py_XDECREF(mro);
+  if (PyErr_Occurred()) PyErr_Clear();
+  return found;
+}
+
+static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *tp, int *torch) {
   for (int i = 0; i < st->api_cache_n; i++)
-    if (st->api_cache[i].type == (PyObject *)tp) return st->api_cache[i].api;
+    if (st->api_cache[i].type == (PyObject *)tp) {
+      *torch = st->api_cache[i].torch;
+      return st->api_cache[i].api;
+    }
   const DLPackExchangeAPI *api = gd_exchange_api_lookup((PyObject *)tp);
+  *torch = gd_type_is_torch((PyObject *)tp);
   /* Full: replace entries in turn, so that the types in use stay cached. */
   int full = st->api_cache_n == GD_API_CACHE;
   int i = full ? (int)(st->api_cache_next++ % GD_API_CACHE) : st->api_cache_n++;
@@ -242,8 +273,50 @@ static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *t
   Py_INCREF((PyObject *)tp);
   st->api_cache[i].type = (PyObject *)tp;
   st->api_cache[i].api = api;
+  st->api_cache[i].torch = *torch;
   Py_XDECREF(old); /* after the entry is consistent: this may run Python code */
   return api;
+}
+
+/* torch's exchange API (managed_tensor_from_py_object_no_sync) skips the
+ * checks of torch's __dlpack__, and its __dlpack__ exports a negative view
+ * as if it were not negated: a tensor that requires grad, or has the
+ * conjugate or negative bit set, is refused here on both paths (BufferError,
+ * as torch's __dlpack__). Returns 1 with the exception set, 0 to go on, -1 on
+ * error. */
+static int gd_torch_refuses(PyObject *x) {
+  static PyObject *s_requires_grad, *s_is_conj, *s_is_neg;
+  if (s_requires_grad == NULL) {
+    s_requires_grad = PyUnicode_InternFromString("requires_grad");
+    s_is_conj = PyUnicode_InternFromString("is_conj");
+    s_is_neg = PyUnicode_InternFromString("is_neg");
+    if (s_requires_grad == NULL || s_is_conj == NULL || s_is_neg == NULL) return -1;
+  }
+  static const char *const what[3] = {
+      "from_dlpack(): cannot import a torch.Tensor that requires grad; call tensor.detach() first",
+      "from_dlpack(): cannot import a torch.Tensor with the conjugate bit set; call tensor.resolve_conj() "
+      "first",
+      "from_dlpack(): cannot import a torch.Tensor with the negative bit set; call tensor.resolve_neg() "
+      "first"};
+  for (int k = 0; k < 3; k++) {
+    PyObject *args[1] = {x};
+    PyObject *r = k == 0 ? PyObject_GetAttr(x, s_requires_grad)
+                         : PyObject_VectorcallMethod(k == 1 ? s_is_conj : s_is_neg, args,
+                                                     1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    if (r == NULL) {
+      if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+      PyErr_Clear(); /* an older torch without is_neg: nothing to check */
+      continue;
+    }
+    int t = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    if (t < 0) return -1;
+    if (t) {
+      PyErr_SetString(PyExc_BufferError, what[k]);
+      return 1;
+    }
+  }
+  return 0;
 }
 
 /* Takes x through its exchange API. Returns 1 with *out set (or NULL and an
@@ -377,8 +450,10 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
     cap = x; /* C6: raw capsule, nothing negotiated */
     Py_INCREF(cap);
   } else {
+    int torch = 0;
+    const DLPackExchangeAPI *api = gd_exchange_api_of(st, Py_TYPE(x), &torch);
+    if (torch && gd_torch_refuses(x) != 0) return NULL;
     if (!req.has_device) {
-      const DLPackExchangeAPI *api = gd_exchange_api_of(st, Py_TYPE(x));
       PyObject *r = NULL;
       if (api != NULL && gd_from_exchange_api(st, api, x, &req, entry_asarray, &r)) return r;
     }

@@ -59,6 +59,7 @@ PyAPI_FUNC(PyObject *) PyObject_VectorcallMethod(PyObject *name, PyObject *const
 typedef struct {
   PyObject *type;
   const DLPackExchangeAPI *api;
+  int torch; /* a torch.Tensor (subclass): its checks are ours to make (gd_torch_refuses) */
 } gd_api_entry;
 
 /* Cache of __dlpack__ kwnames tuples (callers pass the same constant tuple
