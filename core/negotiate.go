@@ -236,6 +236,14 @@ func PlanImport(got Device, flags uint64, req ImportRequest) (ImportPlan, error)
 	}
 	p := ImportPlan{Device: got}
 	needCopy := false
+	if req.HasDevice && !CPUAccessible(req.Device.Type) {
+		// C7: a device we cannot produce. Without a backend for it we can
+		// neither copy there nor work with its memory, so asking for it is
+		// refused even when the tensor already lives there.
+		return ImportPlan{}, errorf(ErrDevice,
+			"from_dlpack(): godlpack has no memory backend for device=%s; pass device=None or \"cpu\"",
+			req.Device)
+	}
 	if req.HasDevice && req.Device != got {
 		if !CanCopy(got, req.Device) {
 			return ImportPlan{}, errorf(ErrDevice,

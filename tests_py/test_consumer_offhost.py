@@ -98,11 +98,13 @@ def test_refusing_producer_names_raw_capsule_way_out():
     assert a.device == gd.Device((14, 0))
 
 
-def test_explicit_device_is_not_overridden():
+def test_explicit_offhost_device_is_refused():
+    # C7: no backend for kDLOneAPI, so device=(14, 0) cannot be produced; the
+    # request is not silently turned into a host copy either.
     p = Producer((14, 0))
-    a = gd.from_dlpack(p, device=(14, 0))
-    assert p.requests == [{"max_version": (1, 3), "dl_device": (14, 0)}]
-    assert a.device == gd.Device((14, 0))
+    with pytest.raises(BufferError, match=r"no memory backend for device=oneapi:0; pass device=None"):
+        gd.from_dlpack(p, device=(14, 0))
+    assert all(r.get("dl_device") != (1, 0) for r in p.requests)
 
 
 def test_own_opaque_array_is_viewed_in_place():

@@ -307,14 +307,12 @@ def test_from_dpnp_nonzero_byte_offset_on_device(dev):
                                   (x.reshape(3, 4)[1:, 1:], 40, (4, 1))]:
         info = CapsuleInfo(view.__dlpack__(max_version=(1, 3)))
         assert (info.data, info.byte_offset, info.strides) == (base.data, offset, strides)
-        # kept on the device: an opaque array whose first element honours byte_offset
-        a = gd.from_dlpack(view, device=(14, dev.get_device_id()))
-        assert a.device == gd.Device((14, dev.get_device_id()))
-        assert gd_ptr(a) == base.data + offset
-        assert a.strides == strides
-        # and a raw capsule, which cannot be negotiated, is held the same way
+        # a raw capsule cannot be negotiated: held on its device as an opaque
+        # array whose first element honours byte_offset
         b = gd.from_dlpack(view.__dlpack__(max_version=(1, 3)))
-        assert gd_ptr(b) == base.data + offset and b.device == a.device
+        assert b.device == gd.Device((14, dev.get_device_id()))
+        assert gd_ptr(b) == base.data + offset
+        assert b.strides == strides
         # through the host: values of the view, not of the allocation's start
         assert gd.from_dlpack(view).tolist() == dpnp.asnumpy(view).tolist()
 
@@ -322,7 +320,7 @@ def test_from_dpnp_nonzero_byte_offset_on_device(dev):
 def test_from_dpnp_kept_on_device_is_opaque_and_round_trips(dev):
     x = dpnp.arange(10, dtype="int64", device=dev)
     v = x[3:]
-    a = gd.from_dlpack(v, device=(14, dev.get_device_id()))
+    a = gd.from_dlpack(v.__dlpack__(max_version=(1, 3)))  # a raw capsule is held as it is
     assert gd_ptr(a) == usm_first(v), "zero-copy"
     for op in (a.tolist, a.sum, a.copy, lambda: memoryview(a)):
         with pytest.raises(BufferError):
@@ -334,6 +332,16 @@ def test_from_dpnp_kept_on_device_is_opaque_and_round_trips(dev):
     assert usm_first(back) == usm_first(v)
     back[0] = 100
     assert int(x[3]) == 100
+
+
+@pytest.mark.parametrize("copy", [None, True, False])
+def test_from_dpnp_device_oneapi_refused(dev, copy):
+    # C7: godlpack has no oneAPI memory backend, so it cannot produce an array
+    # on (14, n), not even for a tensor that already lives there.
+    x = dpnp.arange(3, device=dev)
+    with pytest.raises(BufferError, match="no memory backend"):
+        gd.from_dlpack(x, device=(14, dev.get_device_id()), copy=copy)
+    assert x.tolist() == [0, 1, 2]
 
 
 def test_from_dpnp_other_oneapi_device_refused(dev):

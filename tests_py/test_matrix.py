@@ -32,8 +32,8 @@ EXPECTED = {
                                       "copy by dpnp (host -> device)", "refused: BufferError (legacy fallback)"),
         "dpnp -> godlpack": ("(max_version=(1, 3), dl_device=(1, 0)) -> dltensor_versioned 1.3 IS_COPIED",
                              "copy by dpctl (IS_COPIED), none by us", "kept"),
-        "dpnp -> godlpack (device=(14, 0))": ("(max_version=(1, 3), dl_device=(14, 0)) -> dltensor_versioned 1.3 on (14, 0)",
-                                              "yes (opaque array)", "n/a"),
+        "dpnp -> godlpack (raw capsule)": ("raw capsule dltensor_versioned on (14, 0); device=(14, n) -> BufferError",
+                                           "yes (opaque array)", "n/a"),
     },
     "jax": {
         "godlpack -> jax": ("(stream=None) -> dltensor", "yes (256-byte aligned)", "refused: BufferError (legacy only)"),

@@ -315,13 +315,22 @@ def _dpnp(dpnp: Any) -> List[_Row]:
                      "copy by dpctl (IS_COPIED), none by us" if one_copy else "NO",
                      "kept" if ro_ok else "DROPPED",
                      _fmt_time(_time_per_call(lambda: gd.from_dlpack(x))), one_copy and ro_ok and g.tolist() == x.asnumpy().tolist()))
-    # dpnp -> godlpack, kept on its device: an opaque array over the USM pointer
-    spy = _Spy(x)
-    g = gd.from_dlpack(spy, device=(14, dev.get_device_id()))
+    # dpnp -> godlpack as a raw capsule: nothing to negotiate, so it is held on
+    # its device as an opaque array over the USM pointer (device=(14, n) is
+    # refused: godlpack has no oneAPI backend to produce one)
+    g = gd.from_dlpack(x.__dlpack__(max_version=(1, 3)))
+    gdev = tuple(int(v) for v in g.__dlpack_device__())
     zc = _gd_ptr(g) == x.__sycl_usm_array_interface__["data"][0]  # x is not a view: offset 0
-    rows.append(_Row("dpnp", f"dpnp -> godlpack (device=(14, {dev.get_device_id()}))", spy.describe(),
+    try:
+        gd.from_dlpack(x, device=(14, dev.get_device_id()))
+        refused = "NOT refused"
+    except BufferError:
+        refused = "device=(14, n) -> BufferError"
+    rows.append(_Row("dpnp", "dpnp -> godlpack (raw capsule)",
+                     f"raw capsule dltensor_versioned on {gdev}; {refused}",
                      _yes(zc) + " (opaque array)", "n/a",
-                     _fmt_time(_time_per_call(lambda: gd.from_dlpack(x, device=(14, 0)))), zc))
+                     _fmt_time(_time_per_call(lambda: gd.from_dlpack(x.__dlpack__(max_version=(1, 3))))),
+                     zc and refused.endswith("BufferError")))
     return rows
 
 
