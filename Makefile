@@ -3,7 +3,10 @@
 #   make demo    fresh machine -> .venv, Go modules, numpy + torch, the package, then
 #                `python -m godlpack demo` (zero-copy round trips as a table)
 #   make test    the same set-up + pytest, then `go test ./...`, `pytest tests_py`,
-#                and (CI=true) the Python tests again against a GOEXPERIMENT=cgocheck2 build
+#                and (CI=true) go test -race, and the Go and Python suites again under
+#                GOEXPERIMENT=cgocheck2
+#   make matrix  the interop matrix alone (`python -m godlpack matrix`; demo and test
+#                also install the pinned dpnp/dpctl, jax, array-api-strict stack)
 #   make build   (re)build python/godlpack/_native.abi3.so in place
 #   make wheel   build the cp311-abi3 wheel into dist/
 #   make clean   remove build outputs (keeps .venv; `make distclean` removes it too)
@@ -22,7 +25,7 @@ export CGO_ENABLED := 1
 
 GO_SOURCES := go.mod $(wildcard go.sum) $(shell find core backends pyext -type f \( -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '*.map' \) 2>/dev/null)
 
-.PHONY: all demo test test-go test-py test-cgocheck2 vet build wheel clean distclean setup bench
+.PHONY: all demo test test-go test-go-race test-py abi3-smoke test-cgocheck2 vet build wheel clean distclean setup bench
 .DEFAULT_GOAL := build
 
 all: build
@@ -61,12 +64,18 @@ build: $(VENV)/.deps $(VENV)/.gomod $(SO)
 
 demo: setup
 	$(PY) -m godlpack demo
+	$(PY) -m godlpack matrix
 
-test: setup test-go vet test-py
-	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory test-cgocheck2 fuzz-smoke; fi
+test: setup test-go vet test-py abi3-smoke
+	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory test-go-race test-cgocheck2 fuzz-smoke; fi
+	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory bench BENCH_QUICK=1; fi
 
 test-go: $(VENV)/.gomod
 	$(GO) test ./...
+
+# The Go suites under the race detector (CI only: about 30 s on 2 cores).
+test-go-race: $(VENV)/.gomod
+	$(GO) test -race ./...
 
 vet: $(VENV)/.gomod $(VENV)/.created
 	$(GO) vet ./...
@@ -75,10 +84,26 @@ vet: $(VENV)/.gomod $(VENV)/.created
 test-py: setup
 	$(PY) -m pytest -q tests_py
 
+# The one abi3 .so, loaded by every CPython 3.11+ we can find (pyenv or PATH).
+# Standard library only, so the other interpreters need no packages. Under
+# CI=true each of ABI3_VERSIONS must be present.
+ABI3_VERSIONS ?= 3.11 3.12 3.13
+abi3-smoke: $(SO)
+	@for v in $(ABI3_VERSIONS); do \
+	  py=$$(PYENV_VERSION=$$(pyenv versions --bare 2>/dev/null | grep -E "^$$v(\.|$$)" | tail -n1) pyenv which python$$v 2>/dev/null || command -v python$$v || true); \
+	  if [ -z "$$py" ] || ! "$$py" -c 'import sys' 2>/dev/null; then \
+	    if [ "$${CI:-}" = "true" ]; then echo "abi3-smoke: python$$v not found (CI=true: failing)"; exit 1; fi; \
+	    echo "abi3-smoke: python$$v not found, skipped"; continue; \
+	  fi; \
+	  echo "PYTHONPATH=python $$py tests_py/abi3_smoke.py"; \
+	  PYTHONPATH=python "$$py" tests_py/abi3_smoke.py || exit 1; \
+	done
+
 # The whole Python suite against an extension built with cgocheck2, which
 # catches Go pointers stored in C memory.
 CGOCHECK_DIR := build/cgocheck2
 test-cgocheck2: setup
+	GOEXPERIMENT=cgocheck2 $(GO) test ./...
 	rm -rf $(CGOCHECK_DIR) && mkdir -p $(CGOCHECK_DIR)/godlpack
 	cp python/godlpack/*.py python/godlpack/py.typed $(CGOCHECK_DIR)/godlpack/
 	GOEXPERIMENT=cgocheck2 CGO_CFLAGS="-I$(PYINC) -O2 -g" $(GO) build -tags pyext -buildmode=c-shared \
@@ -88,8 +113,13 @@ test-cgocheck2: setup
 	PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) $(PY) -c 'import godlpack, sys; assert godlpack.__file__.startswith("$(CURDIR)/$(CGOCHECK_DIR)"), godlpack.__file__'
 	PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) GODEBUG=cgocheck=1 $(PY) -m pytest -q -p no:cacheprovider tests_py
 
-bench:
-	@echo "make bench: the benchmark suite is not written yet"
+# ---- bench (h8) -----------------------------------------------------------
+# godlpack vs numpy/torch in the same run: ratios (medians of interleaved
+# rounds), absolute times, targets, PASS/MISS. BENCH_QUICK=1: a few-second
+# smoke run (CI runs it from `make test`); never timed assertions.
+BENCH_QUICK ?=
+bench: setup
+	$(PY) -m godlpack bench $(if $(filter-out 0,$(BENCH_QUICK)),--quick)
 
 # ---- packaging ------------------------------------------------------------
 
@@ -102,6 +132,28 @@ clean:
 
 distclean: clean
 	rm -rf $(VENV)
+
+# ---- interop stack (issue 4): dpnp/dpctl (SYCL CPU), JAX (CPU), array-api-strict ----------
+# Pinned in requirements-interop.txt, installed into .venv once (stamp .venv/.interop, redone
+# when the file changes). The OpenCL CPU runtime comes from the intel-opencl-rt wheel, whose
+# ICD file holds a placeholder path: OCL_ICD_FILENAMES points the ICD loader at the library,
+# LD_LIBRARY_PATH lets libOpenCL.so.1 (no RUNPATH) find its Intel math libraries. Both are
+# exported to every recipe of demo, test-py and test-cgocheck2 (and their prerequisites).
+INTEROP_REQ := requirements-interop.txt
+INTEROP_ENV_TARGETS := demo test-py test-cgocheck2 matrix
+
+$(VENV)/.interop: $(VENV)/.deps $(INTEROP_REQ)
+	$(PIP) install -r $(INTEROP_REQ)
+	@touch $@
+
+$(INTEROP_ENV_TARGETS): export OCL_ICD_FILENAMES = $(CURDIR)/$(VENV)/lib/libintelocl.so
+$(INTEROP_ENV_TARGETS): export LD_LIBRARY_PATH := $(CURDIR)/$(VENV)/lib$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))
+demo test-py test-cgocheck2: $(VENV)/.interop
+
+.PHONY: interop matrix
+interop: $(VENV)/.interop
+matrix: setup $(VENV)/.interop
+	$(PY) -m godlpack matrix
 
 # ---- reliability (issue 6) ----------------------------------------------------
 # fuzz-smoke: every Go fuzz target for FUZZTIME each (run by `make test` when CI=true).

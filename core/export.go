@@ -42,7 +42,23 @@ import (
 // → ErrSubByte (legacy cannot say so). ErrNoMemory if malloc fails.
 // Nothing is allocated on the Go heap on success.
 func ExportVersioned(h *Header, shape, strides []int64, extraFlags uint64) (*DLManagedTensorVersioned, error) {
-	p, err := exportTensor(h, shape, strides, true)
+	return ExportVersionedIn(nil, h, shape, strides, extraFlags)
+}
+
+// ExportBlockSize is the size of the single C allocation that holds an
+// exported tensor of ndim dimensions, versioned or legacy (the larger of the
+// two): the struct, then shape and strides.
+func ExportBlockSize(ndim int) uintptr {
+	return sizeofVersioned + 2*uintptr(max(ndim, 1))*8
+}
+
+// ExportVersionedIn is ExportVersioned into block, a malloc'ed C buffer of
+// at least ExportBlockSize(h.Ndim) bytes that becomes the managed tensor (its
+// deleter frees it); nil allocates one. On error block is left to the caller.
+// The CPython skin allocates the block in C before its one call into Go, so
+// an export makes no Go->C call.
+func ExportVersionedIn(block unsafe.Pointer, h *Header, shape, strides []int64, extraFlags uint64) (*DLManagedTensorVersioned, error) {
+	p, err := exportTensor(block, h, shape, strides, true)
 	if err != nil {
 		return nil, err
 	}
@@ -66,6 +82,11 @@ func ExportVersioned(h *Header, shape, strides []int64, extraFlags uint64) (*DLM
 // header cannot be exported this way (ErrReadOnlyLegacy): legacy tensors
 // cannot carry READ_ONLY.
 func ExportLegacy(h *Header, shape, strides []int64) (*DLManagedTensor, error) {
+	return ExportLegacyIn(nil, h, shape, strides)
+}
+
+// ExportLegacyIn is ExportLegacy into block (see ExportVersionedIn).
+func ExportLegacyIn(block unsafe.Pointer, h *Header, shape, strides []int64) (*DLManagedTensor, error) {
 	if h != nil && h.Owner != nil {
 		if h.Flags&HeaderReadOnly != 0 {
 			return nil, fmt.Errorf("%w; export with max_version=(1, 0) or newer, or make a writable copy", ErrReadOnlyLegacy)
@@ -74,7 +95,7 @@ func ExportLegacy(h *Header, shape, strides []int64) (*DLManagedTensor, error) {
 			return nil, fmt.Errorf("%w: padded sub-byte data needs a versioned export (max_version=(1, 1) or newer)", ErrSubByte)
 		}
 	}
-	p, err := exportTensor(h, shape, strides, false)
+	p, err := exportTensor(block, h, shape, strides, false)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +129,7 @@ const (
 
 // exportTensor checks h, allocates struct+shape+strides and fills the
 // DLTensor part. The caller fills the rest and retains the owner.
-func exportTensor(h *Header, shape, strides []int64, versioned bool) (unsafe.Pointer, error) {
+func exportTensor(block unsafe.Pointer, h *Header, shape, strides []int64, versioned bool) (unsafe.Pointer, error) {
 	if h == nil || h.Owner == nil {
 		return nil, fmt.Errorf("%w; cannot export it", ErrReleased)
 	}
@@ -141,7 +162,10 @@ func exportTensor(h *Header, shape, strides []int64, versioned bool) (unsafe.Poi
 		head = sizeofVersioned
 	}
 	dims := uintptr(max(n, 1)) * 8
-	p := C.gd_export_malloc(C.size_t(head + 2*dims))
+	p := block
+	if p == nil {
+		p = C.gd_export_malloc(C.size_t(head + 2*dims))
+	}
 	if p == nil {
 		return nil, fmt.Errorf("%w: exporting a DLPack tensor", ErrNoMemory)
 	}

@@ -109,17 +109,37 @@ func streamOK(t DeviceType, stream int64) bool {
 // does not allocate when it succeeds.
 func PlanExport(src Device, readOnly bool, req ExportRequest) (ExportPlan, error) {
 	var p ExportPlan
+	if err := PlanExportTo(src, readOnly, &req, &p); err != nil {
+		return ExportPlan{}, err
+	}
+	return p, nil
+}
+
+// PlanExportTo is PlanExport reading the request from *req and writing the
+// plan to *out (left zero on error): the form the CPython skin calls on every
+// __dlpack__, which saves two struct copies (and the store-forwarding stalls
+// of copying a struct just written field by field).
+func PlanExportTo(src Device, readOnly bool, req *ExportRequest, out *ExportPlan) error {
+	*out = ExportPlan{}
+	if err := planExport(src, readOnly, req, out); err != nil {
+		*out = ExportPlan{}
+		return err
+	}
+	return nil
+}
+
+func planExport(src Device, readOnly bool, req *ExportRequest, p *ExportPlan) error {
 	if req.Copy != CopyIfNeeded && req.Copy != CopyAlways && req.Copy != CopyNever {
-		return p, errorf(ErrCopyArg, "__dlpack__(): invalid copy mode %d; pass copy=None, True or False", int(req.Copy))
+		return errorf(ErrCopyArg, "__dlpack__(): invalid copy mode %d; pass copy=None, True or False", int(req.Copy))
 	}
 	p.Versioned = req.HasMaxVersion && req.MaxVersion.Major >= 1
 	if readOnly && !p.Versioned {
 		if req.HasMaxVersion {
-			return ExportPlan{}, errorf(ErrReadOnlyLegacy,
+			return errorf(ErrReadOnlyLegacy,
 				"__dlpack__(): a read-only array cannot be exported as a legacy capsule (max_version=(%d, %d)); pass max_version=(1, 0) or newer",
 				req.MaxVersion.Major, req.MaxVersion.Minor)
 		}
-		return ExportPlan{}, errorf(ErrReadOnlyLegacy,
+		return errorf(ErrReadOnlyLegacy,
 			"__dlpack__(): a read-only array cannot be exported as a legacy capsule (max_version=None); pass max_version=(1, 0) or newer")
 	}
 	if p.Versioned {
@@ -129,7 +149,7 @@ func PlanExport(src Device, readOnly bool, req ExportRequest) (ExportPlan, error
 	needCopy := false
 	if req.HasDLDevice && req.DLDevice != src {
 		if !CanCopy(src, req.DLDevice) {
-			return ExportPlan{}, errorf(ErrDevice,
+			return errorf(ErrDevice,
 				"__dlpack__(): dl_device=%s cannot be reached from an array on %s; pass dl_device=None or %s",
 				req.DLDevice.Tuple(), src, src.Tuple())
 		}
@@ -141,7 +161,7 @@ func PlanExport(src Device, readOnly bool, req ExportRequest) (ExportPlan, error
 		p.Copy = true
 	case CopyNever:
 		if needCopy {
-			return ExportPlan{}, errorf(ErrCopyNeeded,
+			return errorf(ErrCopyNeeded,
 				"__dlpack__(): copy=False but dl_device=%s needs a copy; pass copy=None or True",
 				req.DLDevice.Tuple())
 		}
@@ -149,12 +169,12 @@ func PlanExport(src Device, readOnly bool, req ExportRequest) (ExportPlan, error
 		p.Copy = needCopy
 	}
 	if req.HasStream && !streamOK(p.Target.Type, req.Stream) {
-		return ExportPlan{}, streamErr(p.Target.Type, req.Stream)
+		return streamErr(p.Target.Type, req.Stream)
 	}
 	if p.Copy && p.Versioned {
 		p.ExtraFlags = FlagIsCopied
 	}
-	return p, nil
+	return nil
 }
 
 func streamErr(t DeviceType, stream int64) error {
@@ -216,6 +236,14 @@ func PlanImport(got Device, flags uint64, req ImportRequest) (ImportPlan, error)
 	}
 	p := ImportPlan{Device: got}
 	needCopy := false
+	if req.HasDevice && !CPUAccessible(req.Device.Type) {
+		// C7: a device we cannot produce. Without a backend for it we can
+		// neither copy there nor work with its memory, so asking for it is
+		// refused even when the tensor already lives there.
+		return ImportPlan{}, errorf(ErrDevice,
+			"from_dlpack(): godlpack has no memory backend for device=%s; pass device=None or \"cpu\"",
+			req.Device)
+	}
 	if req.HasDevice && req.Device != got {
 		if !CanCopy(got, req.Device) {
 			return ImportPlan{}, errorf(ErrDevice,

@@ -5,7 +5,10 @@ package core
 */
 import "C"
 
-import "unsafe"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // Owner is a refcounted owner of memory, allocated in C (gd_owner). When the
 // last reference goes it frees our buffer or calls the foreign deleter, in C,
@@ -35,14 +38,30 @@ func NewOwner(kind OwnerKind, ptr unsafe.Pointer, freeFn unsafe.Pointer) (*Owner
 	return (*Owner)(o), nil
 }
 
-// Retain adds a reference.
-func (o *Owner) Retain() { C.gd_owner_incref((*C.gd_owner)(o)) }
+// InitOwner makes the C memory at block (at least sizeof(gd_owner) bytes,
+// from malloc: the last Release frees it with free) an owner with one
+// reference, without a call into C: the CPython skin allocates the block
+// before its one call into Go, which keeps imports at a single crossing.
+func InitOwner(block unsafe.Pointer, kind OwnerKind, ptr unsafe.Pointer, freeFn unsafe.Pointer) *Owner {
+	o := (*Owner)(block)
+	o.refs = 1
+	o.kind = C.int32_t(kind)
+	o.reserved = 0
+	o.ptr = ptr
+	o.free_fn = (*[0]byte)(freeFn)
+	return o
+}
+
+// Retain adds a reference. It is the same relaxed atomic increment as the C
+// gd_owner_incref (core/owner.c uses __atomic builtins on the same aligned
+// int64), done in Go to save a Go->C call on every export.
+func (o *Owner) Retain() { atomic.AddInt64((*int64)(unsafe.Pointer(&o.refs)), 1) }
 
 // Release drops a reference; the last one releases the memory.
 func (o *Owner) Release() { C.gd_owner_decref((*C.gd_owner)(o)) }
 
 // Refs returns the current reference count (for tests and diagnostics).
-func (o *Owner) Refs() int64 { return int64(C.gd_owner_refs((*C.gd_owner)(o))) }
+func (o *Owner) Refs() int64 { return atomic.LoadInt64((*int64)(unsafe.Pointer(&o.refs))) }
 
 // Kind returns what the owner releases.
 func (o *Owner) Kind() OwnerKind { return OwnerKind(o.kind) }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "_cgo_export.h"
+#include "crossing.h"
 #include "skin.h"
 #include "reliability.h"
 
@@ -45,7 +46,12 @@ static void gd_array_dealloc(PyObject *self) {
   PyTypeObject *tp = Py_TYPE(self);
   gd_owner *o = a->h.owner;
   a->h.owner = NULL;
+  /* A foreign deleter may run Python code (a ctypes callback): keep an
+   * exception in flight (the array may die while one propagates) apart. */
+  PyObject *et, *ev, *etb;
+  PyErr_Fetch(&et, &ev, &etb);
   gd_owner_decref(o); /* pure C: may call a foreign deleter */
+  PyErr_Restore(et, ev, etb);
   freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
   f(self);
   Py_DECREF(tp);
@@ -146,7 +152,14 @@ static PyObject *gd_get_nbytes(PyObject *self, void *c) {
     int64_t bits = (int64_t)a->h.dtype.bits * a->h.dtype.lanes;
     return PyLong_FromLongLong((n / 8) * bits + ((n % 8) * bits + 7) / 8);
   }
-  return PyLong_FromLongLong(n * is);
+  int64_t nb;
+  if (!__builtin_mul_overflow(n, is, &nb)) return PyLong_FromLongLong(nb);
+  /* a broadcast (stride 0) array can span more than 2**63 bytes: exact int */
+  PyObject *pn = PyLong_FromLongLong(n), *pis = PyLong_FromLongLong(is);
+  PyObject *r = (pn != NULL && pis != NULL) ? PyNumber_Multiply(pn, pis) : NULL;
+  Py_XDECREF(pn);
+  Py_XDECREF(pis);
+  return r;
 }
 static PyObject *gd_get_dtype(PyObject *self, void *c) {
   return gd_dtype_object(gd_st(self), ((gd_array *)self)->h.dtype);
@@ -252,6 +265,14 @@ static int gd_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     return -1;
   }
   int32_t nd = a->h.ndim;
+  int64_t n = gd_size_of(nd, GD_SHAPE(a)), len;
+  if (__builtin_mul_overflow(n, is, &len) || len > PY_SSIZE_T_MAX) {
+    PyErr_Format(PyExc_BufferError,
+                 "memoryview(): the array spans %lld elements of %lld bytes, more than a buffer can "
+                 "describe (a broadcast array?); take a smaller view or use __dlpack__",
+                 (long long)n, (long long)is);
+    return -1;
+  }
   Py_ssize_t *dims = NULL;
   if (nd > 0) {
     dims = (Py_ssize_t *)PyMem_Malloc(2 * (size_t)nd * sizeof(Py_ssize_t));
@@ -264,15 +285,16 @@ static int gd_getbuffer(PyObject *self, Py_buffer *view, int flags) {
       dims[nd + i] = (Py_ssize_t)(GD_STRIDES(a)[i] * is);
     }
   }
-  int64_t n = gd_size_of(nd, GD_SHAPE(a));
   view->buf = (a->h.data != NULL) ? gd_elem_ptr(a, 0) : gd_empty_buf;
   view->obj = self;
   Py_INCREF(self);
-  view->len = (Py_ssize_t)(n * is);
+  view->len = (Py_ssize_t)len;
   view->readonly = (a->h.flags & GD_FLAG_READONLY) ? 1 : 0;
   view->itemsize = (Py_ssize_t)is;
   view->format = (flags & PyBUF_FORMAT) ? (char *)fmt : NULL;
-  view->ndim = nd;
+  /* Without PyBUF_ND the consumer gets a flat run of bytes (the array is
+   * C-contiguous, checked above): ndim 1 and no shape, as PyBuffer_FillInfo. */
+  view->ndim = (flags & PyBUF_ND) ? nd : 1;
   view->shape = (flags & PyBUF_ND) ? dims : NULL;
   view->strides = ((flags & PyBUF_STRIDES) == PyBUF_STRIDES) ? (dims ? dims + nd : NULL) : NULL;
   view->suboffsets = NULL;
@@ -291,6 +313,44 @@ static void gd_releasebuffer(PyObject *self, Py_buffer *view) {
 static int gd_kw_is(PyObject *name, PyObject *interned, const char *ascii) {
   if (name == interned) return 1;
   return PyUnicode_CompareWithASCIIString(name, ascii) == 0;
+}
+
+static int gd_kw_code(gd_state *st, PyObject *k) {
+  if (k == st->s_max_version) return GD_KW_MAX_VERSION; /* interned: pointers first */
+  if (k == st->s_copy) return GD_KW_COPY;
+  if (k == st->s_dl_device) return GD_KW_DL_DEVICE;
+  if (k == st->s_stream) return GD_KW_STREAM;
+  if (gd_kw_is(k, st->s_max_version, "max_version")) return GD_KW_MAX_VERSION;
+  if (gd_kw_is(k, st->s_copy, "copy")) return GD_KW_COPY;
+  if (gd_kw_is(k, st->s_dl_device, "dl_device")) return GD_KW_DL_DEVICE;
+  if (gd_kw_is(k, st->s_stream, "stream")) return GD_KW_STREAM;
+  return -1;
+}
+
+/* Codes of the keywords in kwnames (-1: unknown), cached per tuple. Returns
+ * the cached codes or fills buf. */
+static const signed char *gd_kw_codes(gd_state *st, PyObject *kwnames, Py_ssize_t nkw, signed char *buf) {
+  for (int i = 0; i < st->kw_cache_n; i++)
+    if (st->kw_cache[i].kwnames == kwnames) return st->kw_cache[i].code;
+  int all_known = nkw <= GD_KW_MAX;
+  for (Py_ssize_t i = 0; i < nkw && i < GD_KW_MAX; i++) {
+    buf[i] = (signed char)gd_kw_code(st, PyTuple_GetItem(kwnames, i));
+    if (buf[i] < 0) all_known = 0;
+  }
+  /* Cache a tuple seen twice in a row (a caller's constant kwnames; calls
+   * with **kwargs build a new tuple each time). The pointer in kw_last is
+   * only compared, never used: a cached tuple is decoded from the object
+   * itself and kept alive by the cache. */
+  int again = st->kw_last == (void *)kwnames;
+  st->kw_last = kwnames;
+  if (again && all_known && st->kw_cache_n < GD_KW_CACHE) {
+    gd_kw_entry *e = &st->kw_cache[st->kw_cache_n++];
+    Py_INCREF(kwnames);
+    e->kwnames = kwnames;
+    memcpy(e->code, buf, GD_KW_MAX);
+    return e->code;
+  }
+  return buf;
 }
 
 /* max_version: None or a 2-tuple of ints (P1). */
@@ -345,14 +405,16 @@ static PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize
   gd_export_req req;
   memset(&req, 0, sizeof(req));
   Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+  signed char buf[GD_KW_MAX];
+  const signed char *codes = nkw ? gd_kw_codes(st, kwnames, nkw, buf) : buf;
   for (Py_ssize_t i = 0; i < nkw; i++) {
-    PyObject *k = PyTuple_GetItem(kwnames, i);
     PyObject *v = args[i];
-    if (gd_kw_is(k, st->s_max_version, "max_version")) {
+    int code = i < GD_KW_MAX ? codes[i] : gd_kw_code(st, PyTuple_GetItem(kwnames, i));
+    if (code == GD_KW_MAX_VERSION) {
       if (gd_parse_max_version(v, &req) < 0) return NULL;
-    } else if (gd_kw_is(k, st->s_copy, "copy")) {
-      if (gd_parse_copy(v, &req.copy, "__dlpack__()") < 0) return NULL;
-    } else if (gd_kw_is(k, st->s_dl_device, "dl_device")) {
+    } else if (code == GD_KW_COPY) {
+      if (v != Py_None && gd_parse_copy(v, &req.copy, "__dlpack__()") < 0) return NULL;
+    } else if (code == GD_KW_DL_DEVICE) {
       if (v != Py_None) {
         if (!PyTuple_Check(v) || PyTuple_Size(v) != 2 || !PyLong_Check(PyTuple_GetItem(v, 0)) ||
             !PyLong_Check(PyTuple_GetItem(v, 1))) {
@@ -362,10 +424,11 @@ static PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize
                        v);
           return NULL;
         }
-        long t = PyLong_AsLong(PyTuple_GetItem(v, 0));
-        long d = PyLong_AsLong(PyTuple_GetItem(v, 1));
+        int ovt = 0, ovd = 0; /* a huge int is an unsupported device too (P3) */
+        long t = PyLong_AsLongAndOverflow(PyTuple_GetItem(v, 0), &ovt);
+        long d = PyLong_AsLongAndOverflow(PyTuple_GetItem(v, 1), &ovd);
         if (PyErr_Occurred()) return NULL;
-        if (t < INT32_MIN || t > INT32_MAX || d < INT32_MIN || d > INT32_MAX) {
+        if (ovt || ovd || t < INT32_MIN || t > INT32_MAX || d < INT32_MIN || d > INT32_MAX) {
           PyErr_Format(PyExc_BufferError, "__dlpack__(): unsupported dl_device %R; pass dl_device=None", v);
           return NULL;
         }
@@ -373,7 +436,7 @@ static PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize
         req.dl_type = (int32_t)t;
         req.dl_id = (int32_t)d;
       }
-    } else if (gd_kw_is(k, st->s_stream, "stream")) {
+    } else if (code == GD_KW_STREAM) {
       if (v != Py_None) {
         if (!PyLong_Check(v)) {
           PyErr_Format(PyExc_TypeError,
@@ -391,7 +454,8 @@ static PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize
         req.stream = s;
       }
     } else {
-      PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument '%U'", k);
+      PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument '%U'",
+                   PyTuple_GetItem(kwnames, i));
       return NULL;
     }
   }
@@ -401,7 +465,7 @@ static PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
   GD_NOGIL_BEGIN((req.copy == GD_COPY_ALWAYS || req.has_dl_device) && gd_is_big(a));
-  int cls = gdgo_export(&a->h, GD_SHAPE(a), GD_STRIDES(a), &req, &managed, &versioned, scratch, msg);
+  int cls = gd_go_export(&a->h, GD_SHAPE(a), GD_STRIDES(a), &req, &managed, &versioned, scratch, msg);
   GD_NOGIL_END();
   if (cls != GD_OK) return gd_raise(cls, msg);
   return gd_capsule_wrap(managed, versioned);
@@ -432,6 +496,15 @@ static PyObject *gd_array_dlpack_device(PyObject *self, PyObject *unused) {
 
 static int gd_is_ellipsis(PyObject *o) { return o == Py_Ellipsis; }
 
+/* 1 when slice.<name> is None, 0 when not, -1 with an exception. */
+static int gd_slice_field_is_none(PyObject *slice, const char *name) {
+  PyObject *v = PyObject_GetAttrString(slice, name);
+  if (v == NULL) return -1;
+  int r = v == Py_None;
+  Py_DECREF(v);
+  return r;
+}
+
 /* Parses one index item; returns 0, or -1 with an exception. */
 static int gd_parse_index_item(PyObject *it, gd_index_op *op) {
   memset(op, 0, sizeof(*op));
@@ -448,9 +521,21 @@ static int gd_parse_index_item(PyObject *it, gd_index_op *op) {
     if (PySlice_Unpack(it, &start, &stop, &step) < 0) return -1;
     op->kind = GD_IDX_SLICE;
     op->step = step;
-    /* PySlice_Unpack maps None to extreme values; keep them as "absent". */
-    op->has_start = !(start == PY_SSIZE_T_MAX || start == PY_SSIZE_T_MIN || (start == 0 && step > 0));
-    op->has_stop = !(stop == PY_SSIZE_T_MAX || stop == PY_SSIZE_T_MIN);
+    /* PySlice_Unpack maps None to extreme values, but also clamps huge
+     * bounds (10**30, -10**30) to them: only a None bound is "absent". The
+     * attribute is read only in that rare extreme case. */
+    op->has_start = !(start == 0 && step > 0);
+    if (start == PY_SSIZE_T_MAX || start == PY_SSIZE_T_MIN) {
+      int absent = gd_slice_field_is_none(it, "start");
+      if (absent < 0) return -1;
+      op->has_start = !absent;
+    }
+    op->has_stop = 1;
+    if (stop == PY_SSIZE_T_MAX || stop == PY_SSIZE_T_MIN) {
+      int absent = gd_slice_field_is_none(it, "stop");
+      if (absent < 0) return -1;
+      op->has_stop = !absent;
+    }
     op->start = op->has_start ? start : 0;
     op->stop = op->has_stop ? stop : 0;
     return 0;
@@ -611,6 +696,16 @@ static PyObject *gd_array_item(PyObject *self, Py_ssize_t i) {
   return r;
 }
 
+/* iter(a): over the first axis; a 0-d array has none (TypeError, as numpy;
+ * the sequence protocol alone would end at once on the IndexError). */
+static PyObject *gd_array_iter(PyObject *self) {
+  if (((gd_array *)self)->h.ndim == 0) {
+    PyErr_SetString(PyExc_TypeError, "iteration over a 0-d array");
+    return NULL;
+  }
+  return PySeqIter_New(self);
+}
+
 /* ------------------------------------------------------------------ */
 /* methods                                                             */
 
@@ -758,8 +853,12 @@ static PyObject *gd_array_reshape(PyObject *self, PyObject *args) {
       PyErr_Format(PyExc_ValueError, "reshape(): negative dimension %lld; use -1 for one unknown dimension",
                    (long long)ns[i]);
       return NULL;
-    } else {
-      known *= ns[i];
+    } else if (__builtin_mul_overflow(known, ns[i], &known)) {
+      PyErr_Format(PyExc_ValueError,
+                   "reshape(): the requested shape has more than 2**63 elements; an array of size %lld "
+                   "cannot take it",
+                   (long long)total);
+      return NULL;
     }
   }
   if (unknown >= 0) {
@@ -902,6 +1001,7 @@ static PyType_Slot gd_array_slots[] = {
     {Py_mp_length, gd_array_length},
     {Py_sq_length, gd_array_length},
     {Py_sq_item, gd_array_item},
+    {Py_tp_iter, gd_array_iter},
     {Py_bf_getbuffer, gd_getbuffer},
     {Py_bf_releasebuffer, gd_releasebuffer},
     {Py_tp_doc,

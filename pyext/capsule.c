@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "_cgo_export.h"
+#include "crossing.h"
 #include "skin.h"
 
 /* Capsule names must outlive the capsules: static strings. */
@@ -62,9 +63,12 @@ static int gd_is_keyword_typeerror(void) {
   if (s != NULL) {
     const char *c = PyUnicode_AsUTF8AndSize(s, NULL);
     if (c != NULL) {
-      match = strstr(c, "unexpected keyword") != NULL || strstr(c, "max_version") != NULL ||
-              strstr(c, "dl_device") != NULL || strstr(c, "'copy'") != NULL ||
-              strstr(c, "keyword argument") != NULL;
+      /* Only the interpreter's own wording for a refused keyword: a
+       * producer's TypeError that merely names max_version or copy is a real
+       * error and must surface (dpctl#1789). */
+      match = strstr(c, "unexpected keyword argument") != NULL ||
+              strstr(c, "takes no keyword arguments") != NULL ||
+              strstr(c, "is an invalid keyword argument") != NULL; /* 3.11/3.12 C functions */
     }
     Py_DECREF(s);
   }
@@ -112,11 +116,12 @@ int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id
     Py_DECREF(pair);
     return -1;
   }
-  long t = PyLong_AsLong(PyTuple_GetItem(pair, 0));
-  long i = PyLong_AsLong(PyTuple_GetItem(pair, 1));
+  int ovt = 0, ovi = 0; /* a huge int is an invalid device: ValueError, not OverflowError */
+  long t = PyLong_AsLongAndOverflow(PyTuple_GetItem(pair, 0), &ovt);
+  long i = PyLong_AsLongAndOverflow(PyTuple_GetItem(pair, 1), &ovi);
   Py_DECREF(pair);
   if (PyErr_Occurred()) return -1;
-  if (t < 0 || t > INT32_MAX || i < 0 || i > INT32_MAX) {
+  if (ovt || ovi || t < 0 || t > INT32_MAX || i < 0 || i > INT32_MAX) {
     PyErr_Format(PyExc_ValueError, "%s: invalid %s %R", entry, kw, obj);
     return -1;
   }
@@ -126,13 +131,57 @@ int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id
 }
 
 /* Calls x.__dlpack__ with our keywords; falls back to no keywords for old
- * producers. Sets *negotiated. Returns a new reference or NULL. */
+ * producers. Sets *negotiated. Returns a new reference or NULL. One
+ * PyObject_VectorcallMethod (no bound method, no kwargs dict); the common
+ * call, max_version only, uses a prebuilt kwnames tuple. */
 static PyObject *gd_request_capsule(gd_state *st, PyObject *x, const gd_import_req *req,
                                     PyObject *copy_obj, int *negotiated) {
-  PyObject *meth = PyObject_GetAttr(x, st->s_dlpack);
-  if (meth == NULL) {
-    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return NULL;
+  PyObject *args[4] = {x, st->max_version, NULL, NULL};
+  PyObject *kwnames = st->kw_max_version, *dev = NULL;
+  Py_ssize_t nkw = 1;
+  if (req->has_device || req->copy != GD_COPY_IF_NEEDED) {
+    PyObject *names[3] = {st->s_max_version, NULL, NULL};
+    if (req->has_device) {
+      dev = Py_BuildValue("(ii)", (int)req->dev_type, (int)req->dev_id);
+      if (dev == NULL) return NULL;
+      names[nkw] = st->s_dl_device;
+      args[1 + nkw++] = dev;
+    }
+    if (req->copy != GD_COPY_IF_NEEDED) {
+      names[nkw] = st->s_copy;
+      args[1 + nkw++] = copy_obj;
+    }
+    kwnames = PyTuple_New(nkw);
+    if (kwnames == NULL) {
+      Py_XDECREF(dev);
+      return NULL;
+    }
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+      Py_INCREF(names[i]);
+      PyTuple_SetItem(kwnames, i, names[i]);
+    }
+  }
+  PyObject *cap = PyObject_VectorcallMethod(st->s_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
+  if (kwnames != st->kw_max_version) Py_DECREF(kwnames);
+  Py_XDECREF(dev);
+  *negotiated = 1;
+  if (cap == NULL && gd_is_keyword_typeerror()) {
     PyErr_Clear();
+    cap = PyObject_VectorcallMethod(st->s_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    *negotiated = 0;
+  }
+  if (cap == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+    /* No __dlpack__ at all (an AttributeError raised inside one propagates). */
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    int has = PyObject_HasAttr(x, st->s_dlpack);
+    if (has) {
+      PyErr_Restore(type, value, tb);
+      return NULL;
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
     PyObject *tn = PyType_GetQualName(Py_TYPE(x));
     if (tn == NULL) return NULL;
     PyErr_Format(PyExc_TypeError,
@@ -143,37 +192,7 @@ static PyObject *gd_request_capsule(gd_state *st, PyObject *x, const gd_import_r
     Py_DECREF(tn);
     return NULL;
   }
-  PyObject *kwargs;
-  if (!req->has_device && req->copy == GD_COPY_IF_NEEDED) {
-    kwargs = st->dlpack_kwargs; /* {"max_version": (1, 3)} */
-    Py_INCREF(kwargs);
-  } else {
-    kwargs = PyDict_New();
-    if (kwargs == NULL) goto fail;
-    if (PyDict_SetItem(kwargs, st->s_max_version, st->max_version) < 0) goto fail;
-    if (req->has_device) {
-      PyObject *dev = Py_BuildValue("(ii)", (int)req->dev_type, (int)req->dev_id);
-      if (dev == NULL) goto fail;
-      int rc = PyDict_SetItem(kwargs, st->s_dl_device, dev);
-      Py_DECREF(dev);
-      if (rc < 0) goto fail;
-    }
-    if (req->copy != GD_COPY_IF_NEEDED && PyDict_SetItem(kwargs, st->s_copy, copy_obj) < 0) goto fail;
-  }
-  PyObject *cap = PyObject_Call(meth, st->empty_tuple, kwargs);
-  Py_DECREF(kwargs);
-  *negotiated = 1;
-  if (cap == NULL && gd_is_keyword_typeerror()) {
-    PyErr_Clear();
-    cap = PyObject_CallNoArgs(meth);
-    *negotiated = 0;
-  }
-  Py_DECREF(meth);
   return cap;
-fail:
-  Py_XDECREF(kwargs);
-  Py_DECREF(meth);
-  return NULL;
 }
 
 /* Raises a Go error; asarray() shows its own entry point. */
@@ -214,17 +233,90 @@ static const DLPackExchangeAPI *gd_exchange_api_lookup(PyObject *tp) {
   return NULL;
 }
 
-static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *tp) {
-  for (int i = 0; i < st->api_cache_n; i++)
-    if (st->api_cache[i].type == (PyObject *)tp) return st->api_cache[i].api;
-  const DLPackExchangeAPI *api = gd_exchange_api_lookup((PyObject *)tp);
-  if (st->api_cache_n < GD_API_CACHE) {
-    Py_INCREF((PyObject *)tp);
-    st->api_cache[st->api_cache_n].type = (PyObject *)tp;
-    st->api_cache[st->api_cache_n].api = api;
-    st->api_cache_n++;
+/* Whether tp is torch.Tensor or a subclass (torch.nn.Parameter, ...): some
+ * class of its MRO is torch's Tensor or TensorBase. */
+static int gd_type_is_torch(PyObject *tp) {
+  int found = 0;
+  PyObject *mro = PyObject_GetAttrString(tp, "__mro__");
+  if (mro != NULL && PyTuple_Check(mro)) {
+    for (Py_ssize_t i = 0; !found && i < PyTuple_Size(mro); i++) {
+      PyObject *c = PyTuple_GetItem(mro, i);
+      PyObject *mod = PyObject_GetAttrString(c, "__module__");
+      PyObject *qn = PyObject_GetAttrString(c, "__qualname__");
+      if (mod != NULL && qn != NULL && PyUnicode_Check(mod) && PyUnicode_Check(qn)) {
+        const char *m = PyUnicode_AsUTF8AndSize(mod, NULL), *q = PyUnicode_AsUTF8AndSize(qn, NULL);
+        found = m != NULL && q != NULL && (strcmp(m, "torch") == 0 || strncmp(m, "torch.", 6) == 0) &&
+                (strcmp(q, "Tensor") == 0 || strcmp(q, "TensorBase") == 0 || strcmp(q, "_TensorBase") == 0);
+      }
+      Py_XDECREF(mod);
+      Py_XDECREF(qn);
+      if (PyErr_Occurred()) PyErr_Clear();
+    }
   }
+  Py_XDECREF(mro);
+  if (PyErr_Occurred()) PyErr_Clear();
+  return found;
+}
+
+static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *tp, int *torch) {
+  for (int i = 0; i < st->api_cache_n; i++)
+    if (st->api_cache[i].type == (PyObject *)tp) {
+      *torch = st->api_cache[i].torch;
+      return st->api_cache[i].api;
+    }
+  const DLPackExchangeAPI *api = gd_exchange_api_lookup((PyObject *)tp);
+  *torch = gd_type_is_torch((PyObject *)tp);
+  /* Full: replace entries in turn, so that the types in use stay cached. */
+  int full = st->api_cache_n == GD_API_CACHE;
+  int i = full ? (int)(st->api_cache_next++ % GD_API_CACHE) : st->api_cache_n++;
+  PyObject *old = full ? st->api_cache[i].type : NULL;
+  Py_INCREF((PyObject *)tp);
+  st->api_cache[i].type = (PyObject *)tp;
+  st->api_cache[i].api = api;
+  st->api_cache[i].torch = *torch;
+  Py_XDECREF(old); /* after the entry is consistent: this may run Python code */
   return api;
+}
+
+/* torch's exchange API (managed_tensor_from_py_object_no_sync) skips the
+ * checks of torch's __dlpack__, and its __dlpack__ exports a negative view
+ * as if it were not negated: a tensor that requires grad, or has the
+ * conjugate or negative bit set, is refused here on both paths (BufferError,
+ * as torch's __dlpack__). Returns 1 with the exception set, 0 to go on, -1 on
+ * error. */
+static int gd_torch_refuses(PyObject *x) {
+  static PyObject *s_requires_grad, *s_is_conj, *s_is_neg;
+  if (s_requires_grad == NULL) {
+    s_requires_grad = PyUnicode_InternFromString("requires_grad");
+    s_is_conj = PyUnicode_InternFromString("is_conj");
+    s_is_neg = PyUnicode_InternFromString("is_neg");
+    if (s_requires_grad == NULL || s_is_conj == NULL || s_is_neg == NULL) return -1;
+  }
+  static const char *const what[3] = {
+      "from_dlpack(): cannot import a torch.Tensor that requires grad; call tensor.detach() first",
+      "from_dlpack(): cannot import a torch.Tensor with the conjugate bit set; call tensor.resolve_conj() "
+      "first",
+      "from_dlpack(): cannot import a torch.Tensor with the negative bit set; call tensor.resolve_neg() "
+      "first"};
+  for (int k = 0; k < 3; k++) {
+    PyObject *args[1] = {x};
+    PyObject *r = k == 0 ? PyObject_GetAttr(x, s_requires_grad)
+                         : PyObject_VectorcallMethod(k == 1 ? s_is_conj : s_is_neg, args,
+                                                     1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    if (r == NULL) {
+      if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+      PyErr_Clear(); /* an older torch without is_neg: nothing to check */
+      continue;
+    }
+    int t = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    if (t < 0) return -1;
+    if (t) {
+      PyErr_SetString(PyExc_BufferError, what[k]);
+      return 1;
+    }
+  }
+  return 0;
 }
 
 /* Takes x through its exchange API. Returns 1 with *out set (or NULL and an
@@ -254,11 +346,93 @@ static int gd_from_exchange_api(gd_state *st, const DLPackExchangeAPI *api, PyOb
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
   GD_NOGIL_BEGIN(req.copy == GD_COPY_ALWAYS);
-  int cls = gdgo_import(m, 1, &req, &h, shape, strides, scratch, &consumed, msg);
+  int cls = gd_go_import(m, 1, &req, &h, shape, strides, scratch, &consumed, msg);
   GD_NOGIL_END();
   if (!consumed) gd_call_deleter_versioned(m); /* refused: nobody else owns it */
   *out = cls != GD_OK ? gd_raise_import(cls, msg, entry_asarray) : gd_array_new(st, &h, shape, strides);
   return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* producers on devices the CPU cannot read (kDLOneAPI, ...)            */
+
+/* Whether from_dlpack(x) with device=None asks a producer on device type t
+ * for a host copy: t is neither CPU-readable nor CUDA/ROCm. CUDA and ROCm
+ * tensors are held opaque, zero-copy: the planned CUDA backend works on them
+ * in place, and torch/cupy take them back on their device. */
+static int gd_wants_host_copy(long t) {
+  switch (t) {
+    case kDLCPU:
+    case kDLCUDAHost:
+    case kDLROCMHost:
+    case kDLCUDAManaged:
+    case kDLCUDA:
+    case kDLROCM:
+      return 0;
+  }
+  return t > 0 && t <= INT32_MAX;
+}
+
+/* The device type of x.__dlpack_device__() when it wants a host copy, else 0
+ * (also when x has none); -1 with an exception when the call fails. */
+static int gd_producer_off_host(PyObject *x) {
+  static PyObject *s_dlpack_device = NULL; /* interned once, kept for the process */
+  if (s_dlpack_device == NULL && (s_dlpack_device = PyUnicode_InternFromString("__dlpack_device__")) == NULL)
+    return -1;
+  PyObject *meth = PyObject_GetAttr(x, s_dlpack_device);
+  if (meth == NULL) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+    PyErr_Clear();
+    return 0;
+  }
+  PyObject *dev = PyObject_CallNoArgs(meth);
+  Py_DECREF(meth);
+  if (dev == NULL) return -1;
+  long t = -1;
+  if (PyTuple_Check(dev) && PyTuple_Size(dev) == 2) t = PyLong_AsLong(PyTuple_GetItem(dev, 0));
+  Py_DECREF(dev);
+  if (t == -1 && PyErr_Occurred()) PyErr_Clear(); /* not an int-like: __dlpack__ will tell */
+  return gd_wants_host_copy(t) ? (int)t : 0;
+}
+
+/* The device type in an unconsumed capsule, when it wants a host copy, else 0.
+ * Reads a versioned tensor only when its major version is ours (S1). Sets no
+ * exception. */
+static int gd_capsule_off_host(PyObject *cap) {
+  long t = 0;
+  if (PyCapsule_IsValid(cap, gd_name_versioned)) {
+    DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)PyCapsule_GetPointer(cap, gd_name_versioned);
+    if (m != NULL && m->version.major == DLPACK_MAJOR_VERSION) t = m->dl_tensor.device.device_type;
+  } else if (PyCapsule_IsValid(cap, gd_name_legacy)) {
+    DLManagedTensor *m = (DLManagedTensor *)PyCapsule_GetPointer(cap, gd_name_legacy);
+    if (m != NULL) t = m->dl_tensor.device.device_type;
+  }
+  return gd_wants_host_copy(t) ? (int)t : 0;
+}
+
+/* The producer refused the host copy we asked for: a BufferError that names
+ * the entry point, the device, the request and the way out. */
+static void gd_raise_host_refused(PyObject *x, int dev_type, PyObject *copy, const char *entry) {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyObject *s = value ? PyObject_Str(value) : NULL;
+  PyObject *tn = PyType_GetQualName(Py_TYPE(x));
+  if (s != NULL && tn != NULL) {
+    int no_copy = copy == Py_False;
+    PyErr_Format(PyExc_BufferError,
+                 "%s: the '%U' is on device type %d, which the CPU cannot read, and its "
+                 "producer refused to copy it to the host (__dlpack__(dl_device=(1, 0), copy=%s)): %U; %s",
+                 entry, tn, dev_type, no_copy ? "False" : (copy == Py_True ? "True" : "None"), s,
+                 no_copy ? "pass copy=None or True"
+                         : "pass a raw capsule (x.__dlpack__(max_version=(1, 3))) to hold it on its device");
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+  } else {
+    PyErr_Restore(type, value, tb);
+  }
+  Py_XDECREF(s);
+  Py_XDECREF(tn);
 }
 
 PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray) {
@@ -276,13 +450,46 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
     cap = x; /* C6: raw capsule, nothing negotiated */
     Py_INCREF(cap);
   } else {
+    int torch = 0;
+    const DLPackExchangeAPI *api = gd_exchange_api_of(st, Py_TYPE(x), &torch);
+    if (torch && gd_torch_refuses(x) != 0) return NULL;
     if (!req.has_device) {
-      const DLPackExchangeAPI *api = gd_exchange_api_of(st, Py_TYPE(x));
       PyObject *r = NULL;
       if (api != NULL && gd_from_exchange_api(st, api, x, &req, entry_asarray, &r)) return r;
     }
-    cap = gd_request_capsule(st, x, &req, copy, &negotiated);
-    if (cap == NULL) return NULL;
+    /* device=None and a producer on a device the CPU cannot read (dpnp on
+     * kDLOneAPI; not CUDA/ROCm, see gd_wants_host_copy): ask it for a host
+     * copy, dl_device=(kDLCPU, 0). Its IS_COPIED copy is the result, not
+     * copied again; copy=False cannot be honoured (BufferError). CPU producers
+     * pay nothing for this: the device is read from the capsule they return,
+     * and only an off-host one is dropped (its destructor frees it) and asked
+     * for again. With copy=True the producer is asked __dlpack_device__()
+     * first, so that it does not copy on its device for nothing. Our own
+     * arrays are held where they are; so are tensors from producers that do
+     * not take dl_device (they never saw the request). */
+    int off_host = 0;
+    int own = gd_array_check(st, x);
+    if (!req.has_device && req.copy == GD_COPY_ALWAYS && !own) {
+      off_host = gd_producer_off_host(x);
+      if (off_host < 0) return NULL;
+    }
+    for (;;) {
+      if (off_host) {
+        req.has_device = 1;
+        req.dev_type = kDLCPU;
+        req.dev_id = 0;
+      }
+      cap = gd_request_capsule(st, x, &req, copy, &negotiated);
+      if (cap == NULL) {
+        if (off_host && PyErr_ExceptionMatches(PyExc_BufferError))
+          gd_raise_host_refused(x, off_host, copy, entry_asarray ? "asarray()" : "from_dlpack()");
+        return NULL;
+      }
+      if (off_host || !negotiated || req.has_device || own || !PyCapsule_CheckExact(cap)) break;
+      if ((off_host = gd_capsule_off_host(cap)) == 0) break;
+      Py_DECREF(cap); /* unconsumed: the producer's destructor frees it */
+    }
+    if (off_host && !negotiated) req.has_device = 0;
     if (!PyCapsule_CheckExact(cap)) {
       PyErr_Format(PyExc_TypeError,
                    "from_dlpack(): __dlpack__() returned %R, not a PyCapsule; the producer is broken", cap);
@@ -338,7 +545,7 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
   int nogil = req.copy == GD_COPY_ALWAYS || req.has_device;
   if (nogil && PyCapsule_SetName(cap, used_name) < 0) PyErr_Clear();
   GD_NOGIL_BEGIN(nogil);
-  int cls = gdgo_import(managed, versioned, &req, &h, shape, strides, scratch, &consumed, msg);
+  int cls = gd_go_import(managed, versioned, &req, &h, shape, strides, scratch, &consumed, msg);
   GD_NOGIL_END();
   if (consumed) {
     /* Ownership moved to our owner (or the deleter already ran): the

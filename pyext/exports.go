@@ -94,11 +94,13 @@ func elemBytes(elem unsafe.Pointer, dt core.DataType) []byte {
 
 // gdgo_export answers __dlpack__: core.PlanExport (P1–P5), an optional copy
 // (AllocContiguous + CopyInto), then core.ExportVersioned / ExportLegacy.
+// block is a C buffer of core.ExportBlockSize(ndim) bytes (crossing.h
+// allocates it) that becomes the managed tensor: no Go->C call on success.
 // *out receives the managed tensor, *versioned says which struct it is.
 // scratch holds MaxNdim int64 for the copy's strides.
 //
 //export gdgo_export
-func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req,
+func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req, block unsafe.Pointer,
 	out *unsafe.Pointer, versioned *C.int32_t, scratch *C.int64_t, msg *C.char) (cls C.int) {
 	defer guard(&cls, msg, "__dlpack__()")
 	H := hdr(h)
@@ -113,8 +115,8 @@ func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req
 		Stream:        int64(req.stream),
 		HasStream:     req.has_stream != 0,
 	}
-	plan, err := core.PlanExport(H.Device, H.ReadOnly(), r)
-	if err != nil {
+	var plan core.ExportPlan
+	if err := core.PlanExportTo(H.Device, H.ReadOnly(), &r, &plan); err != nil {
 		return failAt(msg, "__dlpack__()", err)
 	}
 	src, srcStrides := H, st
@@ -131,7 +133,7 @@ func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req
 		src, srcStrides = &tmp, sc
 	}
 	if plan.Versioned {
-		m, err := core.ExportVersioned(src, sh, srcStrides, plan.ExtraFlags)
+		m, err := core.ExportVersionedIn(block, src, sh, srcStrides, plan.ExtraFlags)
 		if err != nil {
 			return failAt(msg, "__dlpack__()", err)
 		}
@@ -139,7 +141,7 @@ func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req
 		*versioned = 1
 		return 0
 	}
-	m, err := core.ExportLegacy(src, sh, srcStrides)
+	m, err := core.ExportLegacyIn(block, src, sh, srcStrides)
 	if err != nil {
 		return failAt(msg, "__dlpack__()", err)
 	}
@@ -154,10 +156,12 @@ func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req
 // and an optional copy. *consumed is set once the owner exists: the C side
 // must then rename the capsule, even if a later step failed (the deleter has
 // run by then). Before that, a refusal leaves the capsule untouched (C4).
+// ownerBlock is sizeof(gd_owner) bytes of malloc'ed C memory (crossing.h)
+// that becomes the owner; it stays the caller's while *consumed is 0.
 //
 //export gdgo_import
-func gdgo_import(managed unsafe.Pointer, versioned C.int, req *C.gd_import_req, h *C.gd_header,
-	shape, strides, scratch *C.int64_t, consumed *C.int32_t, msg *C.char) (cls C.int) {
+func gdgo_import(managed unsafe.Pointer, versioned C.int, req *C.gd_import_req, ownerBlock unsafe.Pointer,
+	h *C.gd_header, shape, strides, scratch *C.int64_t, consumed *C.int32_t, msg *C.char) (cls C.int) {
 	defer guard(&cls, msg, "from_dlpack()")
 	H := hdr(h)
 	sh, st := dims(shape, core.MaxNdim), dims(strides, core.MaxNdim)
@@ -184,8 +188,10 @@ func gdgo_import(managed unsafe.Pointer, versioned C.int, req *C.gd_import_req, 
 	if err != nil {
 		return failAt(msg, "from_dlpack()", err)
 	}
-	o, err := core.NewOwner(kind, managed, nil)
-	if err != nil {
+	var o *core.Owner
+	if ownerBlock != nil {
+		o = core.InitOwner(ownerBlock, kind, managed, nil) // C memory from crossing.h: no Go->C call
+	} else if o, err = core.NewOwner(kind, managed, nil); err != nil {
 		return failAt(msg, "from_dlpack()", err)
 	}
 	*consumed = 1

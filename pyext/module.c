@@ -191,25 +191,54 @@ static PyObject *gd_mod_arange(PyObject *m, PyObject *args) {
   if (r == NULL) return NULL;
   char *p = (char *)a->h.data + a->h.offset * is;
   int ints = PyLong_Check(start) && PyLong_Check(step);
-  if (ints && (dt.code == kDLInt || dt.code == kDLUInt) && dt.bits == 64) {
-    long long s0 = PyLong_AsLongLong(start), d = PyLong_AsLongLong(step);
-    if (PyErr_Occurred()) goto fail;
-    for (long long i = 0; i < n; i++) ((int64_t *)p)[i] = (int64_t)(s0 + i * d);
+  if (ints) {
+    /* C arithmetic when start and the last value fit int64 (the values are
+     * monotone, so all do); Python ints otherwise, and gd_pack decides
+     * whether each value fits the dtype. */
+    long long s0 = PyLong_AsLongLong(start), d = 0, last = 0;
+    int fits = 1;
+    if (s0 == -1 && PyErr_Occurred()) fits = 0;
+    if (fits) {
+      d = PyLong_AsLongLong(step);
+      if (d == -1 && PyErr_Occurred()) fits = 0;
+    }
+    if (!fits) {
+      if (!PyErr_ExceptionMatches(PyExc_OverflowError)) goto fail;
+      PyErr_Clear();
+    }
+    if (fits && n > 0)
+      fits = !__builtin_mul_overflow((long long)(n - 1), d, &last) && !__builtin_add_overflow(s0, last, &last);
+    if (fits && dt.bits == 64 && dt.lanes == 1 &&
+        (dt.code == kDLInt || (dt.code == kDLUInt && s0 >= 0 && last >= 0))) {
+      for (long long i = 0; i < n; i++) ((int64_t *)p)[i] = (int64_t)(s0 + i * d);
+      return r;
+    }
+    for (long long i = 0; i < n; i++) {
+      PyObject *v;
+      if (fits) {
+        v = PyLong_FromLongLong(s0 + i * d);
+      } else {
+        PyObject *pi = PyLong_FromLongLong(i);
+        PyObject *t = pi ? PyNumber_Multiply(pi, step) : NULL;
+        v = t ? PyNumber_Add(start, t) : NULL;
+        Py_XDECREF(pi);
+        Py_XDECREF(t);
+      }
+      if (v == NULL) goto fail;
+      int rc = gd_pack(dt, v, p + i * is);
+      Py_DECREF(v);
+      if (rc < 0) goto fail;
+    }
     return r;
   }
-  if (!ints && dt.code == kDLFloat && dt.bits == 64) {
-    double s0 = PyFloat_AsDouble(start), d = PyFloat_AsDouble(step);
-    if (PyErr_Occurred()) goto fail;
+  double s0 = PyFloat_AsDouble(start), d = PyFloat_AsDouble(step);
+  if (PyErr_Occurred()) goto fail;
+  if (dt.code == kDLFloat && dt.bits == 64 && dt.lanes == 1) {
     for (long long i = 0; i < n; i++) ((double *)p)[i] = s0 + (double)i * d;
     return r;
   }
   for (long long i = 0; i < n; i++) {
-    PyObject *v;
-    if (ints) {
-      v = PyLong_FromLongLong(PyLong_AsLongLong(start) + i * PyLong_AsLongLong(step));
-    } else {
-      v = PyFloat_FromDouble(PyFloat_AsDouble(start) + (double)i * PyFloat_AsDouble(step));
-    }
+    PyObject *v = PyFloat_FromDouble(s0 + (double)i * d);
     if (v == NULL) goto fail;
     int rc = gd_pack(dt, v, p + i * is);
     Py_DECREF(v);
@@ -230,7 +259,12 @@ static void gd_pybuffer_free(void *p) {
   if (v == NULL) return;
   if (!Py_IsInitialized()) return;
   PyGILState_STATE g = PyGILState_Ensure();
+  /* The exporter's releasebuffer may run Python code: keep an exception in
+   * flight (the owning array may die while one propagates) apart. */
+  PyObject *et, *ev, *etb;
+  PyErr_Fetch(&et, &ev, &etb);
   PyBuffer_Release(v);
+  PyErr_Restore(et, ev, etb);
   PyGILState_Release(g);
   free(v);
 }
@@ -270,7 +304,9 @@ static PyObject *gd_mod_from_buffer(PyObject *m, PyObject *obj) {
     goto fail;
   }
   int32_t nd = v->ndim;
-  if (v->shape == NULL) {
+  if (nd == 0) {
+    /* a scalar buffer (ctypes.c_double(1.5)): shape () and no shape array */
+  } else if (v->shape == NULL) {
     nd = 1;
     shape[0] = v->len / v->itemsize;
     strides[0] = 1;
@@ -386,6 +422,7 @@ static int gd_module_traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->parse_device);
   for (int i = 0; i <= GD_DEVTYPE_MAX; i++) Py_VISIT(st->devtype_members[i]);
   for (int i = 0; i < st->api_cache_n; i++) Py_VISIT(st->api_cache[i].type);
+  for (int i = 0; i < st->kw_cache_n; i++) Py_VISIT(st->kw_cache[i].kwnames);
   return 0;
 }
 
@@ -401,8 +438,11 @@ static int gd_module_clear(PyObject *m) {
   for (int i = 0; i <= GD_DEVTYPE_MAX; i++) Py_CLEAR(st->devtype_members[i]);
   for (int i = 0; i < st->api_cache_n; i++) Py_CLEAR(st->api_cache[i].type);
   st->api_cache_n = 0;
+  for (int i = 0; i < st->kw_cache_n; i++) Py_CLEAR(st->kw_cache[i].kwnames);
+  st->kw_cache_n = 0;
   Py_CLEAR(st->dlpack_kwargs);
   Py_CLEAR(st->max_version);
+  Py_CLEAR(st->kw_max_version);
   Py_CLEAR(st->empty_tuple);
   Py_CLEAR(st->s_dlpack);
   Py_CLEAR(st->s_max_version);
@@ -439,8 +479,9 @@ PyMODINIT_FUNC PyInit__native(void) {
   st->empty_tuple = PyTuple_New(0);
   st->max_version = Py_BuildValue("(ii)", 1, 3);
   st->dlpack_kwargs = PyDict_New();
+  st->kw_max_version = st->s_max_version ? PyTuple_Pack(1, st->s_max_version) : NULL;
   if (!st->s_dlpack || !st->s_max_version || !st->s_dl_device || !st->s_copy || !st->s_stream ||
-      !st->empty_tuple || !st->max_version || !st->dlpack_kwargs)
+      !st->empty_tuple || !st->max_version || !st->dlpack_kwargs || !st->kw_max_version)
     goto fail;
   if (PyDict_SetItem(st->dlpack_kwargs, st->s_max_version, st->max_version) < 0) goto fail;
   st->array_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &gd_array_spec, NULL);

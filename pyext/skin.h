@@ -42,18 +42,45 @@ typedef struct {
     Py_XDECREF(_gd_old);       \
   } while (0)
 
+/* PyObject_VectorcallMethod joined the limited API in 3.12; CPython has
+ * exported it with this signature since 3.9, so an abi3 build for 3.11 may
+ * declare and call it (the cached kwnames save a dict per __dlpack__ call). */
+#if Py_LIMITED_API + 0 < 0x030C0000
+PyAPI_FUNC(PyObject *) PyObject_VectorcallMethod(PyObject *name, PyObject *const *args, size_t nargsf,
+                                                 PyObject *kwnames);
+#ifndef PY_VECTORCALL_ARGUMENTS_OFFSET
+#define PY_VECTORCALL_ARGUMENTS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
+#endif
+#endif
+
 /* Per-type cache of DLPack C exchange APIs (C9): type (strong ref) -> api,
  * api NULL when the type has none. */
-#define GD_API_CACHE 8
+#define GD_API_CACHE 16
 typedef struct {
   PyObject *type;
   const DLPackExchangeAPI *api;
+  int torch; /* a torch.Tensor (subclass): its checks are ours to make (gd_torch_refuses) */
 } gd_api_entry;
+
+/* Cache of __dlpack__ kwnames tuples (callers pass the same constant tuple
+ * on every call; numpy's holds non-interned strings): tuple (strong ref) ->
+ * code per keyword (GD_KW_*). */
+#define GD_KW_CACHE 8
+#define GD_KW_MAX 4
+enum { GD_KW_MAX_VERSION = 0, GD_KW_COPY = 1, GD_KW_DL_DEVICE = 2, GD_KW_STREAM = 3 };
+typedef struct {
+  PyObject *kwnames;
+  signed char code[GD_KW_MAX];
+} gd_kw_entry;
 
 /* Module state. */
 typedef struct {
+  gd_kw_entry kw_cache[GD_KW_CACHE];
+  int kw_cache_n;
+  const void *kw_last; /* last uncached kwnames, for comparison only */
   gd_api_entry api_cache[GD_API_CACHE];
   int api_cache_n;
+  unsigned api_cache_next; /* next entry replaced once the cache is full */
   PyTypeObject *array_type;
   PyObject *dtype_by_key;   /* dict: int key -> godlpack.DType */
   PyObject *device_cls;     /* godlpack.Device */
@@ -63,6 +90,7 @@ typedef struct {
   PyObject *parse_device;   /* callable: obj -> (type, id) */
   PyObject *dlpack_kwargs;  /* {"max_version": (1, 3)} (never mutated) */
   PyObject *max_version;    /* (1, 3) */
+  PyObject *kw_max_version; /* ("max_version",): kwnames of the common __dlpack__ call */
   PyObject *empty_tuple;
   /* interned names */
   PyObject *s_dlpack;

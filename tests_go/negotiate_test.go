@@ -276,6 +276,10 @@ type importOutcome struct {
 func importOracle(got core.Device, flags uint64, want optWant, cp core.CopyMode, negotiated bool) importOutcome {
 	result := got
 	moved := false
+	hostKind := func(t core.DeviceType) bool { return t == 1 || t == 3 || t == 11 || t == 13 }
+	if want.set && !hostKind(want.d.Type) {
+		return importOutcome{err: core.ErrDevice} // no backend for it (C7)
+	}
 	if want.set && want.d != got {
 		cpuReadable := got.Type == 1 || got.Type == 3 || got.Type == 11 || got.Type == 13
 		if want.d != core.CPU || !cpuReadable {
@@ -351,7 +355,13 @@ func TestPlanImportMessages(t *testing.T) {
 	assert.Equal(t, "from_dlpack(): copy=False but device=cpu:0 needs a copy of a tensor on cuda_host:0; pass copy=None or True", err.Error())
 	_, err = core.PlanImport(core.CPU, 0, core.ImportRequest{HasDevice: true, Device: core.Device{Type: core.KDLCUDA, ID: 1}})
 	require.Error(t, err)
-	assert.Equal(t, `from_dlpack(): device=cuda:1 cannot be reached from a tensor on cpu:0; pass device=None or "cpu:0"`, err.Error())
+	assert.Equal(t, `from_dlpack(): godlpack has no memory backend for device=cuda:1; pass device=None or "cpu"`, err.Error())
+	_, err = core.PlanImport(core.Device{Type: core.KDLOneAPI}, 0, core.ImportRequest{HasDevice: true, Device: core.Device{Type: core.KDLOneAPI}})
+	require.Error(t, err, "a device without a backend is refused even when the tensor is already there")
+	assert.Equal(t, core.ClassBuffer, core.ClassOf(err))
+	_, err = core.PlanImport(core.CPU, 0, core.ImportRequest{HasDevice: true, Device: core.Device{Type: core.KDLCUDAHost}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cannot be reached")
 }
 
 func TestPlanImportNoAlloc(t *testing.T) {

@@ -3,6 +3,7 @@ items 2, 13, 14, 22, 24-28, 31, 32). Unusual and hostile tensors are built in
 ctypes memory (_helpers.craft_capsule) with a counting deleter, so every test
 checks that the deleter runs exactly once, by the right party."""
 
+import re
 import ctypes
 import gc
 import struct
@@ -576,6 +577,48 @@ def test_type_error_with_keywords_only_not_hidden():
 
     with pytest.raises(TypeError, match="5678"):
         gd.from_dlpack(Tricky())
+
+
+# A producer's own TypeError that merely mentions a keyword is a real error,
+# not an old producer refusing the keyword (dpctl#1789).
+@pytest.mark.parametrize("text", [
+    "max_version must be a tuple of two ints",
+    "dl_device=(2, 0) is not a valid device",
+    "'copy' must be a bool",
+])
+def test_type_error_naming_a_keyword_not_hidden(text):
+    class Strict:
+        def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+            if max_version is not None:
+                raise TypeError(text)
+            return gd.arange(3).__dlpack__()
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    with pytest.raises(TypeError, match=re.escape(text)):
+        gd.from_dlpack(Strict())
+
+
+@pytest.mark.parametrize("text", [
+    "__dlpack__() got an unexpected keyword argument 'max_version'",
+    "__dlpack__() takes no keyword arguments",
+])
+def test_old_producer_keyword_refusals_fall_back(text):
+    calls = []
+
+    class Old:
+        def __dlpack__(self, *args, **kw):
+            calls.append(kw)
+            if kw:
+                raise TypeError(text)
+            return gd.arange(3).__dlpack__()
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    assert gd.from_dlpack(Old()).tolist() == [0, 1, 2]
+    assert calls[-1] == {}
 
 
 def test_producer_buffer_error_propagates():

@@ -549,3 +549,21 @@ def test_asarray_numpy_buffer_zero_copy(np):
     assert gd_ptr(a) == np_ptr(x) and a.strides == (4, -2)
     a[0, 0] = -9
     assert x[0, 0] == -9
+
+
+# ---------------------------------------------------------------- max_version sent by future consumers
+
+
+@requires("numpy", "torch")
+@pytest.mark.parametrize("mv", [(0, 8), (1, 0), (1, 3), (1, 7), (2, 0), (10, 10)])
+def test_future_max_version_still_consumable(np, torch, mv):
+    a = gd.arange(6, dtype="float32").reshape((2, 3)).T
+    cap = a.__dlpack__(max_version=mv)
+    info = CapsuleInfo(cap)
+    assert info.versioned == (mv[0] >= 1)
+    if info.versioned:
+        assert info.version == (1, 3)
+    x = np.from_dlpack(Holder(cap))
+    assert np_ptr(x) == gd_ptr(a) and x.tolist() == a.tolist()
+    t = torch.from_dlpack(a.__dlpack__(max_version=mv))
+    assert t.data_ptr() == gd_ptr(a) and t.tolist() == a.tolist()

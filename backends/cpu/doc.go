@@ -1,5 +1,7 @@
 // Package cpu is the host-memory backend: 256-byte aligned C memory from
-// posix_memalign, released with free.
+// malloc (aligned inside an over-allocated block, the block's pointer kept
+// just below the aligned one), released only with Free or FreeFunc, never
+// with a plain free(). Buffers of 4 MiB and more are advised MADV_HUGEPAGE.
 //
 // Zero-size allocations return a valid, unique, non-nil pointer (a one-byte
 // aligned block) that must be freed like any other; callers never have to

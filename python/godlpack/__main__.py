@@ -1,4 +1,13 @@
-"""Command line: ``python -m godlpack demo``.
+"""Command line: ``python -m godlpack demo``, ``python -m godlpack bench [--quick]``
+and ``python -m godlpack matrix``.
+
+bench  godlpack against numpy and torch, measured in the same run
+       (see godlpack/_bench.py).
+
+matrix every installed DLPack library (numpy, torch, dpnp, jax, array_api_strict;
+       cupy and torch CUDA where a GPU exists), both directions: what was
+       negotiated, zero-copy or who copied, read-only propagation, time per
+       exchange (godlpack/_matrix.py).
 
 demo   zero-copy round trips between godlpack and every installed DLPack
        library (numpy, torch), printed as a table: library, direction, the
@@ -186,13 +195,21 @@ def demo() -> int:
     return 0 if ok else 1
 
 
-USAGE = "usage: python -m godlpack demo\n\n" + (__doc__ or "")
+USAGE = "usage: python -m godlpack demo | bench [--quick] | matrix\n\n" + (__doc__ or "")
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv == ["demo"]:
         return demo()
+    if argv[:1] == ["bench"]:
+        from . import _bench
+
+        return _bench.main(argv[1:])
+    if argv == ["matrix"]:
+        from ._matrix import matrix
+
+        return matrix()
     print(USAGE, file=sys.stderr)
     return 2
 

@@ -1,0 +1,288 @@
+"""``python -m godlpack bench [--quick] [exchange] [copy] [startup]``: godlpack
+against numpy and torch (all groups of rows unless some are named).
+
+Every row times godlpack and a reference in the SAME run, interleaved: each
+round times every candidate once (a batch of calls, order rotated per round),
+and the printed ratio is the median over rounds of (godlpack / reference),
+with the median absolute times beside it. Targets are goals, not assertions:
+the script prints PASS or MISS per row and always exits 0 unless it fails to
+run. ``--quick`` is a smoke run (a few seconds, small sizes) for CI; its
+figures mean nothing.
+
+Rows:
+  1  np.from_dlpack(gd array)      vs np.from_dlpack(np array)     <= 1.3x
+  2  gd.from_dlpack(np array)      vs np.from_dlpack(np array)     <= 1.3x
+  3  torch.from_dlpack(gd array)   vs torch.from_dlpack(np array)  <= 1.0x
+  4  gd.from_dlpack(torch tensor)  vs np.from_dlpack(torch tensor) <= 0.5x
+     (rows 1-4: 16 float64 elements; the array dies at once, so the
+     deleter is timed too)
+  6  Array.copy(), from_dlpack(copy=True) of 256 MiB contiguous float64
+     vs ndarray.copy() <= 1.1x; a.T.copy() of 4096x4096 float64 vs
+     np.ascontiguousarray(n.T) <= 0.7x
+  7  `import godlpack` after numpy adds <= 5 ms to interpreter start
+     (fastest wall time of `python -c "import numpy, godlpack"` minus the
+     fastest of `python -c "import numpy"`, interleaved; the median paired
+     difference and -X importtime beside it); the extension is
+     stripped and exports only PyInit__native (read from its ELF tables).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import struct
+import subprocess
+import sys
+import timeit
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import godlpack as gd
+from godlpack import _native
+
+Result = Tuple[str, str, str, str, str, str]  # row, what, ratio, times, target, verdict
+
+
+def _fmt_t(s: float) -> str:
+    if s < 1e-6:
+        return f"{s * 1e9:.0f} ns"
+    if s < 1e-3:
+        return f"{s * 1e6:.1f} µs"
+    if s < 1.0:
+        return f"{s * 1e3:.2f} ms"
+    return f"{s:.2f} s"
+
+
+def _calibrate(t: timeit.Timer, target_s: float) -> int:
+    n = 1
+    while True:
+        dt = t.timeit(n)
+        if dt >= target_s or n >= 1 << 22:
+            return n
+        n = max(n * 2, int(n * target_s / max(dt, 1e-9) * 1.2))
+
+
+def interleaved(stmts: Sequence[str], env: Dict[str, Any], rounds: int, batch_s: float,
+                setup: Optional[Callable[[], None]] = None) -> List[List[float]]:
+    """Seconds per call of each statement, one list per statement, rounds long."""
+    timers = [timeit.Timer(s, globals=env) for s in stmts]
+    for t in timers:  # first calls start Go threads, fault pages in, fill caches
+        t.timeit(3)
+    ns = [_calibrate(t, batch_s) for t in timers]
+    out: List[List[float]] = [[] for _ in stmts]
+    for r in range(rounds):
+        order = list(range(len(stmts)))
+        k = r % len(order)
+        order = order[k:] + order[:k]
+        for i in order:
+            if setup is not None:
+                setup()
+            out[i].append(timers[i].timeit(ns[i]) / ns[i])
+    return out
+
+
+def _ratio(ours: List[float], ref: List[float]) -> float:
+    return statistics.median(a / b for a, b in zip(ours, ref))
+
+
+def _verdict(ratio: float, target: float, quick: bool) -> str:
+    v = "PASS" if ratio <= target else "MISS"
+    return v + (" (quick)" if quick else "")
+
+
+class Bench:
+    def __init__(self, quick: bool) -> None:
+        self.quick = quick
+        self.rounds = 5 if quick else 31
+        self.batch_s = 0.002 if quick else 0.02
+        self.results: List[Result] = []
+
+    def add(self, row: str, what: str, ours: List[float], ref: List[float], ref_name: str,
+            target: Optional[float]) -> None:
+        r = _ratio(ours, ref)
+        times = f"{_fmt_t(statistics.median(ours))} vs {_fmt_t(statistics.median(ref))} ({ref_name})"
+        tgt = f"<= {target:.1f}x" if target is not None else "-"
+        v = _verdict(r, target, self.quick) if target is not None else "info"
+        self.results.append((row, what, f"{r:.2f}x", times, tgt, v))
+
+    def note(self, row: str, what: str, why: str) -> None:
+        self.results.append((row, what, "-", why, "-", "n/a"))
+
+    # ---- rows 1-4: small exchanges ---------------------------------------
+
+    def exchanges(self, np: Any, torch: Any) -> None:
+        a = gd.arange(16, dtype="float64")
+        n = np.arange(16, dtype=np.float64)
+        env: Dict[str, Any] = {"np": np, "gd": gd, "a": a, "n": n, "torch": torch}
+        if torch is not None:
+            env["t"] = torch.arange(16, dtype=torch.float64)
+        stmts = ["np.from_dlpack(a)", "np.from_dlpack(n)", "gd.from_dlpack(n)",
+                 "a.__dlpack__(max_version=(1, 3))", "n.__dlpack__(max_version=(1, 3))",
+                 "gd.from_dlpack(a)"]
+        if torch is not None:
+            stmts += ["torch.from_dlpack(a)", "torch.from_dlpack(n)", "gd.from_dlpack(t)", "np.from_dlpack(t)"]
+        res = dict(zip(stmts, interleaved(stmts, env, self.rounds, self.batch_s)))
+        self.add("1", "np.from_dlpack(gd.Array)", res["np.from_dlpack(a)"], res["np.from_dlpack(n)"],
+                 "np.from_dlpack(ndarray)", 1.3)
+        self.add("2", "gd.from_dlpack(ndarray)", res["gd.from_dlpack(n)"], res["np.from_dlpack(n)"],
+                 "np.from_dlpack(ndarray)", 1.3)
+        if torch is not None:
+            self.add("3", "torch.from_dlpack(gd.Array)", res["torch.from_dlpack(a)"], res["torch.from_dlpack(n)"],
+                     "torch.from_dlpack(ndarray)", 1.0)
+            self.add("4", "gd.from_dlpack(torch.Tensor)", res["gd.from_dlpack(t)"], res["np.from_dlpack(t)"],
+                     "np.from_dlpack(Tensor)", 0.5)
+        else:
+            self.note("3", "torch.from_dlpack(gd.Array)", "torch not installed")
+            self.note("4", "gd.from_dlpack(torch.Tensor)", "torch not installed")
+        self.add("i", "Array.__dlpack__(max_version=(1, 3))", res["a.__dlpack__(max_version=(1, 3))"],
+                 res["n.__dlpack__(max_version=(1, 3))"], "ndarray.__dlpack__", None)
+        self.add("i", "gd.from_dlpack(gd.Array) (C exchange API)", res["gd.from_dlpack(a)"],
+                 res["np.from_dlpack(n)"], "np.from_dlpack(ndarray)", None)
+
+    # ---- row 6: copies --------------------------------------------------
+
+    def copies(self, np: Any) -> None:
+        mib = 8 if self.quick else 256
+        n = np.arange(mib * (1 << 20) // 8, dtype=np.float64)
+        a = gd.from_dlpack(n)
+        env = {"np": np, "gd": gd, "a": a, "n": n}
+        rounds = 3 if self.quick else 9
+        stmts = ["a.copy()", "gd.from_dlpack(a, copy=True)", "n.copy()", "gd.from_dlpack(n, copy=True)"]
+        res = interleaved(stmts, env, rounds, 0.0)
+        self.add("6", f"Array.copy() {mib} MiB float64", res[0], res[2], "ndarray.copy()", 1.1)
+        self.add("6", f"gd.from_dlpack(gd.Array, copy=True) {mib} MiB", res[1], res[2], "ndarray.copy()", 1.1)
+        # numpy's __dlpack__(copy=True) makes this copy itself (IS_COPIED): numpy's kernel
+        self.add("i", f"gd.from_dlpack(ndarray, copy=True) {mib} MiB", res[3], res[2], "ndarray.copy()", None)
+        del a, n, env
+        side = 512 if self.quick else 4096
+        n2 = np.arange(side * side, dtype=np.float64).reshape(side, side)
+        a2 = gd.from_dlpack(n2)
+        env = {"np": np, "a": a2, "n": n2}
+        res = interleaved(["a.T.copy()", "np.ascontiguousarray(n.T)"], env, rounds, 0.0)
+        self.add("6", f"a.T.copy() {side}x{side} float64", res[0], res[1], "np.ascontiguousarray(n.T)", 0.7)
+
+    # ---- row 7: import time and the shared object ----------------------------
+
+    def startup(self) -> None:
+        py = sys.executable
+        pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(gd.__file__)))
+        env = dict(os.environ)
+        env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        # Installed packages import from cached bytecode: allow it, and warm it.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        base = [py, "-c", "import numpy"]
+        ours = [py, "-c", "import numpy, godlpack"]
+        imp = [py, "-X", "importtime", "-c", "import numpy, godlpack"]
+        runs = 3 if self.quick else 31
+        diffs: List[float] = []
+        ta: List[float] = []
+        tb: List[float] = []
+        cum: List[float] = []
+        timer = timeit.default_timer
+        for cmd in (base, ours):
+            subprocess.run(cmd, env=env, check=True)
+        for i in range(runs):
+            pair = [(base, ta), (ours, tb)]
+            if i % 2:
+                pair.reverse()
+            for cmd, acc in pair:
+                t0 = timer()
+                subprocess.run(cmd, env=env, check=True)
+                acc.append(timer() - t0)
+            diffs.append(tb[-1] - ta[-1])
+            p = subprocess.run(imp, env=env, check=True, capture_output=True, text=True)
+            for line in p.stderr.splitlines():
+                parts = [x.strip() for x in line.split("|")]
+                if len(parts) == 3 and parts[2] == "godlpack":
+                    cum.append(int(parts[1]) / 1e6)
+        # Start-up noise only adds time: the difference of the fastest runs is
+        # the robust estimate; the median of paired differences is shown too.
+        d = min(tb) - min(ta)
+        extra = f", -X importtime {_fmt_t(min(cum))}" if cum else ""
+        v = _verdict(d * 1e3, 5.0, self.quick)
+        self.results.append(("7", "import godlpack (after numpy)", f"{d * 1e3:+.1f} ms",
+                             f"min {_fmt_t(min(tb))} vs {_fmt_t(min(ta))} (import numpy), "
+                             f"median paired {statistics.median(diffs) * 1e3:+.1f} ms{extra}",
+                             "<= 5 ms", v))
+        so = _native.__file__
+        info = elf_info(so)
+        if info is None:
+            self.note("7", "extension stripped, exports PyInit__native only", "not an ELF64 file")
+            return
+        stripped, exports = info
+        ok = stripped and exports == ["PyInit__native"]
+        size = os.path.getsize(so) / (1 << 20)
+        self.results.append(("7", "extension stripped, exports PyInit__native only", "-",
+                             f"{size:.1f} MiB, {'stripped' if stripped else 'NOT stripped'}, exports {', '.join(exports) or 'nothing'}",
+                             "stripped, 1 export", "PASS" if ok else "MISS"))
+
+    def print(self) -> None:
+        head = ("row", "what", "ratio", "median times (godlpack vs reference)", "target", "")
+        rows = [head, *self.results]
+        w = [max(len(r[i]) for r in rows) for i in range(6)]
+        for k, r in enumerate(rows):
+            print("  ".join(c.rjust(w[i]) if i == 2 else c.ljust(w[i]) for i, c in enumerate(r)).rstrip())
+            if k == 0:
+                print("  ".join("-" * w[i] for i in range(6)).rstrip())
+
+
+def elf_info(path: str) -> Optional[Tuple[bool, List[str]]]:
+    """(stripped, defined global dynamic symbols) of an ELF64 little-endian
+    shared object, read from its section headers; None for other files."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        return None
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    secs = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    stro = secs[shstrndx][4]
+
+    def name(off: int) -> str:
+        end = data.index(b"\0", stro + off)
+        return data[stro + off:end].decode()
+
+    names = [name(s[0]) for s in secs]
+    stripped = ".symtab" not in names and not any(n.startswith(".debug") for n in names)
+    exports: List[str] = []
+    for s in secs:
+        if s[1] != 11:  # SHT_DYNSYM
+            continue
+        strtab = secs[s[6]]
+        off, size, entsize = s[4], s[5], s[9] or 24
+        for k in range(size // entsize):
+            st_name, st_info, _other, st_shndx, _v, _sz = struct.unpack_from("<IBBHQQ", data, off + k * entsize)
+            bind = st_info >> 4
+            if st_shndx == 0 or bind not in (1, 2):  # undefined, or local
+                continue
+            end = data.index(b"\0", strtab[4] + st_name)
+            exports.append(data[strtab[4] + st_name:end].decode())
+    return stripped, sorted(exports)
+
+
+def main(argv: List[str]) -> int:
+    quick = "--quick" in argv or os.environ.get("BENCH_QUICK") not in (None, "", "0")
+    groups = {"exchange", "copy", "startup"}
+    only = {a for a in argv if a in groups} or groups
+    unknown = [a for a in argv if a != "--quick" and a not in groups]
+    if unknown:
+        print("usage: python -m godlpack bench [--quick] [exchange] [copy] [startup]", file=sys.stderr)
+        return 2
+    import numpy as np
+
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    b = Bench(quick)
+    print(f"godlpack {gd.__version__} bench{' --quick (smoke run: figures are not meaningful)' if quick else ''}: "
+          f"Python {sys.version.split()[0]}, numpy {np.__version__}"
+          f"{', torch ' + torch.__version__ if torch is not None else ''}, {os.cpu_count()} CPUs")
+    print("ratio = median over interleaved rounds of godlpack time / reference time\n")
+    if "exchange" in only:
+        b.exchanges(np, torch)
+    if "copy" in only:
+        b.copies(np)
+    if "startup" in only:
+        b.startup()
+    b.print()
+    return 0

@@ -1,0 +1,34 @@
+"""abi3 smoke test: run by `make abi3-smoke` under every CPython 3.11+ found.
+
+Uses only the standard library, so that one built godlpack/_native.abi3.so can
+be exercised by interpreters that have neither numpy nor torch. Exits non-zero
+with a message on the first failure.
+"""
+import sys
+
+import godlpack as gd
+
+a = gd.arange(12, dtype="float64").reshape((3, 4))
+assert a.shape == (3, 4) and a.strides == (4, 1), (a.shape, a.strides)
+assert a.T.strides == (1, 4)
+assert a[1, ::-1].tolist() == [7.0, 6.0, 5.0, 4.0]
+assert a.sum() == 66.0
+
+# Our own round trip through both capsule kinds: zero-copy, seen by a write.
+for mv in (None, (1, 3)):
+    b = gd.from_dlpack(a.__dlpack__(max_version=mv))
+    b[0, 0] = 100.0 + (mv is None)
+    assert a[0, 0] == b[0, 0], mv
+
+cap = a.__dlpack__(max_version=(1, 3))
+gd.from_dlpack(cap)
+try:
+    gd.from_dlpack(cap)
+except BufferError:
+    pass
+else:
+    raise AssertionError("a consumed capsule was accepted twice")
+
+m = memoryview(a)
+assert m.format == "d" and m.shape == (3, 4) and m.strides == (32, 8)
+print(f"abi3 smoke ok: Python {sys.version.split()[0]}, {gd.__file__}")

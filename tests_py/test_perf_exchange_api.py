@@ -1,0 +1,472 @@
+"""The fast paths (issue 5): every function of godlpack's DLPack C exchange
+API called through ctypes, the consumer side of other types' exchange APIs
+(torch's, fakes with a counting API, the per-type cache, the major-version
+check, the DLPack 1.2 int attribute), and zero Go-heap allocations on the
+exchange hot paths (``_native._go_allocs()``).
+
+Self-contained (own ctypes structures); no timing assertions here: timings
+live in ``python -m godlpack bench``."""
+
+import ctypes
+import gc
+import os
+
+import pytest
+
+import godlpack as gd
+from godlpack import _native
+
+np = pytest.importorskip("numpy")
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            raise
+        pytest.skip("torch not installed")
+    return torch
+
+
+# ---- ctypes mirror of dlpack.h --------------------------------------------
+
+
+class DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [
+        ("version", DLPackVersion),
+        ("manager_ctx", ctypes.c_void_p),
+        ("deleter", ctypes.c_void_p),
+        ("flags", ctypes.c_uint64),
+        ("dl_tensor", DLTensor),
+    ]
+
+
+class Header(ctypes.Structure):
+    _fields_ = [("version", DLPackVersion), ("prev_api", ctypes.c_void_p)]
+
+
+class ExchangeAPI(ctypes.Structure):
+    _fields_ = [
+        ("header", Header),
+        ("managed_tensor_allocator", ctypes.c_void_p),
+        ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
+        ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
+        ("dltensor_from_py_object_no_sync", ctypes.c_void_p),
+        ("current_work_stream", ctypes.c_void_p),
+    ]
+
+
+SET_ERROR = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p)
+ALLOCATOR = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(DLTensor), ctypes.POINTER(ctypes.c_void_p),
+                             ctypes.c_void_p, SET_ERROR)
+# PYFUNCTYPE: called with the GIL held, and a Python error set by the callee is kept.
+FROM_PY = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(ctypes.c_void_p))
+TO_PY = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
+DLTENSOR_FROM_PY = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(DLTensor))
+STREAM = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p))
+DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+_GetPointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi))
+_NewCapsule = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)(
+    ("PyCapsule_New", ctypes.pythonapi))
+_steal = ctypes.pythonapi.Py_DecRef
+_steal.argtypes = [ctypes.c_void_p]
+API_NAME = b"dlpack_exchange_api"
+
+
+def our_api() -> ExchangeAPI:
+    cap = gd.Array.__dlpack_c_exchange_api__
+    return ExchangeAPI.from_address(_GetPointer(cap, API_NAME))
+
+
+def fn(api: ExchangeAPI, field: str, proto):
+    addr = getattr(api, field)
+    assert addr, field
+    return proto(addr)
+
+
+def managed(addr: int) -> DLManagedTensorVersioned:
+    return DLManagedTensorVersioned.from_address(addr)
+
+
+def delete(addr: int) -> None:
+    DELETER(managed(addr).deleter)(addr)
+
+
+def take_object(addr: int):
+    """The new reference at addr as a Python object (the reference is ours)."""
+    obj = ctypes.cast(addr, ctypes.py_object).value  # borrows: +1
+    _steal(addr)  # drop the reference the API handed out
+    return obj
+
+
+# ---- our API, function by function ------------------------------------------
+
+
+def test_header_version():
+    api = our_api()
+    assert (api.header.version.major, api.header.version.minor) == gd.DLPACK_VERSION
+    assert api.header.prev_api is None
+    assert all(getattr(api, f) for f, _ in ExchangeAPI._fields_[1:])  # every function is offered
+
+
+def _proto(dtype=(2, 64, 1), shape=(2, 3), device=(1, 0)):
+    dims = (ctypes.c_int64 * max(len(shape), 1))(*shape)
+    t = DLTensor()
+    t.device.device_type, t.device.device_id = device
+    t.ndim = len(shape)
+    t.dtype.code, t.dtype.bits, t.dtype.lanes = dtype
+    t.shape = ctypes.cast(dims, ctypes.POINTER(ctypes.c_int64))
+    return t, dims
+
+
+def test_allocator_success():
+    alloc = fn(our_api(), "managed_tensor_allocator", ALLOCATOR)
+    errors = []
+    set_error = SET_ERROR(lambda ctx, kind, msg: errors.append((kind, msg)))
+    proto, _dims = _proto()
+    out = ctypes.c_void_p()
+    assert alloc(ctypes.byref(proto), ctypes.byref(out), None, set_error) == 0
+    assert errors == [] and out.value
+    m = managed(out.value)
+    assert (m.version.major, m.version.minor) == gd.DLPACK_VERSION
+    t = m.dl_tensor
+    assert t.ndim == 2 and [t.shape[0], t.shape[1]] == [2, 3] and [t.strides[0], t.strides[1]] == [3, 1]
+    assert (t.dtype.code, t.dtype.bits, t.dtype.lanes) == (2, 64, 1)
+    assert t.data and t.data % 64 == 0
+    ctypes.memset(t.data, 0, 6 * 8)  # the memory is ours to write
+    # hand it to godlpack: the allocator's tensor round-trips through to_py
+    to_py = fn(our_api(), "managed_tensor_to_py_object_no_sync", TO_PY)
+    obj = ctypes.c_void_p()
+    assert to_py(out.value, ctypes.byref(obj)) == 0
+    a = take_object(obj.value)
+    assert isinstance(a, gd.Array) and a.shape == (2, 3) and a.tolist() == [[0.0] * 3] * 2
+
+
+@pytest.mark.parametrize(
+    "dtype,shape,device,kind",
+    [
+        ((2, 64, 4), (2,), (1, 0), b"BufferError"),  # lanes
+        ((9, 8, 1), (2,), (1, 0), None),  # unknown dtype code (float8 variants exist; 99 below)
+        ((99, 8, 1), (2,), (1, 0), None),
+        ((2, 64, 1), (-1,), (1, 0), None),  # negative dim
+        ((2, 64, 1), (1,) * 65, (1, 0), None),  # ndim > 64
+        ((2, 64, 1), (2,), (2, 0), b"BufferError"),  # not a CPU device
+    ],
+)
+def test_allocator_failure_calls_set_error(dtype, shape, device, kind):
+    alloc = fn(our_api(), "managed_tensor_allocator", ALLOCATOR)
+    errors = []
+    set_error = SET_ERROR(lambda ctx, k, msg: errors.append((ctx, k, msg)))
+    proto, _dims = _proto(dtype, shape, device)
+    out = ctypes.c_void_p()
+    rc = alloc(ctypes.byref(proto), ctypes.byref(out), 1234, set_error)
+    if dtype == (9, 8, 1) and rc == 0:  # float8_e4m3b11fnuz is a valid dtype
+        assert errors == []
+        delete(out.value)
+        return
+    assert rc == -1
+    assert len(errors) == 1, errors  # exactly once
+    ctx, k, msg = errors[0]
+    assert ctx == 1234
+    assert k in (b"BufferError", b"TypeError", b"ValueError", b"MemoryError")
+    if kind is not None:
+        assert k == kind
+    assert msg.startswith(b"managed_tensor_allocator(): ")
+
+
+def test_allocator_null_prototype():
+    alloc = fn(our_api(), "managed_tensor_allocator", ALLOCATOR)
+    errors = []
+    set_error = SET_ERROR(lambda ctx, k, msg: errors.append(k))
+    out = ctypes.c_void_p()
+    assert alloc(None, ctypes.byref(out), None, set_error) == -1
+    assert errors == [b"ValueError"]
+
+
+def test_from_py_object_success_is_owning():
+    from_py = fn(our_api(), "managed_tensor_from_py_object_no_sync", FROM_PY)
+    a = gd.arange(6, dtype="int32").reshape(2, 3)
+    out = ctypes.c_void_p()
+    assert from_py(a, ctypes.byref(out)) == 0
+    m = managed(out.value)
+    assert (m.version.major, m.version.minor) == gd.DLPACK_VERSION and m.flags == 0
+    t = m.dl_tensor
+    assert (t.dtype.code, t.dtype.bits) == (0, 32) and t.ndim == 2 and t.byte_offset == 0
+    assert [t.strides[0], t.strides[1]] == [3, 1]
+    del a
+    gc.collect()
+    assert ctypes.c_int32.from_address(t.data + 5 * 4).value == 5  # the tensor keeps the memory alive
+    delete(out.value)
+
+
+@pytest.mark.parametrize("obj", [None, 1.0, [1, 2], "x"])
+def test_from_py_object_error_sets_python_exception(obj):
+    # PYFUNCTYPE calls with the GIL held and raises the Python exception the
+    # callee set on its -1 path; nothing is written to out.
+    from_py = fn(our_api(), "managed_tensor_from_py_object_no_sync", FROM_PY)
+    out = ctypes.c_void_p()
+    with pytest.raises(TypeError, match="not a godlpack.Array"):
+        from_py(obj, ctypes.byref(out))
+    assert out.value is None
+
+
+def test_from_py_object_numpy_is_refused():
+    from_py = fn(our_api(), "managed_tensor_from_py_object_no_sync", FROM_PY)
+    with pytest.raises(TypeError):
+        from_py(np.zeros(3), ctypes.byref(ctypes.c_void_p()))
+
+
+def test_to_py_object_steals_and_returns_array():
+    api = our_api()
+    from_py = fn(api, "managed_tensor_from_py_object_no_sync", FROM_PY)
+    to_py = fn(api, "managed_tensor_to_py_object_no_sync", TO_PY)
+    a = gd.arange(4.0)
+    out = ctypes.c_void_p()
+    assert from_py(a, ctypes.byref(out)) == 0
+    obj = ctypes.c_void_p()
+    assert to_py(out.value, ctypes.byref(obj)) == 0  # steals out: no delete() here
+    b = take_object(obj.value)
+    assert type(b) is gd.Array and b.tolist() == [0.0, 1.0, 2.0, 3.0]
+    b[0] = 9.0
+    assert a[0] == 9.0  # zero-copy
+
+
+def test_to_py_object_null_is_an_error():
+    to_py = fn(our_api(), "managed_tensor_to_py_object_no_sync", TO_PY)
+    with pytest.raises(ValueError):
+        to_py(None, ctypes.byref(ctypes.c_void_p()))
+
+
+def test_dltensor_from_py_object_view():
+    view = fn(our_api(), "dltensor_from_py_object_no_sync", DLTENSOR_FROM_PY)
+    a = gd.arange(12.0).reshape(3, 4)[1:, ::2]
+    t = DLTensor()
+    assert view(a, ctypes.byref(t)) == 0
+    assert t.ndim == 2 and [t.shape[0], t.shape[1]] == [2, 2] and [t.strides[0], t.strides[1]] == [4, 2]
+    assert ctypes.c_double.from_address(t.data).value == 4.0 and t.byte_offset == 0
+    with pytest.raises(TypeError):
+        view([1.0], ctypes.byref(t))
+
+
+def test_current_work_stream_cpu_is_null():
+    stream = fn(our_api(), "current_work_stream", STREAM)
+    out = ctypes.c_void_p(1234)
+    assert stream(1, 0, ctypes.byref(out)) == 0 and out.value is None
+    assert stream(1, 0, None) == 0
+
+
+# ---- consumer: other types' exchange APIs ------------------------------------
+
+
+class _Counting:
+    """A fake exchange API whose from_py forwards to godlpack's and counts."""
+
+    def __init__(self, major=1, minor=3):
+        self.calls = 0
+        real = fn(our_api(), "managed_tensor_from_py_object_no_sync", FROM_PY)
+
+        def from_py(obj, out):
+            self.calls += 1
+            return real(obj.inner, out)
+
+        self.cb = FROM_PY(from_py)
+        self.api = ExchangeAPI()
+        self.api.header.version.major, self.api.header.version.minor = major, minor
+        self.api.managed_tensor_from_py_object_no_sync = ctypes.cast(self.cb, ctypes.c_void_p).value
+        self.capsule = _NewCapsule(ctypes.addressof(self.api), API_NAME, None)
+
+
+_KEEP = []  # fakes live as long as the module: the consumer caches their API per type
+
+
+def _fake_type(api: _Counting, attr="__dlpack_c_exchange_api__", value=None):
+    _KEEP.append(api)
+    lookups = []
+
+    class Meta(type):
+        def __getattribute__(cls, name):
+            if name in ("__dlpack_c_exchange_api__", "__c_dlpack_exchange_api__"):
+                lookups.append(name)
+            return super().__getattribute__(name)
+
+    class Fake(metaclass=Meta):
+        dlpack_calls = 0
+
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __dlpack__(self, **kw):
+            type(self).dlpack_calls += 1
+            return self.inner.__dlpack__(**kw)
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    setattr(Fake, attr, api.capsule if value is None else value)
+    Fake.lookups = lookups
+    return Fake
+
+
+def test_consumer_uses_exchange_api_and_caches_it_per_type():
+    api = _Counting()
+    Fake = _fake_type(api)
+    src = gd.arange(5.0)
+    for _ in range(3):
+        b = gd.from_dlpack(Fake(src))
+        assert b.tolist() == src.tolist()
+    b[0] = 7.0
+    assert src[0] == 7.0
+    assert api.calls == 3 and Fake.dlpack_calls == 0
+    assert Fake.lookups.count("__dlpack_c_exchange_api__") == 1  # looked up once, then cached
+
+
+def test_consumer_ignores_api_of_another_major():
+    api = _Counting(major=2)
+    Fake = _fake_type(api)
+    b = gd.from_dlpack(Fake(gd.arange(3.0)))
+    assert b.tolist() == [0.0, 1.0, 2.0]
+    assert api.calls == 0 and Fake.dlpack_calls == 1
+
+
+def test_consumer_ignores_api_older_than_1_2():
+    api = _Counting(major=1, minor=1)
+    Fake = _fake_type(api)
+    gd.from_dlpack(Fake(gd.arange(3.0)))
+    assert api.calls == 0 and Fake.dlpack_calls == 1
+
+
+def test_consumer_accepts_dlpack_1_2_int_attribute():
+    api = _Counting(minor=2)
+    Fake = _fake_type(api, attr="__c_dlpack_exchange_api__", value=ctypes.addressof(api.api))
+    b = gd.from_dlpack(Fake(gd.arange(3.0)))
+    assert b.tolist() == [0.0, 1.0, 2.0]
+    assert api.calls == 1 and Fake.dlpack_calls == 0
+
+
+def test_consumer_device_keyword_takes_dlpack_path():
+    api = _Counting()
+    Fake = _fake_type(api)
+    gd.from_dlpack(Fake(gd.arange(3.0)), device="cpu")
+    assert api.calls == 0 and Fake.dlpack_calls == 1
+
+
+def test_consumer_many_types_keep_the_cache_working():
+    fakes = [(_fake_type(a), a) for a in (_Counting() for _ in range(20))]
+    for Fake, a in fakes:
+        gd.from_dlpack(Fake(gd.arange(2.0)))
+        gd.from_dlpack(Fake(gd.arange(2.0)))
+        assert a.calls == 2 and Fake.dlpack_calls == 0
+        assert Fake.lookups.count("__dlpack_c_exchange_api__") == 1
+
+
+def test_torch_tensor_goes_through_torch_exchange_api(monkeypatch):
+    torch = _torch()
+    if not hasattr(torch.Tensor, "__dlpack_c_exchange_api__"):
+        pytest.skip("this torch has no C exchange API")
+    calls = []
+    orig = torch.Tensor.__dlpack__
+
+    def counting(self, *args, **kw):
+        calls.append(kw)
+        return orig(self, *args, **kw)
+
+    monkeypatch.setattr(torch.Tensor, "__dlpack__", counting)
+    t = torch.arange(6, dtype=torch.float64)
+    a = gd.from_dlpack(t)
+    assert calls == []  # the C API, not __dlpack__
+    a[0] = 5.0
+    assert float(t[0]) == 5.0
+    gd.from_dlpack(t, device="cpu")  # device negotiation: the Python protocol
+    assert len(calls) == 1
+
+
+# ---- zero Go-heap allocations on the hot paths -----------------------------------
+
+
+def _allocs(f, n=2000):
+    for _ in range(50):  # warm up: first calls on a thread, caches
+        f()
+    before = _native._go_allocs()
+    for _ in range(n):
+        f()
+    return _native._go_allocs() - before
+
+
+def test_go_allocs_counter_works():
+    assert isinstance(_native._go_allocs(), int) and _native._go_allocs() > 0
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "np.from_dlpack(gd)",
+        "gd.from_dlpack(np)",
+        "gd.from_dlpack(gd)",
+        "gd.__dlpack__ versioned",
+        "gd.__dlpack__ legacy",
+        "gd.from_dlpack(capsule)",
+        "copy() small",
+        "from_dlpack(copy=True) small",
+        "exchange API round trip",
+    ],
+)
+def test_hot_paths_allocate_nothing_on_the_go_heap(name):
+    a = gd.arange(16.0)
+    n = np.arange(16.0)
+    api = our_api()
+    from_py = fn(api, "managed_tensor_from_py_object_no_sync", FROM_PY)
+    to_py = fn(api, "managed_tensor_to_py_object_no_sync", TO_PY)
+    out, obj = ctypes.c_void_p(), ctypes.c_void_p()
+
+    def round_trip():
+        from_py(a, ctypes.byref(out))
+        to_py(out.value, ctypes.byref(obj))
+        take_object(obj.value)
+
+    f = {
+        "np.from_dlpack(gd)": lambda: np.from_dlpack(a),
+        "gd.from_dlpack(np)": lambda: gd.from_dlpack(n),
+        "gd.from_dlpack(gd)": lambda: gd.from_dlpack(a),
+        "gd.__dlpack__ versioned": lambda: a.__dlpack__(max_version=(1, 3)),
+        "gd.__dlpack__ legacy": lambda: a.__dlpack__(),
+        "gd.from_dlpack(capsule)": lambda: gd.from_dlpack(n.__dlpack__(max_version=(1, 0))),
+        "copy() small": lambda: a.copy(),
+        "from_dlpack(copy=True) small": lambda: gd.from_dlpack(a, copy=True),
+        "exchange API round trip": round_trip,
+    }[name]
+    assert _allocs(f) == 0
+
+
+def test_torch_import_allocates_nothing_on_the_go_heap():
+    torch = _torch()
+    t = torch.arange(16, dtype=torch.float64)
+    assert _allocs(lambda: gd.from_dlpack(t)) == 0
+    a = gd.arange(16.0)
+    assert _allocs(lambda: torch.from_dlpack(a), n=500) == 0

@@ -1,0 +1,330 @@
+"""Regression tests for defects found in review (one section per defect)."""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+
+import pytest
+
+import godlpack as gd
+
+from _helpers import optional, requires
+
+np = optional("numpy")
+torch = optional("torch")
+
+
+# ---------------------------------------------------------------- torch checks on both import paths
+
+
+def _torch_cases():
+    return [
+        ("requires_grad", lambda: torch.arange(3.0, requires_grad=True), "detach()"),
+        ("parameter", lambda: torch.nn.Parameter(torch.ones(2)), "detach()"),
+        ("conj", lambda: torch.tensor([1 + 2j]).conj(), "resolve_conj()"),
+        ("neg", lambda: torch.tensor([1 + 2j]).conj().imag, "resolve_neg()"),
+    ]
+
+
+@requires("torch")
+@pytest.mark.parametrize("case", range(4), ids=["requires_grad", "parameter", "conj", "neg"])
+@pytest.mark.parametrize("kw", [{}, {"device": "cpu"}, {"copy": True}], ids=["exchange", "dlpack", "copy"])
+def test_torch_producer_checks_not_skipped(case, kw):
+    _, make, hint = _torch_cases()[case]
+    t = make()
+    with pytest.raises(BufferError, match=r"\." + hint.replace("(", r"\(").replace(")", r"\)")):
+        gd.from_dlpack(t, **kw)
+
+
+@requires("torch")
+@pytest.mark.parametrize("kw", [{}, {"device": "cpu"}])
+def test_torch_resolved_tensors_import(kw):
+    t = torch.tensor([1 + 2j]).conj()
+    assert gd.from_dlpack(t.resolve_conj(), **kw).tolist() == [1 - 2j]
+    n = torch.tensor([1 + 2j]).conj().imag
+    assert gd.from_dlpack(n.resolve_neg(), **kw).tolist() == [-2.0]
+    g = torch.arange(3.0, requires_grad=True)
+    assert gd.from_dlpack(g.detach(), **kw).tolist() == [0.0, 1.0, 2.0]
+
+
+# ---------------------------------------------------------------- huge slice bounds
+
+_BIG = [None, 0, 1, 3, -1, -3, 10**30, -(10**30), 2**63, -(2**63), 2**63 - 1, -(2**63) + 1, 10, -10]
+_STEPS = [None, 1, 2, -1, -2, 10**30, -(10**30)]
+
+
+def _slices():
+    return [slice(a, b, c) for a in _BIG for b in _BIG[:8] for c in _STEPS]
+
+
+@requires("numpy")
+@pytest.mark.parametrize("sl", _slices(), ids=repr)
+def test_huge_slice_bounds_read_write(sl):
+    ref = np.arange(5)
+    a = gd.arange(5)
+    assert a[sl].tolist() == ref[sl].tolist()
+    ref[sl] = 99
+    a[sl] = 99
+    assert a.tolist() == ref.tolist()
+
+
+# ---------------------------------------------------------------- broadcast arrays larger than 2**63 bytes
+
+
+def _broadcast(n, dtype):
+    return gd.from_dlpack(torch.zeros(1, dtype=dtype).expand(n))
+
+
+@requires("torch")
+@pytest.mark.parametrize("n", [2**60, 2**62, 2**63 - 1, 2**61 + 3])
+@pytest.mark.parametrize("dt", ["float64", "int32", "complex128"])
+def test_broadcast_nbytes_exact_and_buffer_refused(n, dt):
+    dtype = getattr(torch, dt)
+    a = _broadcast(n, dtype)
+    isz = torch.zeros(0, dtype=dtype).element_size()
+    assert a.size == n
+    assert a.nbytes == n * isz
+    if n * isz > 2**63 - 1:
+        with pytest.raises(BufferError, match="broadcast"):
+            memoryview(a)
+    else:
+        assert memoryview(a).nbytes == n * isz
+    with pytest.raises((MemoryError, BufferError, ValueError, OverflowError)):
+        a.tolist()
+    assert repr(a).startswith("Array(shape=")
+
+
+# ---------------------------------------------------------------- PyBUF_SIMPLE buffer requests
+
+
+class _Py_buffer(ctypes.Structure):
+    _fields_ = [
+        ("buf", ctypes.c_void_p),
+        ("obj", ctypes.py_object),
+        ("len", ctypes.c_ssize_t),
+        ("itemsize", ctypes.c_ssize_t),
+        ("readonly", ctypes.c_int),
+        ("ndim", ctypes.c_int),
+        ("format", ctypes.c_char_p),
+        ("shape", ctypes.POINTER(ctypes.c_ssize_t)),
+        ("strides", ctypes.POINTER(ctypes.c_ssize_t)),
+        ("suboffsets", ctypes.POINTER(ctypes.c_ssize_t)),
+        ("internal", ctypes.c_void_p),
+    ]
+
+
+def _simple_buffer(obj, flags):
+    get = ctypes.pythonapi.PyObject_GetBuffer
+    get.argtypes = [ctypes.py_object, ctypes.POINTER(_Py_buffer), ctypes.c_int]
+    get.restype = ctypes.c_int
+    b = _Py_buffer()
+    get(obj, ctypes.byref(b), flags)
+    return b
+
+
+def _release(b):
+    rel = ctypes.pythonapi.PyBuffer_Release
+    rel.argtypes = [ctypes.POINTER(_Py_buffer)]
+    rel.restype = None
+    rel(ctypes.byref(b))
+
+
+PyBUF_SIMPLE, PyBUF_WRITABLE, PyBUF_FORMAT = 0, 1, 4
+
+
+@pytest.mark.parametrize("flags", [PyBUF_SIMPLE, PyBUF_WRITABLE, PyBUF_FORMAT, PyBUF_WRITABLE | PyBUF_FORMAT])
+@pytest.mark.parametrize(
+    "make",
+    [lambda: gd.arange(6).reshape(2, 3), lambda: gd.arange(5), lambda: gd.asarray(3.5), lambda: gd.zeros((2, 0, 3))],
+    ids=["2d", "1d", "0d", "empty"],
+)
+def test_simple_buffer_is_flat(make, flags):
+    a = make()
+    b = _simple_buffer(a, flags)
+    try:
+        assert b.ndim == 1
+        assert not b.shape and not b.strides
+        assert b.len == a.nbytes
+        frombuf = ctypes.pythonapi.PyMemoryView_FromBuffer
+        frombuf.argtypes = [ctypes.POINTER(_Py_buffer)]
+        frombuf.restype = ctypes.py_object
+        m = frombuf(ctypes.byref(b))
+        assert m.nbytes == a.nbytes
+        assert len(m.tobytes()) == a.nbytes
+        del m
+    finally:
+        _release(b)
+
+
+def test_simple_buffer_refuses_non_contiguous():
+    a = gd.arange(6).reshape(2, 3).T
+    get = ctypes.pythonapi.PyObject_GetBuffer
+    get.argtypes = [ctypes.py_object, ctypes.POINTER(_Py_buffer), ctypes.c_int]
+    get.restype = ctypes.c_int
+    b = _Py_buffer()
+    with pytest.raises(BufferError):
+        get(a, ctypes.byref(b), PyBUF_SIMPLE)
+
+
+# ---------------------------------------------------------------- arange with bounds beyond int64
+
+_ARANGE_CASES = [
+    (0, 1, 2**63, "float32"),
+    (0, 1, 2**63, "int32"),
+    (0, 1, 2**64, "uint64"),
+    (0, 5, 2**70, "int8"),
+    (2**63, 2**63 + 3, 1, "float32"),
+    (2**63, 2**63 + 3, 1, "float64"),
+    (2**63, 2**63 + 2, 1, "uint64"),
+    (2**64 - 3, 2**64, 1, "uint64"),
+    (2**64 - 1, 2**63, -(2**62), "uint64"),
+    (2**63 - 3, 2**63, 1, "int64"),
+    (-(2**63), -(2**63) + 3, 1, "int64"),
+    (5, -5, -3, "int16"),
+    (0, 3, 1, "complex128"),
+]
+
+
+@requires("numpy")
+@pytest.mark.parametrize("start,stop,step,dt", _ARANGE_CASES, ids=repr)
+def test_arange_beyond_int64_matches_numpy(start, stop, step, dt):
+    got = gd.arange(start, stop, step, dtype=getattr(gd, dt))
+    assert got.tolist() == np.arange(start, stop, step, dtype=dt).tolist()
+
+
+@pytest.mark.parametrize(
+    "start,stop,step,dt",
+    [(2**63 - 2, 2**63 + 1, 1, "int64"), (-1, 2, 1, "uint64"), (2**64, 2**64 + 1, 1, "uint64"), (2**200, 2**200 + 2, 1, "int32")],
+    ids=repr,
+)
+def test_arange_out_of_range_is_overflow_error(start, stop, step, dt):
+    with pytest.raises(OverflowError):
+        gd.arange(start, stop, step, dtype=getattr(gd, dt))
+
+
+# ---------------------------------------------------------------- dealloc during an exception in flight
+
+
+@pytest.mark.parametrize("versioned", [True, False], ids=["versioned", "legacy"])
+@pytest.mark.parametrize("op,exc", [("index", IndexError), ("type", TypeError), ("value", ValueError)])
+def test_dealloc_with_exception_in_flight_runs_python_deleter(versioned, op, exc):
+    from _helpers import craft_capsule, float64_buffer
+
+    buf = float64_buffer([1.0, 2.0, 3.0])
+    cap, rec = craft_capsule(buf, shape=(3,), versioned=versioned)
+    # the temporary array (the only owner) dies while the exception propagates
+    # (the interpreter drops it from its stack); its deleter is a Python (ctypes)
+    # callback, which must not see the pending exception
+    with pytest.raises(exc):
+        if op == "index":
+            gd.from_dlpack(cap)[1.5]
+        elif op == "type":
+            gd.from_dlpack(cap) + object()
+        else:
+            gd.from_dlpack(cap).reshape(7)
+    gc.collect()
+    assert rec.deleted == 1
+
+
+# ---------------------------------------------------------------- old producers: CPython's keyword wordings
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "'max_version' is an invalid keyword argument for __dlpack__()",
+        "'copy' is an invalid keyword argument for __dlpack__()",
+        "__dlpack__() got an unexpected keyword argument 'max_version'",
+        "__dlpack__() takes no keyword arguments",
+    ],
+)
+def test_old_producer_keyword_refusal_retries_without_keywords(message):
+    src = gd.arange(4)
+
+    class Old:
+        def __dlpack__(self, *args, **kw):
+            if kw:
+                raise TypeError(message)
+            return src.__dlpack__()
+
+        def __dlpack_device__(self):
+            return src.__dlpack_device__()
+
+    assert gd.from_dlpack(Old()).tolist() == [0, 1, 2, 3]
+    assert gd.from_dlpack(Old(), copy=True).tolist() == [0, 1, 2, 3]
+
+
+# ---------------------------------------------------------------- 0-d buffers
+
+
+@pytest.mark.parametrize(
+    "make,value",
+    [
+        (lambda: ctypes.c_double(1.5), 1.5),
+        (lambda: ctypes.c_int32(-7), -7),
+        (lambda: ctypes.c_uint8(200), 200),
+        (lambda: ctypes.c_bool(True), True),
+    ],
+    ids=["c_double", "c_int32", "c_uint8", "c_bool"],
+)
+def test_asarray_of_0d_buffer_is_0d(make, value):
+    obj = make()
+    a = gd.asarray(obj)
+    assert a.shape == ()
+    assert a.ndim == 0
+    assert a.tolist() == value
+    assert memoryview(obj).ndim == 0
+
+
+# ---------------------------------------------------------------- iterating a 0-d array
+
+
+@pytest.mark.parametrize("how", ["list", "iter", "for", "tuple", "unpack"])
+@pytest.mark.parametrize("make", [lambda: gd.asarray(3), lambda: gd.asarray(2.5), lambda: gd.arange(4)[1, ...]], ids=["int", "float", "indexed"])
+def test_iterating_0d_array_is_type_error(make, how):
+    a = make()
+    with pytest.raises(TypeError, match="0-d"):
+        if how == "list":
+            list(a)
+        elif how == "iter":
+            iter(a)
+        elif how == "for":
+            for _ in a:
+                pass
+        elif how == "tuple":
+            tuple(a)
+        else:
+            (x,) = a
+
+
+def test_iterating_nd_array_still_works():
+    assert [x.tolist() for x in gd.arange(6).reshape(2, 3)] == [[0, 1, 2], [3, 4, 5]]
+    assert list(gd.arange(3).tolist()) == [0, 1, 2]
+    assert [int(x) for x in gd.arange(3)] == [0, 1, 2]
+    assert list(gd.zeros((0, 2))) == []
+
+
+# ---------------------------------------------------------------- huge device numbers, reshape overflow
+
+
+@pytest.mark.parametrize("dev", [(2**70, 0), (1, 2**70), (-(2**70), 0), (2**63, 2**64)], ids=repr)
+def test_from_dlpack_huge_device_is_value_error(dev):
+    with pytest.raises(ValueError, match="device"):
+        gd.from_dlpack(gd.arange(3), device=dev)
+
+
+@pytest.mark.parametrize("dev", [(2**70, 0), (1, 2**70), (-(2**70), 0), (2**63, 2**64)], ids=repr)
+def test_dunder_dlpack_huge_dl_device_is_buffer_error(dev):
+    with pytest.raises(BufferError, match="dl_device"):
+        gd.arange(3).__dlpack__(max_version=(1, 3), dl_device=dev)
+
+
+@pytest.mark.parametrize(
+    "size,shape",
+    [(6, (2**62, 4, -1)), (6, (2**32, 2**32, 2**32)), (0, (2**40, 2**40, 0)), (0, (2**62, 8, 0)), (6, (-1, 2**62, 8))],
+    ids=repr,
+)
+def test_reshape_shape_product_overflow_is_value_error(size, shape):
+    with pytest.raises(ValueError):
+        gd.arange(size).reshape(*shape)
