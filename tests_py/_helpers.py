@@ -103,6 +103,22 @@ class DLManagedTensorVersioned(ctypes.Structure):
     ]
 
 
+# DLPackExchangeAPI (DLPack 1.2 struct); function pointers kept as addresses.
+class Header(ctypes.Structure):
+    _fields_ = [("version", DLPackVersion), ("prev_api", ctypes.c_void_p)]
+
+
+class ExchangeAPI(ctypes.Structure):
+    _fields_ = [
+        ("header", Header),
+        ("managed_tensor_allocator", ctypes.c_void_p),
+        ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
+        ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
+        ("dltensor_from_py_object_no_sync", ctypes.c_void_p),
+        ("current_work_stream", ctypes.c_void_p),
+    ]
+
+
 assert ctypes.sizeof(DLTensor) == 48
 assert ctypes.sizeof(DLManagedTensor) == 64
 assert ctypes.sizeof(DLManagedTensorVersioned) == 80

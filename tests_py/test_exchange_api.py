@@ -33,19 +33,7 @@ _DLTENSOR_FROM_PY = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POI
 _STREAM = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p))
 
 
-class Header(ctypes.Structure):
-    _fields_ = [("version", DLPackVersion), ("prev_api", ctypes.c_void_p)]
-
-
-class ExchangeAPI(ctypes.Structure):
-    _fields_ = [
-        ("header", Header),
-        ("managed_tensor_allocator", ctypes.c_void_p),
-        ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
-        ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
-        ("dltensor_from_py_object_no_sync", ctypes.c_void_p),
-        ("current_work_stream", ctypes.c_void_p),
-    ]
+from _helpers import ExchangeAPI, Header  # noqa: E402
 
 
 _GetPointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(("PyCapsule_GetPointer", ctypes.pythonapi))

@@ -36,19 +36,7 @@ def _torch():
 from _helpers import DLDataType, DLDevice, DLManagedTensorVersioned, DLPackVersion, DLTensor  # noqa: E402
 
 
-class Header(ctypes.Structure):
-    _fields_ = [("version", DLPackVersion), ("prev_api", ctypes.c_void_p)]
-
-
-class ExchangeAPI(ctypes.Structure):
-    _fields_ = [
-        ("header", Header),
-        ("managed_tensor_allocator", ctypes.c_void_p),
-        ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
-        ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
-        ("dltensor_from_py_object_no_sync", ctypes.c_void_p),
-        ("current_work_stream", ctypes.c_void_p),
-    ]
+from _helpers import ExchangeAPI, Header  # noqa: E402
 
 
 SET_ERROR = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p)
