@@ -459,6 +459,17 @@ static PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize
       return NULL;
     }
   }
+  /* A long copy=True export copies first, in interruptible chunks; Go then
+   * plans as usual and exports that copy (IS_COPIED). */
+  gd_header pre;
+  int64_t prestrides[GD_MAX_NDIM];
+  pre.owner = NULL;
+  if (req.copy == GD_COPY_ALWAYS && !req.has_stream && (!req.has_dl_device || req.dl_type == kDLCPU) &&
+      gd_chunk_eligible(&a->h, GD_SHAPE(a))) {
+    if (gd_chunked_copy_new(&a->h, GD_SHAPE(a), GD_STRIDES(a), &pre, prestrides, "__dlpack__()") < 0) return NULL;
+    req.precopied = &pre;
+    req.precopied_strides = prestrides;
+  }
   void *managed = NULL;
   int32_t versioned = 0;
   int64_t scratch[GD_MAX_NDIM];
@@ -467,6 +478,7 @@ static PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize
   GD_NOGIL_BEGIN((req.copy == GD_COPY_ALWAYS || req.has_dl_device) && gd_is_big(a));
   int cls = gd_go_export(&a->h, GD_SHAPE(a), GD_STRIDES(a), &req, &managed, &versioned, scratch, msg);
   GD_NOGIL_END();
+  if (pre.owner != NULL) gd_owner_decref(pre.owner); /* the export holds its own reference */
   if (cls != GD_OK) return gd_raise(cls, msg);
   return gd_capsule_wrap(managed, versioned);
 }
@@ -669,6 +681,18 @@ static int gd_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value
     memcpy(gd_elem_ptr(a, off), elem, (size_t)is);
     return 0;
   }
+  if (gd_chunk_eligible(&a->h, GD_SHAPE(a))) {
+    /* a[slice] = v on a big array: fill the view in interruptible chunks */
+    PyObject *view = gd_array_subscript(self, key);
+    if (view == NULL) return -1;
+    int rc = 0;
+    if (PyObject_TypeCheck(view, Py_TYPE(self)) && gd_chunk_eligible(&((gd_array *)view)->h, GD_SHAPE((gd_array *)view))) {
+      rc = gd_chunked_fill(&((gd_array *)view)->h, GD_SHAPE((gd_array *)view), GD_STRIDES((gd_array *)view), elem);
+      Py_DECREF(view);
+      return rc;
+    }
+    Py_DECREF(view);
+  }
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
   int64_t scratch[2 * GD_MAX_NDIM];
@@ -778,10 +802,14 @@ static PyObject *gd_array_sum(PyObject *self, PyObject *unused) {
   memset(&r, 0, sizeof(r));
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
-  GD_NOGIL_BEGIN(gd_is_big(a));
-  int cls = gdgo_sum(&a->h, GD_SHAPE(a), GD_STRIDES(a), &r, msg);
-  GD_NOGIL_END();
-  if (cls != GD_OK) return gd_raise(cls, msg);
+  if (gd_chunk_eligible(&a->h, GD_SHAPE(a))) { /* Ctrl-C between chunks */
+    if (gd_chunked_sum(&a->h, GD_SHAPE(a), GD_STRIDES(a), &r) < 0) return NULL;
+  } else {
+    GD_NOGIL_BEGIN(gd_is_big(a));
+    int cls = gdgo_sum(&a->h, GD_SHAPE(a), GD_STRIDES(a), &r, msg);
+    GD_NOGIL_END();
+    if (cls != GD_OK) return gd_raise(cls, msg);
+  }
   switch (r.kind) {
     case GD_SUM_INT:
     case GD_SUM_BOOL:

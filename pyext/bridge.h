@@ -46,6 +46,10 @@ typedef struct gd_export_req {
   int32_t copy; /* GD_COPY_* */
   int32_t has_stream;
   int64_t stream;
+  /* in, optional: a C-contiguous copy of the array that the C skin already
+   * made in interruptible chunks (reliability.c); used when the plan copies. */
+  const gd_header *precopied;
+  const int64_t *precopied_strides;
 } gd_export_req;
 
 /* from_dlpack keywords (core.ImportRequest). */
@@ -55,7 +59,12 @@ typedef struct gd_import_req {
   int32_t has_device;
   int32_t copy;       /* GD_COPY_* */
   int32_t negotiated; /* the producer accepted dl_device/copy */
-  int32_t reserved;
+  /* out: 1 when Go left the planned copy to the C skin (defer_copy_over);
+   * the header then describes the producer's tensor, owned. */
+  int32_t copy_deferred;
+  /* in: > 0 asks Go to leave a planned copy of more than this many bytes to
+   * the C skin, which copies in interruptible chunks (reliability.c). */
+  int64_t defer_copy_over;
 } gd_import_req;
 
 /* One basic index (core.IndexOp). */
@@ -85,7 +94,7 @@ typedef struct gd_index_op {
 
 typedef struct gd_sum_result {
   int32_t kind;
-  int32_t reserved;
+  int32_t accumulate; /* in: 1 adds this sum to the values already here (chunked sums) */
   int64_t i;
   uint64_t u;
   double f;

@@ -17,6 +17,7 @@
 #include "_cgo_export.h"
 #include "crossing.h"
 #include "skin.h"
+#include "reliability.h"
 
 /* Capsule names must outlive the capsules: static strings. */
 static const char gd_name_versioned[] = GD_CAPSULE_VERSIONED;
@@ -345,11 +346,18 @@ static int gd_from_exchange_api(gd_state *st, const DLPackExchangeAPI *api, PyOb
   int32_t consumed = 0;
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
+  req.defer_copy_over = gd_chunk_bytes(); /* long copies: Ctrl-C between chunks */
   GD_NOGIL_BEGIN(req.copy == GD_COPY_ALWAYS);
   int cls = gd_go_import(m, 1, &req, &h, shape, strides, scratch, &consumed, msg);
   GD_NOGIL_END();
   if (!consumed) gd_call_deleter_versioned(m); /* refused: nobody else owns it */
-  *out = cls != GD_OK ? gd_raise_import(cls, msg, entry_asarray) : gd_array_new(st, &h, shape, strides);
+  if (cls != GD_OK) {
+    *out = gd_raise_import(cls, msg, entry_asarray);
+  } else if (req.copy_deferred && gd_import_finish_copy(&h, shape, strides, entry_asarray ? "asarray()" : "from_dlpack()") < 0) {
+    *out = NULL;
+  } else {
+    *out = gd_array_new(st, &h, shape, strides);
+  }
   return 1;
 }
 
@@ -544,6 +552,7 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
   const char *unused_name = versioned ? gd_name_versioned : gd_name_legacy;
   int nogil = req.copy == GD_COPY_ALWAYS || req.has_device;
   if (nogil && PyCapsule_SetName(cap, used_name) < 0) PyErr_Clear();
+  req.defer_copy_over = gd_chunk_bytes(); /* long copies: Ctrl-C between chunks */
   GD_NOGIL_BEGIN(nogil);
   int cls = gd_go_import(managed, versioned, &req, &h, shape, strides, scratch, &consumed, msg);
   GD_NOGIL_END();
@@ -556,5 +565,7 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
   }
   Py_DECREF(cap);
   if (cls != GD_OK) return gd_raise_import(cls, msg, entry_asarray);
+  if (req.copy_deferred && gd_import_finish_copy(&h, shape, strides, entry_asarray ? "asarray()" : "from_dlpack()") < 0)
+    return NULL;
   return gd_array_new(st, &h, shape, strides);
 }

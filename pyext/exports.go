@@ -121,7 +121,9 @@ func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req
 	}
 	src, srcStrides := H, st
 	var tmp core.Header
-	if plan.Copy {
+	if plan.Copy && req.precopied != nil {
+		src, srcStrides = hdr(req.precopied), dims(req.precopied_strides, nd)
+	} else if plan.Copy {
 		sc := dims(scratch, core.MaxNdim)[:nd]
 		if err := core.AllocContiguous(H.DType, sh, &tmp, sc); err != nil {
 			return failAt(msg, "__dlpack__()", err)
@@ -199,6 +201,10 @@ func gdgo_import(managed unsafe.Pointer, versioned C.int, req *C.gd_import_req, 
 	if !plan.Copy {
 		return 0
 	}
+	if over := int64(req.defer_copy_over); over > 0 && bytesOver(H, sh[:H.Ndim], over) {
+		req.copy_deferred = 1 // the C skin copies in chunks and releases o
+		return 0
+	}
 	nd := int(H.Ndim)
 	var tmp core.Header
 	sc := dims(scratch, core.MaxNdim)[:nd]
@@ -217,6 +223,28 @@ func gdgo_import(managed unsafe.Pointer, versioned C.int, req *C.gd_import_req, 
 	*H = tmp
 	copy(st[:nd], sc)
 	return 0
+}
+
+// bytesOver reports whether a tensor of byte-sized elements holds more than
+// n bytes (shape already validated); sub-byte tensors report false.
+func bytesOver(h *core.Header, shape []int64, n int64) bool {
+	bits := int64(h.DType.Bits) * int64(h.DType.Lanes)
+	if bits < 8 || bits%8 != 0 {
+		return false
+	}
+	for _, d := range shape {
+		if d == 0 {
+			return false
+		}
+	}
+	size := bits / 8
+	for _, d := range shape {
+		if size > n {
+			return true
+		}
+		size *= d
+	}
+	return size > n
 }
 
 // ---- creation and whole-array operations ----
@@ -322,18 +350,33 @@ func gdgo_sum(h *C.gd_header, shape, strides *C.int64_t, res *C.gd_sum_result, m
 	if err != nil {
 		return failAt(msg, "sum()", err)
 	}
+	// accumulate: a chunk of a chunked sum (reliability.c) adds to the total
+	// so far; int64/uint64 wrap as in one pass.
+	acc := res.accumulate != 0
 	switch r.Kind {
 	case core.SumInt:
 		res.kind = C.GD_SUM_INT
+		if acc {
+			r.I += int64(res.i)
+		}
 		res.i = C.int64_t(r.I)
 	case core.SumUint:
 		res.kind = C.GD_SUM_UINT
+		if acc {
+			r.U += uint64(res.u)
+		}
 		res.u = C.uint64_t(r.U)
 	case core.SumFloat:
 		res.kind = C.GD_SUM_FLOAT
+		if acc {
+			r.F += float64(res.f)
+		}
 		res.f = C.double(r.F)
 	case core.SumComplex:
 		res.kind = C.GD_SUM_COMPLEX
+		if acc {
+			r.C += complex(float64(res.re), float64(res.im))
+		}
 		res.re = C.double(real(r.C))
 		res.im = C.double(imag(r.C))
 	default:

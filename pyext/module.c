@@ -104,10 +104,24 @@ static PyObject *gd_alloc_array(gd_state *st, DLDataType dt, int32_t ndim, const
   int64_t strides[GD_MAX_NDIM];
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
-  GD_NOGIL_BEGIN(elem != NULL && gd_size_of(ndim, shape) * (gd_itemsize(dt) + 1) >= GD_NOGIL_BYTES);
-  int cls = gdgo_alloc(dt, ndim, (int64_t *)shape, (void *)elem, &h, strides, msg);
+  /* A long fill runs in interruptible chunks after the allocation. */
+  int chunked = 0;
+  if (elem != NULL) {
+    gd_header probe;
+    memset(&probe, 0, sizeof(probe));
+    probe.dtype = dt;
+    probe.ndim = ndim;
+    probe.device.device_type = kDLCPU;
+    chunked = gd_chunk_eligible(&probe, shape);
+  }
+  GD_NOGIL_BEGIN(!chunked && elem != NULL && gd_size_of(ndim, shape) * (gd_itemsize(dt) + 1) >= GD_NOGIL_BYTES);
+  int cls = gdgo_alloc(dt, ndim, (int64_t *)shape, chunked ? NULL : (void *)elem, &h, strides, msg);
   GD_NOGIL_END();
   if (cls != GD_OK) return gd_raise(cls, msg);
+  if (chunked && gd_chunked_fill(&h, shape, strides, elem) < 0) {
+    gd_owner_decref(h.owner);
+    return NULL;
+  }
   PyObject *a = gd_array_new(st, &h, shape, strides);
   if (out) *out = (gd_array *)a;
   return a;

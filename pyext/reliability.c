@@ -44,16 +44,20 @@ int gd_chunk_eligible(const gd_header *h, const int64_t *shape) {
   return n > gd_chunk_bytes();
 }
 
+enum { GD_CHUNK_COPY = 0, GD_CHUNK_FILL = 1, GD_CHUNK_SUM = 2 };
+
 typedef struct {
-  int fill;              /* 0: copy src -> dst; 1: fill dst with elem */
-  gd_header dst;         /* offset moves per chunk */
+  int mode;              /* GD_CHUNK_* */
+  gd_header dst;         /* copy/fill: written; sum: read. offset moves per chunk */
   const int64_t *dstr;
-  gd_header src;
+  gd_header src;         /* copy: read */
   const int64_t *sstr;
   const int64_t *shape;  /* full shape */
   int64_t sub[GD_MAX_NDIM];
-  const void *elem;
+  const void *elem;      /* fill */
+  gd_sum_result *sum;    /* sum: the running total, sum->accumulate set after the first chunk */
   int64_t itemsize;
+  const char *entry;     /* for a MemoryError */
   char msg[GD_MSG_CAP];
 } gd_chunker;
 
@@ -62,15 +66,24 @@ static int gd_chunk_call(gd_chunker *c) {
   int cls;
   c->msg[0] = '\0';
   PyThreadState *ts = PyEval_SaveThread();
-  if (c->fill)
-    cls = gdgo_fill(&c->dst, c->sub, (int64_t *)c->dstr, (void *)c->elem, c->msg);
-  else
-    cls = gdgo_copy_into(&c->dst, (int64_t *)c->dstr, &c->src, c->sub, (int64_t *)c->sstr, c->msg);
+  switch (c->mode) {
+    case GD_CHUNK_FILL:
+      cls = gdgo_fill(&c->dst, c->sub, (int64_t *)c->dstr, (void *)c->elem, c->msg);
+      break;
+    case GD_CHUNK_SUM:
+      cls = gdgo_sum(&c->dst, c->sub, (int64_t *)c->dstr, c->sum, c->msg);
+      c->sum->accumulate = 1;
+      break;
+    default:
+      cls = gdgo_copy_into(&c->dst, (int64_t *)c->dstr, &c->src, c->sub, (int64_t *)c->sstr, c->msg);
+  }
   PyEval_RestoreThread(ts);
   if (cls != GD_OK) return gd_err_from(cls, c->msg);
   return PyErr_CheckSignals();
 }
 
+/* Walks axes 0..k-1 one index at a time until the rest is at most one
+ * chunk, then takes whole runs of axis k per call. */
 static int gd_chunk_rec(gd_chunker *c, int32_t k) {
   int32_t nd = c->dst.ndim;
   int64_t row = c->itemsize;
@@ -83,14 +96,14 @@ static int gd_chunk_rec(gd_chunker *c, int32_t k) {
     for (int64_t i = 0; i < n; i += rows) {
       c->sub[k] = (n - i < rows) ? n - i : rows;
       c->dst.offset = d0 + i * c->dstr[k];
-      if (!c->fill) c->src.offset = s0 + i * c->sstr[k];
+      if (c->mode == GD_CHUNK_COPY) c->src.offset = s0 + i * c->sstr[k];
       if (gd_chunk_call(c) < 0) return -1;
     }
   } else {
     c->sub[k] = 1;
     for (int64_t i = 0; i < n; i++) {
       c->dst.offset = d0 + i * c->dstr[k];
-      if (!c->fill) c->src.offset = s0 + i * c->sstr[k];
+      if (c->mode == GD_CHUNK_COPY) c->src.offset = s0 + i * c->sstr[k];
       if (gd_chunk_rec(c, k + 1) < 0) return -1;
     }
   }
@@ -100,52 +113,105 @@ static int gd_chunk_rec(gd_chunker *c, int32_t k) {
   return 0;
 }
 
-static void gd_chunker_init(gd_chunker *c, const gd_array *a) {
+/* The chunker is ~300 bytes: heap, not the C stack of a deep call. */
+static gd_chunker *gd_chunker_new(int mode, const gd_header *dst, const int64_t *shape, const int64_t *dstr) {
+  gd_chunker *c = PyMem_Malloc(sizeof(gd_chunker));
+  if (c == NULL) {
+    PyErr_NoMemory();
+    return NULL;
+  }
   memset(c, 0, sizeof(*c));
-  c->shape = GD_SHAPE(a);
-  c->itemsize = gd_itemsize(a->h.dtype);
-  for (int32_t j = 0; j < a->h.ndim; j++) c->sub[j] = c->shape[j];
+  c->mode = mode;
+  c->dst = *dst;
+  c->dstr = dstr;
+  c->shape = shape;
+  c->itemsize = gd_itemsize(dst->dtype);
+  for (int32_t j = 0; j < dst->ndim; j++) c->sub[j] = shape[j];
+  return c;
+}
+
+static int gd_chunker_run(gd_chunker *c) {
+  int rc = gd_chunk_rec(c, 0);
+  PyMem_Free(c);
+  return rc;
+}
+
+int gd_chunked_copy_into(const gd_header *dst, const int64_t *dstr, const gd_header *src, const int64_t *shape,
+                         const int64_t *sstr) {
+  gd_chunker *c = gd_chunker_new(GD_CHUNK_COPY, dst, shape, dstr);
+  if (c == NULL) return -1;
+  c->src = *src;
+  c->sstr = sstr;
+  return gd_chunker_run(c);
+}
+
+int gd_chunked_fill(const gd_header *dst, const int64_t *shape, const int64_t *dstr, const void *elem) {
+  gd_chunker *c = gd_chunker_new(GD_CHUNK_FILL, dst, shape, dstr);
+  if (c == NULL) return -1;
+  c->elem = elem;
+  return gd_chunker_run(c);
+}
+
+int gd_chunked_sum(const gd_header *h, const int64_t *shape, const int64_t *strides, gd_sum_result *r) {
+  gd_chunker *c = gd_chunker_new(GD_CHUNK_SUM, h, shape, strides);
+  if (c == NULL) return -1;
+  memset(r, 0, sizeof(*r));
+  c->sum = r;
+  return gd_chunker_run(c);
+}
+
+int gd_chunked_copy_new(const gd_header *src, const int64_t *shape, const int64_t *sstr, gd_header *out,
+                        int64_t *ostrides, const char *entry) {
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gdgo_alloc(src->dtype, src->ndim, (int64_t *)shape, NULL, out, ostrides, msg);
+  if (cls != GD_OK) {
+    if (msg[0]) return gd_err_from(cls, msg);
+    PyErr_Format(PyExc_MemoryError, "%s: allocation failed", entry);
+    return -1;
+  }
+  if (gd_chunked_copy_into(out, ostrides, src, shape, sstr) < 0) {
+    gd_owner_decref(out->owner);
+    out->owner = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+int gd_import_finish_copy(gd_header *h, const int64_t *shape, int64_t *strides, const char *entry) {
+  gd_header out;
+  int64_t ostrides[GD_MAX_NDIM];
+  int rc;
+  if (gd_chunk_eligible(h, shape)) {
+    rc = gd_chunked_copy_new(h, shape, strides, &out, ostrides, entry);
+  } else {
+    /* Go deferred the copy, the C side cannot chunk it: one call. */
+    char msg[GD_MSG_CAP];
+    msg[0] = '\0';
+    PyThreadState *ts = PyEval_SaveThread();
+    int cls = gdgo_copy(h, (int64_t *)shape, strides, &out, ostrides, msg);
+    PyEval_RestoreThread(ts);
+    rc = cls == GD_OK ? 0 : gd_err_from(cls, msg);
+  }
+  gd_owner_decref(h->owner); /* the producer's deleter runs: we hold a copy now, or fail */
+  h->owner = NULL;
+  if (rc < 0) return -1;
+  *h = out;
+  for (int32_t i = 0; i < h->ndim; i++) strides[i] = ostrides[i];
+  return 0;
 }
 
 PyObject *gd_copy_chunked(PyObject *self) {
   gd_array *a = (gd_array *)self;
-  gd_chunker *c = PyMem_Malloc(sizeof(gd_chunker));
-  if (c == NULL) return PyErr_NoMemory();
-  gd_chunker_init(c, a);
   gd_header out;
   int64_t ostrides[GD_MAX_NDIM];
-  int cls = gdgo_alloc(a->h.dtype, a->h.ndim, GD_SHAPE(a), NULL, &out, ostrides, c->msg);
-  if (cls != GD_OK) {
-    gd_raise(cls, c->msg[0] ? c->msg : "copy(): allocation failed");
-    PyMem_Free(c);
-    return NULL;
-  }
-  c->fill = 0;
-  c->dst = out;
-  c->dstr = ostrides;
-  c->src = a->h;
-  c->sstr = GD_STRIDES(a);
-  int rc = gd_chunk_rec(c, 0);
-  PyMem_Free(c);
-  if (rc < 0) {
-    gd_owner_decref(out.owner);
-    return NULL;
-  }
+  if (gd_chunked_copy_new(&a->h, GD_SHAPE(a), GD_STRIDES(a), &out, ostrides, "copy()") < 0) return NULL;
   return gd_array_new(gd_state_of_type(Py_TYPE(self)), &out, GD_SHAPE(a), ostrides);
 }
 
 PyObject *gd_fill_chunked(PyObject *self, const void *elem) {
   gd_array *a = (gd_array *)self;
-  gd_chunker *c = PyMem_Malloc(sizeof(gd_chunker));
-  if (c == NULL) return PyErr_NoMemory();
-  gd_chunker_init(c, a);
-  c->fill = 1;
-  c->dst = a->h;
-  c->dstr = GD_STRIDES(a);
-  c->elem = elem;
-  int rc = gd_chunk_rec(c, 0);
-  PyMem_Free(c);
-  if (rc < 0) return NULL;
+  if (gd_chunked_fill(&a->h, GD_SHAPE(a), GD_STRIDES(a), elem) < 0) return NULL;
   Py_RETURN_NONE;
 }
 

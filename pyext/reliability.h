@@ -11,7 +11,9 @@
  * (default GD_CHUNK_MIB MiB; environment variable GODLPACK_CHUNK_MIB, read
  * once), each one Go call with the GIL released; between chunks the GIL is
  * re-taken and PyErr_CheckSignals runs, so Ctrl-C interrupts within one chunk
- * (a few ms). */
+ * (a few ms). Copies (copy(), __dlpack__(copy=True), from_dlpack(copy=True),
+ * asarray copies), fills (fill(), full/zeros/ones, a[slice] = v) and sum()
+ * all go through it. */
 #define GD_CHUNK_MIB 16
 int64_t gd_chunk_bytes(void);
 
@@ -22,8 +24,28 @@ int64_t gd_chunk_bytes(void);
 
 extern int gd_in_fork_child;
 
-/* Array.copy()/fill() of arrays bigger than GD_CHUNK_BYTES. */
+/* Work bigger than gd_chunk_bytes() on a CPU array of byte-sized elements
+ * (1), or 0: then one Go call does it all. */
 int gd_chunk_eligible(const gd_header *h, const int64_t *shape);
+
+/* The chunked operations: 0, or -1 with an exception set (KeyboardInterrupt
+ * from a signal handler between chunks, or a Go error). Called with the
+ * GIL; each chunk releases it. */
+int gd_chunked_copy_into(const gd_header *dst, const int64_t *dstr, const gd_header *src, const int64_t *shape,
+                         const int64_t *sstr);
+int gd_chunked_fill(const gd_header *dst, const int64_t *shape, const int64_t *dstr, const void *elem);
+int gd_chunked_sum(const gd_header *h, const int64_t *shape, const int64_t *strides, gd_sum_result *r);
+/* A new C-contiguous copy of src: *out holds a new owner reference on
+ * success, nothing on failure. entry names the operation in a MemoryError. */
+int gd_chunked_copy_new(const gd_header *src, const int64_t *shape, const int64_t *sstr, gd_header *out,
+                        int64_t *ostrides, const char *entry);
+
+/* Finishes an import whose copy Go deferred (gd_import_req.copy_deferred):
+ * replaces *h (whose owner reference it releases, success or not) and
+ * strides with a C-contiguous copy. 0, or -1 with an exception. */
+int gd_import_finish_copy(gd_header *h, const int64_t *shape, int64_t *strides, const char *entry);
+
+/* Array.copy()/fill() through the chunked operations. */
 PyObject *gd_copy_chunked(PyObject *self);
 PyObject *gd_fill_chunked(PyObject *self, const void *elem);
 

@@ -362,13 +362,15 @@ n = {n}
 a = gd.zeros((n,), dtype="uint8")
 a.fill(1)
 src = a{view}
-t = time.monotonic(); b = src.{op}; full = time.monotonic() - t
+def op():
+    return {op}
+t = time.monotonic(); b = op(); full = time.monotonic() - t
 b = None
 print("full", full, flush=True)
 sys.stdin.readline()                    # "go"
 print("start", time.monotonic(), flush=True)
 try:
-    b = src.{op}
+    b = op()
     print("completed", time.monotonic(), flush=True)
 except KeyboardInterrupt:
     print("interrupted", time.monotonic(), flush=True)
@@ -418,11 +420,23 @@ def _sigint_latencies(op, view, n, want=3):
 SIGINT_BYTES = int(os.environ.get("GODLPACK_SIGINT_BYTES", 1 << 30))  # 1 GiB source
 
 
-@pytest.mark.parametrize(
-    "op,view,scale",
-    [("copy()", "", 1), ("copy()", "[::2]", 1), ("fill(2)", "[::3]", 2)],
-    ids=["copy-contiguous", "copy-strided", "fill"],
-)
+# Every long operation of the C skin: copies, fills, the sum, and the copies
+# that exports and imports make when asked to.
+_LONG_OPS = [
+    ("copy-contiguous", "src.copy()", "", 1),
+    ("copy-strided", "src.copy()", "[::2]", 1),
+    ("fill", "src.fill(2)", "[::3]", 2),
+    ("setitem-slice", "src.__setitem__(slice(None, None, 3), 5)", "", 2),
+    ("full", "gd.full((n,), 3, dtype='uint8')", "", 2),
+    ("sum", "src.sum()", "[::2]", 2),
+    ("dlpack-copy", "src.__dlpack__(max_version=(1, 3), copy=True)", "[::2]", 1),
+    ("from_dlpack-capsule-copy", "gd.from_dlpack(src.__dlpack__(max_version=(1, 3)), copy=True)", "[::2]", 1),
+    ("from_dlpack-copy", "gd.from_dlpack(src, copy=True)", "", 1),
+    ("asarray-copy", "gd.asarray(src, copy=True)", "[::2]", 1),
+]
+
+
+@pytest.mark.parametrize("op,view,scale", [o[1:] for o in _LONG_OPS], ids=[o[0] for o in _LONG_OPS])
 def test_ctrl_c_during_long_copy_within_100ms(op, view, scale):
     # 1 GiB source (copies allocate another 1 GiB / 512 MiB); fills are faster:
     # a 2 GiB array, every third byte.
@@ -466,6 +480,28 @@ for name, make in shapes:
     gw.fill(7)
     assert (w == 7).all(), name
     # untouched bytes outside the view stay as they were
+    # the copies of exports and imports (copy=True), chunked the same way
+    for cap in (g.__dlpack__(max_version=(1, 3), copy=True), g.__dlpack__(copy=True)):
+        e = gd.from_dlpack(cap)
+        assert np.from_dlpack(e).tobytes() == np.ascontiguousarray(v).tobytes(), name
+    i = gd.from_dlpack(g.__dlpack__(max_version=(1, 3)), copy=True)
+    assert np.from_dlpack(i).tobytes() == np.ascontiguousarray(v).tobytes(), name
+    assert np.from_dlpack(i).__array_interface__["data"][0] != v.__array_interface__["data"][0], name
+    w = make(base.copy())
+    gw = gd.from_dlpack(w)
+    gw[...] = 9
+    assert (w == 9).all(), name
+# sums: integers (and integer-valued floats, exact in float64) split in chunks
+x = np.arange(3 << 18, dtype=np.int64) - (1 << 18)
+for name, v in [("i64", x), ("i64-rev3", x[::-3]), ("i32-2d-T", x.astype(np.int32).reshape(768, 1024).T),
+                ("u8", (x % 251).astype(np.uint8)), ("f64-step2", x.astype(np.float64)[::2]),
+                ("c128", (x + 1j * x).astype(np.complex128)), ("bool", x % 3 == 0)]:
+    assert gd.from_dlpack(v).sum() == v.sum(), name
+    assert type(gd.from_dlpack(v).sum()) is type(v.sum().item()), name
+f = gd.full((3, 1 << 20), 7, dtype="uint8")
+assert (np.from_dlpack(f) == 7).all()
+z = gd.zeros((5 << 17,), dtype="float64")
+assert not np.from_dlpack(z).any()
 print("chunks ok")
 """
     assert "chunks ok" in ok(run_py(code, env={"GODLPACK_CHUNK_MIB": "1"}))
