@@ -30,33 +30,8 @@
 #define GD_ERR_RUNTIME 5
 #define GD_ERR_INDEX 6
 
-/* copy= keyword: core.CopyMode. */
-#define GD_COPY_IF_NEEDED 0 /* None */
-#define GD_COPY_ALWAYS 1    /* True */
-#define GD_COPY_NEVER 2     /* False */
-
-/* __dlpack__ keywords, already converted by the C skin (core.ExportRequest). */
-typedef struct gd_export_req {
-  uint32_t max_major;
-  uint32_t max_minor;
-  int32_t has_max_version;
-  int32_t dl_type;
-  int32_t dl_id;
-  int32_t has_dl_device;
-  int32_t copy; /* GD_COPY_* */
-  int32_t has_stream;
-  int64_t stream;
-} gd_export_req;
-
-/* from_dlpack keywords (core.ImportRequest). */
-typedef struct gd_import_req {
-  int32_t dev_type;
-  int32_t dev_id;
-  int32_t has_device;
-  int32_t copy;       /* GD_COPY_* */
-  int32_t negotiated; /* the producer accepted dl_device/copy */
-  int32_t reserved;
-} gd_import_req;
+/* The requests (gd_export_req, gd_import_req) and GD_COPY_* live in
+ * godlpack.h: the C fast paths in core/fastpath.c read them too. */
 
 /* One basic index (core.IndexOp). */
 #define GD_IDX_INT 0
