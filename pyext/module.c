@@ -388,6 +388,14 @@ static PyObject *gd_mod_go_allocs(PyObject *m, PyObject *unused) {
   return PyLong_FromUnsignedLongLong(gdgo_go_allocs());
 }
 
+uint64_t gd_go_crossings = 0; /* crossing.h */
+
+/* _go_crossings(): calls into Go made by exports and imports so far (tests:
+ * the fast paths add none). Reading it makes no Go call. */
+static PyObject *gd_mod_go_crossings(PyObject *m, PyObject *unused) {
+  return PyLong_FromUnsignedLongLong(__atomic_load_n(&gd_go_crossings, __ATOMIC_RELAXED));
+}
+
 /* _after_fork_child (os.register_at_fork), _in_fork_child, _test_panic and
  * _test_go_gc live in reliability.c. */
 
@@ -408,6 +416,9 @@ static PyMethodDef gd_module_methods[] = {
     {"_test_go_gc", gd_mod_test_go_gc, METH_NOARGS, NULL},
     {"_go_allocs", gd_mod_go_allocs, METH_NOARGS,
      "_go_allocs()\n--\n\nGo heap objects allocated so far (for tests: hot paths add none)."},
+    {"_go_crossings", gd_mod_go_crossings, METH_NOARGS,
+     "_go_crossings()\n--\n\nCalls into Go made by DLPack exports and imports so far (for tests: the "
+     "fast paths add none)."},
     {NULL},
 };
 
