@@ -380,6 +380,11 @@ static PyObject *gd_mod_init(PyObject *m, PyObject *args) {
     }
     GD_SETREF(st->devtype_members[i], mem);
   }
+  /* torch.from_dlpack asks every producer for __dlpack_device__(): CPU arrays
+   * share one immutable tuple instead of building one per call. */
+  PyObject *cpu_pair = st->devtype_members[kDLCPU] ? Py_BuildValue("(Oi)", st->devtype_members[kDLCPU], 0) : NULL;
+  if (cpu_pair == NULL && PyErr_Occurred()) return NULL;
+  GD_SETREF(st->cpu_dlpack_device, cpu_pair);
   Py_RETURN_NONE;
 }
 
@@ -430,6 +435,7 @@ static int gd_module_traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->device_cls);
   Py_VISIT(st->devtype_enum);
   Py_VISIT(st->cpu_device);
+  Py_VISIT(st->cpu_dlpack_device);
   Py_VISIT(st->parse_device);
   for (int i = 0; i <= GD_DEVTYPE_MAX; i++) Py_VISIT(st->devtype_members[i]);
   for (int i = 0; i < st->api_cache_n; i++) Py_VISIT(st->api_cache[i].type);
@@ -445,6 +451,7 @@ static int gd_module_clear(PyObject *m) {
   Py_CLEAR(st->device_cls);
   Py_CLEAR(st->devtype_enum);
   Py_CLEAR(st->cpu_device);
+  Py_CLEAR(st->cpu_dlpack_device);
   Py_CLEAR(st->parse_device);
   for (int i = 0; i <= GD_DEVTYPE_MAX; i++) Py_CLEAR(st->devtype_members[i]);
   for (int i = 0; i < st->api_cache_n; i++) Py_CLEAR(st->api_cache[i].type);

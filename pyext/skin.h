@@ -87,6 +87,7 @@ typedef struct {
   PyObject *devtype_enum;   /* godlpack.DLDeviceType */
   PyObject *devtype_members[GD_DEVTYPE_MAX + 1];
   PyObject *cpu_device;     /* Device("cpu") */
+  PyObject *cpu_dlpack_device; /* (DLDeviceType.kDLCPU, 0): __dlpack_device__ of CPU arrays */
   PyObject *parse_device;   /* callable: obj -> (type, id) */
   PyObject *dlpack_kwargs;  /* {"max_version": (1, 3)} (never mutated) */
   PyObject *max_version;    /* (1, 3) */
