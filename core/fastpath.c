@@ -6,12 +6,13 @@
 // the subset they must produce exactly what the Go path produces; each check
 // below names the Go function it mirrors, and tests_go/fastpath_test.go
 // proves the equivalence (table tests per boundary, FuzzFastDescribe,
-// FuzzFastExport). Keep in sync with core/export.go, core/desc.go,
+// FuzzFastExport). Keep in sync with core/export.go, core/validate.go,
 // core/negotiate.go and core/dtype.go.
 //
 // Pure C on purpose: no Go runtime needed, which also keeps exchanges working
 // in a forked child.
 #include <stdint.h>
+
 #include "godlpack.h"
 
 // Bytes per element of the dtypes the fast paths handle, 0 for the others.

@@ -8,9 +8,11 @@
  * (P6); a consumer renames it to "used_*" when it takes ownership.
  *
  * Consumer: gd_from_dlpack_impl asks the object for a capsule (C1), checks the
- * name before reading anything (C2), makes ONE Go call that validates,
- * describes and takes ownership (gdgo_import), then renames the capsule (C3).
- * A refusal before ownership leaves the capsule to its own destructor (C4).
+ * name before reading anything (C2), validates, describes and takes ownership
+ * in gd_go_import (crossing.h: the pure-C fast path of core/fastpath.c for a
+ * no-copy CPU tensor, else ONE Go call, gdgo_import), then renames the
+ * capsule (C3). A refusal before ownership leaves the capsule to its own
+ * destructor (C4).
  */
 #include <string.h>
 
