@@ -19,7 +19,7 @@ import (
 // cannot be used in _test.go files). Requests are converted the way
 // pyext/exports.go converts them in the other direction.
 
-// ExportReq is the C gd_export_req of r.
+// exportReq and importReq are the C gd_export_req / gd_import_req of r.
 func exportReq(r *core.ExportRequest) C.gd_export_req {
 	var c C.gd_export_req
 	c.max_major = C.uint32_t(r.MaxVersion.Major)
