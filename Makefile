@@ -160,7 +160,7 @@ matrix: setup $(VENV)/.interop
 # stress:     the reliability loops 10x longer than in `make test` (which already runs
 #             16 threads x 100k exchanges and 1M export/import rounds per kind).
 FUZZTIME ?= 20s
-FUZZ_TARGETS := FuzzDescribeVersioned FuzzDescribeLegacy FuzzPlanExport FuzzPlanImport
+FUZZ_TARGETS := FuzzDescribeVersioned FuzzDescribeLegacy FuzzPlanExport FuzzPlanImport FuzzFastDescribe FuzzFastExport
 .PHONY: fuzz-smoke stress
 fuzz-smoke: $(VENV)/.gomod
 	@for t in $(FUZZ_TARGETS); do \

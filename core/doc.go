@@ -2,8 +2,11 @@
 // data types and devices, validation and import of foreign tensors, export,
 // the negotiation rules of __dlpack__ and from_dlpack, the Array type with
 // views and copy kernels, and the sentinel errors. It knows nothing about
-// Python: the CPython skin in pyext calls it once per operation and maps its
-// errors to exceptions.
+// Python: the CPython skin in pyext calls it at most once per operation and
+// maps its errors to exceptions. The no-copy CPU export and import have a
+// pure-C twin for speed (fastpath.c, declared in godlpack.h) that accepts a
+// bounded subset and leaves everything else, errors included, to this
+// package; tests_go proves the two agree.
 //
 // # Files
 //
@@ -29,6 +32,9 @@
 //	                      Reshape), zero-allocation descriptor kernels
 //	                      (ApplyIndex, ReshapeDesc, CopyInto, Fill, Sum), typed
 //	                      access and iteration
+//	owner.c, fastpath.c   C: owner refcounting and deleters; the zero-crossing
+//	                      fast paths of export and import (keep in sync with
+//	                      export.go, validate.go, negotiate.go, dtype.go)
 //
 // # Data types and devices
 //

@@ -65,8 +65,51 @@ typedef struct gd_header {
   uint64_t flags;   /* GD_FLAG_* */
 } gd_header;
 
+/* copy= keyword: core.CopyMode. */
+#define GD_COPY_IF_NEEDED 0 /* None */
+#define GD_COPY_ALWAYS 1    /* True */
+#define GD_COPY_NEVER 2     /* False */
+
+/* __dlpack__ keywords, already converted by the C skin (core.ExportRequest).
+ * Read by the Go export (pyext/exports.go) and by gd_fast_export. */
+typedef struct gd_export_req {
+  uint32_t max_major;
+  uint32_t max_minor;
+  int32_t has_max_version;
+  int32_t dl_type;
+  int32_t dl_id;
+  int32_t has_dl_device;
+  int32_t copy; /* GD_COPY_* */
+  int32_t has_stream;
+  int64_t stream;
+  /* in, optional: a C-contiguous copy of the array that the C skin already
+   * made in interruptible chunks (pyext/reliability.c); used when the plan
+   * copies. The fast path never copies, so it ignores these. */
+  const gd_header *precopied;
+  const int64_t *precopied_strides;
+} gd_export_req;
+
+/* from_dlpack keywords (core.ImportRequest); read by the Go import and by
+ * gd_fast_describe. */
+typedef struct gd_import_req {
+  int32_t dev_type;
+  int32_t dev_id;
+  int32_t has_device;
+  int32_t copy;       /* GD_COPY_* */
+  int32_t negotiated; /* the producer accepted dl_device/copy */
+  /* out: 1 when Go left the planned copy to the C skin (defer_copy_over);
+   * the header then describes the producer's tensor, owned. */
+  int32_t copy_deferred;
+  /* in: > 0 asks Go to leave a planned copy of more than this many bytes to
+   * the C skin, which copies in interruptible chunks (pyext/reliability.c). */
+  int64_t defer_copy_over;
+} gd_import_req;
+
 /* Owner API (core/owner.c). gd_owner_new returns NULL when out of memory. */
 gd_owner *gd_owner_new(int32_t kind, void *ptr, void (*free_fn)(void *));
+/* Makes the malloc'ed block o an owner with one reference (the last
+ * gd_owner_decref frees it). C twin of core.InitOwner. */
+gd_owner *gd_owner_init(gd_owner *o, int32_t kind, void *ptr, void (*free_fn)(void *));
 void gd_owner_incref(gd_owner *o);
 void gd_owner_decref(gd_owner *o);
 int64_t gd_owner_refs(const gd_owner *o);
@@ -80,5 +123,48 @@ void gd_export_deleter_versioned(DLManagedTensorVersioned *self);
 /* Calling foreign function pointers is only possible from C. */
 void gd_call_deleter_legacy(DLManagedTensor *t);
 void gd_call_deleter_versioned(DLManagedTensorVersioned *t);
+
+/* ---- Zero-crossing fast paths (core/fastpath.c) ----
+ *
+ * A C->Go call costs ~75 ns, as much as numpy's whole __dlpack__. The two
+ * hottest operations therefore have a pure-C path for a small, clearly
+ * bounded subset of requests; everything outside it, and every refusal, goes
+ * through Go, which stays authoritative: the fast paths never fail and never
+ * produce an error, they only say "not mine". Inside the subset they produce
+ * byte for byte what the Go path produces (tests_go/fastpath_test.go,
+ * FuzzFastDescribe, FuzzFastExport). */
+
+/* Size of the one malloc'ed block holding an exported managed tensor, its
+ * shape and its strides (versioned or legacy). Go mirror: core.ExportBlockSize. */
+#define GD_EXPORT_BLOCK_SIZE(ndim) \
+  (sizeof(DLManagedTensorVersioned) + 2 * (size_t)((ndim) > 0 ? (ndim) : 1) * sizeof(int64_t))
+
+/* No-copy export of an array into block (GD_EXPORT_BLOCK_SIZE(h->ndim)
+ * bytes, from malloc). Accepts only: copy None/False; stream None; dl_device
+ * None or (kDLCPU, 0); an array on (kDLCPU, 0) that is not released; a
+ * byte-sized standard dtype with lanes 1 (no sub-byte data); 0 <= ndim <=
+ * GD_MAX_NDIM; a non-negative shape whose element count and whose byte offset
+ * of the first element fit int64; not read-only when the export is legacy
+ * (max_version None or major < 1). Then it fills block exactly as
+ * core.ExportVersionedIn / ExportLegacyIn would, retains the owner once,
+ * sets *versioned and returns 1. Otherwise it returns 0 and touches nothing. */
+int gd_fast_export(const gd_header *h, const int64_t *shape, const int64_t *strides, const gd_export_req *req,
+                   void *block, int32_t *versioned);
+
+/* Describes a foreign managed tensor for a no-copy import. Accepts only:
+ * versioned major 1 with flags within READ_ONLY | IS_COPIED, or legacy; a
+ * tensor on (kDLCPU, 0); a byte-sized standard dtype with lanes 1; 0 <= ndim
+ * <= GD_MAX_NDIM; a non-NULL shape (when ndim > 0) of non-negative dimensions
+ * whose element count fits int64; strides given, or NULL with C-contiguous
+ * strides that fit int64; byte_offset <= INT64_MAX; data non-NULL unless
+ * empty; a reachable byte range that fits int64 and the address space; and a
+ * request that needs no copy (device None or (kDLCPU, 0); copy None or False,
+ * or True when a negotiated producer set IS_COPIED). Then h (owner NULL),
+ * shape and strides are what core.DescribeVersioned / DescribeLegacy +
+ * core.PlanImport give, and it returns 1. Otherwise 0 (outputs unspecified).
+ * It never calls the deleter and never reads beyond what the struct
+ * promises. */
+int gd_fast_describe(const void *managed, int versioned, const gd_import_req *req, gd_header *h, int64_t *shape,
+                     int64_t *strides);
 
 #endif /* GODLPACK_GODLPACK_H_ */

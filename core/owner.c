@@ -8,6 +8,10 @@
 gd_owner *gd_owner_new(int32_t kind, void *ptr, void (*free_fn)(void *)) {
   gd_owner *o = (gd_owner *)malloc(sizeof(gd_owner));
   if (o == NULL) return NULL;
+  return gd_owner_init(o, kind, ptr, free_fn);
+}
+
+gd_owner *gd_owner_init(gd_owner *o, int32_t kind, void *ptr, void (*free_fn)(void *)) {
   o->refs = 1;
   o->kind = kind;
   o->reserved = 0;

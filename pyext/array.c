@@ -485,7 +485,12 @@ static PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize
 
 static PyObject *gd_array_dlpack_device(PyObject *self, PyObject *unused) {
   gd_array *a = (gd_array *)self;
-  PyObject *t = gd_devtype_member(gd_st(self), a->h.device.device_type);
+  gd_state *st = gd_st(self);
+  if (a->h.device.device_type == kDLCPU && a->h.device.device_id == 0 && st->cpu_dlpack_device != NULL) {
+    Py_INCREF(st->cpu_dlpack_device);
+    return st->cpu_dlpack_device;
+  }
+  PyObject *t = gd_devtype_member(st, a->h.device.device_type);
   if (t == NULL) return NULL;
   PyObject *id = PyLong_FromLong(a->h.device.device_id);
   if (id == NULL) {

@@ -30,42 +30,8 @@
 #define GD_ERR_RUNTIME 5
 #define GD_ERR_INDEX 6
 
-/* copy= keyword: core.CopyMode. */
-#define GD_COPY_IF_NEEDED 0 /* None */
-#define GD_COPY_ALWAYS 1    /* True */
-#define GD_COPY_NEVER 2     /* False */
-
-/* __dlpack__ keywords, already converted by the C skin (core.ExportRequest). */
-typedef struct gd_export_req {
-  uint32_t max_major;
-  uint32_t max_minor;
-  int32_t has_max_version;
-  int32_t dl_type;
-  int32_t dl_id;
-  int32_t has_dl_device;
-  int32_t copy; /* GD_COPY_* */
-  int32_t has_stream;
-  int64_t stream;
-  /* in, optional: a C-contiguous copy of the array that the C skin already
-   * made in interruptible chunks (reliability.c); used when the plan copies. */
-  const gd_header *precopied;
-  const int64_t *precopied_strides;
-} gd_export_req;
-
-/* from_dlpack keywords (core.ImportRequest). */
-typedef struct gd_import_req {
-  int32_t dev_type;
-  int32_t dev_id;
-  int32_t has_device;
-  int32_t copy;       /* GD_COPY_* */
-  int32_t negotiated; /* the producer accepted dl_device/copy */
-  /* out: 1 when Go left the planned copy to the C skin (defer_copy_over);
-   * the header then describes the producer's tensor, owned. */
-  int32_t copy_deferred;
-  /* in: > 0 asks Go to leave a planned copy of more than this many bytes to
-   * the C skin, which copies in interruptible chunks (reliability.c). */
-  int64_t defer_copy_over;
-} gd_import_req;
+/* The requests (gd_export_req, gd_import_req) and GD_COPY_* live in
+ * godlpack.h: the C fast paths in core/fastpath.c read them too. */
 
 /* One basic index (core.IndexOp). */
 #define GD_IDX_INT 0

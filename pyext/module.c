@@ -394,12 +394,25 @@ static PyObject *gd_mod_init(PyObject *m, PyObject *args) {
     }
     GD_SETREF(st->devtype_members[i], mem);
   }
+  /* torch.from_dlpack asks every producer for __dlpack_device__(): CPU arrays
+   * share one immutable tuple instead of building one per call. */
+  PyObject *cpu_pair = st->devtype_members[kDLCPU] ? Py_BuildValue("(Oi)", st->devtype_members[kDLCPU], 0) : NULL;
+  if (cpu_pair == NULL && PyErr_Occurred()) return NULL;
+  GD_SETREF(st->cpu_dlpack_device, cpu_pair);
   Py_RETURN_NONE;
 }
 
 /* _go_allocs(): Go heap objects allocated so far (tests: hot paths add none). */
 static PyObject *gd_mod_go_allocs(PyObject *m, PyObject *unused) {
   return PyLong_FromUnsignedLongLong(gdgo_go_allocs());
+}
+
+uint64_t gd_go_crossings = 0; /* crossing.h */
+
+/* _go_crossings(): calls into Go made by exports and imports so far (tests:
+ * the fast paths add none). Reading it makes no Go call. */
+static PyObject *gd_mod_go_crossings(PyObject *m, PyObject *unused) {
+  return PyLong_FromUnsignedLongLong(__atomic_load_n(&gd_go_crossings, __ATOMIC_RELAXED));
 }
 
 /* _after_fork_child (os.register_at_fork), _in_fork_child, _test_panic and
@@ -422,6 +435,9 @@ static PyMethodDef gd_module_methods[] = {
     {"_test_go_gc", gd_mod_test_go_gc, METH_NOARGS, NULL},
     {"_go_allocs", gd_mod_go_allocs, METH_NOARGS,
      "_go_allocs()\n--\n\nGo heap objects allocated so far (for tests: hot paths add none)."},
+    {"_go_crossings", gd_mod_go_crossings, METH_NOARGS,
+     "_go_crossings()\n--\n\nCalls into Go made by DLPack exports and imports so far (for tests: the "
+     "fast paths add none)."},
     {NULL},
 };
 
@@ -433,6 +449,7 @@ static int gd_module_traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->device_cls);
   Py_VISIT(st->devtype_enum);
   Py_VISIT(st->cpu_device);
+  Py_VISIT(st->cpu_dlpack_device);
   Py_VISIT(st->parse_device);
   for (int i = 0; i <= GD_DEVTYPE_MAX; i++) Py_VISIT(st->devtype_members[i]);
   for (int i = 0; i < st->api_cache_n; i++) Py_VISIT(st->api_cache[i].type);
@@ -448,6 +465,7 @@ static int gd_module_clear(PyObject *m) {
   Py_CLEAR(st->device_cls);
   Py_CLEAR(st->devtype_enum);
   Py_CLEAR(st->cpu_device);
+  Py_CLEAR(st->cpu_dlpack_device);
   Py_CLEAR(st->parse_device);
   for (int i = 0; i <= GD_DEVTYPE_MAX; i++) Py_CLEAR(st->devtype_members[i]);
   for (int i = 0; i < st->api_cache_n; i++) Py_CLEAR(st->api_cache[i].type);

@@ -3,8 +3,9 @@
  *
  * The skin is compiled against the limited API of CPython 3.11
  * (Py_LIMITED_API=0x030B0000, abi3) and never links libpython. It parses
- * arguments, builds Python objects and calls Go once per operation through the
- * exports declared in _cgo_export.h (see bridge.h for the conventions).
+ * arguments, builds Python objects and calls Go at most once per operation
+ * through the exports declared in _cgo_export.h (see bridge.h for the
+ * conventions); the no-copy CPU exchanges need no call (crossing.h).
  */
 #ifndef GODLPACK_SKIN_H_
 #define GODLPACK_SKIN_H_
@@ -87,6 +88,7 @@ typedef struct {
   PyObject *devtype_enum;   /* godlpack.DLDeviceType */
   PyObject *devtype_members[GD_DEVTYPE_MAX + 1];
   PyObject *cpu_device;     /* Device("cpu") */
+  PyObject *cpu_dlpack_device; /* (DLDeviceType.kDLCPU, 0): __dlpack_device__ of CPU arrays */
   PyObject *parse_device;   /* callable: obj -> (type, id) */
   PyObject *dlpack_kwargs;  /* {"max_version": (1, 3)} (never mutated) */
   PyObject *max_version;    /* (1, 3) */

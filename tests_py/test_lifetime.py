@@ -371,6 +371,12 @@ if pid == 0:  # child: copies, fills, sums and imports must all work
         b.fill(1.0)
         c = gd.from_dlpack(parent.__dlpack__(max_version=(1, 0)))
         ok = b.sum() == float(1 << 20) and c.sum() == parent.sum() and a.T.shape == a.shape
+        # The no-copy exchanges take the pure-C fast path: no Go at all.
+        n0 = gd._native._go_crossings()
+        for _ in range(20000):
+            gd.from_dlpack(parent)
+            gd.from_dlpack(c.__dlpack__())
+        ok = ok and gd._native._go_crossings() == n0
         code = 0 if ok else 2
     finally:
         os._exit(code)

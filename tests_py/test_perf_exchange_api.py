@@ -428,3 +428,224 @@ def test_torch_import_allocates_nothing_on_the_go_heap():
     assert _allocs(lambda: gd.from_dlpack(t)) == 0
     a = gd.arange(16.0)
     assert _allocs(lambda: torch.from_dlpack(a), n=500) == 0
+
+
+# ---- zero-crossing fast paths (core/fastpath.c) ------------------------------------
+#
+# The no-copy CPU export and import never call into Go: _native._go_crossings()
+# counts the calls made by exports and imports (crossing.h). A request just
+# outside the fast path's subset (stream=-1 on export; an unknown flag bit,
+# which Go ignores, on import) forces the Go path, and both must give the same
+# result.
+
+import struct  # noqa: E402
+
+from _helpers import FLAG_IS_COPIED, FLAG_READ_ONLY, CapsuleInfo, DLManagedTensor, craft_capsule  # noqa: E402
+
+GO_ONLY_FLAG = 1 << 3  # not a DLPack flag: Go ignores it, the fast path declines it
+
+
+def _crossings(f, n=200):
+    f()  # warm up (caches, first call on the thread)
+    before = _native._go_crossings()
+    for _ in range(n):
+        f()
+    return _native._go_crossings() - before
+
+
+def _readonly_array():
+    n = np.arange(6.0)
+    n.flags.writeable = False
+    a = gd.from_dlpack(n)
+    assert a.readonly
+    return a
+
+
+def test_go_crossings_counter_counts_the_go_path():
+    a = gd.arange(4.0)
+    assert _crossings(lambda: a.__dlpack__(max_version=(1, 3), stream=-1), n=10) == 10
+    assert _crossings(lambda: a.__dlpack__(max_version=(1, 3), copy=True), n=10) == 10
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "np.from_dlpack(gd)",
+        "gd.from_dlpack(np)",
+        "gd.from_dlpack(np) read-only",
+        "gd.from_dlpack(np, device='cpu')",
+        "gd.from_dlpack(np, copy=False)",
+        "gd.asarray(np)",
+        "gd.from_dlpack(gd)",
+        "gd.__dlpack__ versioned",
+        "gd.__dlpack__ legacy",
+        "gd.__dlpack__ dl_device=(1, 0), copy=False",
+        "gd.__dlpack__ read-only versioned",
+        "gd.from_dlpack(versioned capsule)",
+        "gd.from_dlpack(legacy capsule)",
+        "exchange API round trip",
+    ],
+)
+def test_fast_paths_make_no_go_call(name):
+    a = gd.arange(16.0).reshape(4, 4)[::-1, 1::2]
+    n = np.arange(16.0)
+    nro = np.arange(16.0)
+    nro.flags.writeable = False
+    ro = _readonly_array()
+    api = our_api()
+    from_py = fn(api, "managed_tensor_from_py_object_no_sync", FROM_PY)
+    to_py = fn(api, "managed_tensor_to_py_object_no_sync", TO_PY)
+    out, obj = ctypes.c_void_p(), ctypes.c_void_p()
+
+    def round_trip():
+        assert from_py(a, ctypes.byref(out)) == 0
+        assert to_py(out.value, ctypes.byref(obj)) == 0
+        take_object(obj.value)
+
+    f = {
+        "np.from_dlpack(gd)": lambda: np.from_dlpack(a),
+        "gd.from_dlpack(np)": lambda: gd.from_dlpack(n),
+        "gd.from_dlpack(np) read-only": lambda: gd.from_dlpack(nro),
+        "gd.from_dlpack(np, device='cpu')": lambda: gd.from_dlpack(n, device="cpu"),
+        "gd.from_dlpack(np, copy=False)": lambda: gd.from_dlpack(n, copy=False),
+        "gd.asarray(np)": lambda: gd.asarray(n),
+        "gd.from_dlpack(gd)": lambda: gd.from_dlpack(a),
+        "gd.__dlpack__ versioned": lambda: a.__dlpack__(max_version=(1, 3)),
+        "gd.__dlpack__ legacy": lambda: a.__dlpack__(),
+        "gd.__dlpack__ dl_device=(1, 0), copy=False": lambda: a.__dlpack__(
+            max_version=(1, 0), dl_device=(1, 0), copy=False
+        ),
+        "gd.__dlpack__ read-only versioned": lambda: ro.__dlpack__(max_version=(1, 3)),
+        "gd.from_dlpack(versioned capsule)": lambda: gd.from_dlpack(n.__dlpack__(max_version=(1, 0))),
+        "gd.from_dlpack(legacy capsule)": lambda: gd.from_dlpack(n.__dlpack__()),
+        "exchange API round trip": round_trip,
+    }[name]
+    assert _crossings(f) == 0
+
+
+def test_torch_exchanges_make_no_go_call():
+    torch = _torch()
+    t = torch.arange(16, dtype=torch.float64)
+    a = gd.arange(16.0)
+    assert _crossings(lambda: gd.from_dlpack(t)) == 0
+    assert _crossings(lambda: torch.from_dlpack(a)) == 0
+
+
+def test_producer_copy_then_fast_import():
+    # from_dlpack(copy=True) of our own array: the export copies in Go (one
+    # crossing) and marks IS_COPIED; the import of that copy is the fast path.
+    a = gd.arange(16.0)
+    assert _crossings(lambda: gd.from_dlpack(a, copy=True), n=20) == 20
+    b = gd.from_dlpack(a, copy=True)
+    b[0] = 5.0
+    assert a[0] == 0.0
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda a: a.__dlpack__(max_version=(1, 3), copy=True),
+        lambda a: a.__dlpack__(max_version=(1, 3), dl_device=(2, 0)),
+        lambda a: a.__dlpack__(max_version=(1, 3), stream=5),
+        lambda a: _readonly_array().__dlpack__(),
+    ],
+    ids=["copy=True", "dl_device cuda", "stream=5", "read-only legacy"],
+)
+def test_outside_the_subset_goes_to_go(call):
+    a = gd.arange(4.0)
+    before = _native._go_crossings()
+    try:
+        call(a)
+    except BufferError as e:
+        assert str(e).startswith("__dlpack__(): ")  # Go's message
+    assert _native._go_crossings() - before == 1
+
+
+def _export_image(cap):
+    """The managed tensor of cap with its shape and strides, as bytes; the
+    shape/strides pointers as offsets from the struct (one block each)."""
+    info = CapsuleInfo(cap)
+    cls = DLManagedTensorVersioned if info.versioned else DLManagedTensor
+    raw = bytearray(ctypes.string_at(info.address, ctypes.sizeof(cls)))
+    t = cls.from_address(info.address).dl_tensor
+    sh = ctypes.cast(t.shape, ctypes.c_void_p).value
+    st = ctypes.cast(t.strides, ctypes.c_void_p).value
+    n = max(t.ndim, 1)
+    at = (cls.dl_tensor.offset if info.versioned else 0) + DLTensor.shape.offset
+    raw[at : at + 16] = struct.pack("qq", sh - info.address, st - info.address)
+    return info.name, bytes(raw) + ctypes.string_at(sh, 8 * n) + ctypes.string_at(st, 8 * n)
+
+
+def _arrays():
+    yield "1-d", gd.arange(16.0)
+    yield "negative strides, offset", gd.arange(16.0).reshape(4, 4)[::-1, 1::2]
+    yield "0-d", gd.arange(1.0).reshape(())
+    yield "empty", gd.zeros((3, 0))
+    yield "int8", gd.arange(5, dtype="int8")
+    yield "complex128", gd.zeros((2, 2), dtype="complex128")
+    yield "bool", gd.zeros((3,), dtype="bool")
+    yield "bfloat16", gd.zeros((3,), dtype="bfloat16")
+    yield "read-only", _readonly_array()
+
+
+@pytest.mark.parametrize("max_version", [None, (0, 9), (1, 0), (1, 3), (2, 0)])
+def test_fast_export_equals_go_export(max_version):
+    for what, a in _arrays():
+        if a.readonly and (max_version is None or max_version[0] < 1):
+            continue  # refused, by Go
+        kw = {} if max_version is None else {"max_version": max_version}
+        before = _native._go_crossings()
+        fast = a.__dlpack__(**kw)
+        assert _native._go_crossings() == before, what
+        slow = a.__dlpack__(stream=-1, **kw)  # stream=-1: accepted, but only by Go
+        assert _native._go_crossings() == before + 1, what
+        assert _export_image(fast) == _export_image(slow), what
+        if CapsuleInfo(fast).versioned:
+            assert CapsuleInfo(fast).read_only == a.readonly, what
+
+
+def _described(a):
+    view = fn(our_api(), "dltensor_from_py_object_no_sync", DLTENSOR_FROM_PY)
+    t = DLTensor()
+    assert view(a, ctypes.byref(t)) == 0
+    n = t.ndim
+    return (
+        t.data, (t.device.device_type, t.device.device_id), (t.dtype.code, t.dtype.bits, t.dtype.lanes),
+        tuple(t.shape[i] for i in range(n)), tuple(t.strides[i] for i in range(n)), a.readonly,
+    )
+
+
+@pytest.mark.parametrize("versioned", [True, False])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(shape=(2, 3), strides=(3, 1)),
+        dict(shape=(2, 3), strides=None),
+        dict(shape=(3, 2), strides=(-2, -1), byte_offset=40),
+        dict(shape=(), strides=None),
+        dict(shape=(0, 4), strides=(4, 1)),
+        dict(shape=(6,), strides=(1,), flags=FLAG_READ_ONLY),
+        dict(shape=(6,), strides=(1,), flags=FLAG_IS_COPIED),
+        dict(shape=(3,), strides=(2,), dtype=(1, 16, 1)),
+    ],
+)
+def test_fast_import_equals_go_import(versioned, kw):
+    kw = dict(kw)  # the parameter dicts are shared between runs
+    flags = kw.pop("flags", 0)
+    if not versioned and flags:
+        pytest.skip("legacy tensors have no flags")
+    got = []
+    for force_go in (False, True):
+        buf = (ctypes.c_double * 8)(*range(8))
+        cap, rec = craft_capsule(
+            buf, versioned=versioned or force_go, flags=flags | (GO_ONLY_FLAG if force_go else 0), **kw
+        )
+        before = _native._go_crossings()
+        a = gd.from_dlpack(cap)
+        assert _native._go_crossings() - before == int(force_go)
+        d = _described(a)
+        got.append(d[1:] + (d[0] and d[0] - ctypes.addressof(buf),))  # data relative to each buffer
+        del a, cap
+        gc.collect()
+        assert rec.deleted == 1
+    assert got[0] == got[1]

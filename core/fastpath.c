@@ -1,0 +1,233 @@
+// Zero-crossing fast paths for the no-copy export and import (issue 5).
+//
+// Go stays authoritative: these functions accept a conservative subset of
+// requests and tensors and answer "not mine" (0) for everything else, errors
+// included, so every refusal and every message still comes from core. Inside
+// the subset they must produce exactly what the Go path produces; each check
+// below names the Go function it mirrors, and tests_go/fastpath_test.go
+// proves the equivalence (table tests per boundary, FuzzFastDescribe,
+// FuzzFastExport). Keep in sync with core/export.go, core/validate.go,
+// core/negotiate.go and core/dtype.go.
+//
+// Pure C on purpose: no Go runtime needed, which also keeps exchanges working
+// in a forked child.
+#include <stdint.h>
+
+#include "godlpack.h"
+
+// Bytes per element of the dtypes the fast paths handle, 0 for the others.
+// The byte-sized standard table of core.ValidateDataType: sub-byte types
+// (packed layout rules), opaque handles, unknown codes and lanes != 1 are
+// left to Go.
+static int64_t gd_fast_itemsize(DLDataType dt) {
+  if (dt.lanes != 1) return 0;
+  int ok = 0;
+  switch (dt.code) {
+    case kDLInt:
+    case kDLUInt:
+      ok = dt.bits == 8 || dt.bits == 16 || dt.bits == 32 || dt.bits == 64;
+      break;
+    case kDLFloat:
+      ok = dt.bits == 16 || dt.bits == 32 || dt.bits == 64;
+      break;
+    case kDLBfloat:
+      ok = dt.bits == 16;
+      break;
+    case kDLComplex:
+      ok = dt.bits == 64 || dt.bits == 128;
+      break;
+    case kDLBool:
+      ok = dt.bits == 8;
+      break;
+    default:
+      ok = dt.code >= kDLFloat8_e3m4 && dt.code <= kDLFloat8_e8m0fnu && dt.bits == 8;
+      break;
+  }
+  return ok ? dt.bits / 8 : 0;
+}
+
+static int gd_fast_is_cpu0(DLDevice d) { return d.device_type == kDLCPU && d.device_id == 0; }
+
+// Copies n int64. Not memcpy: GCC expands a memcpy of unknown size into
+// `rep movsq`, whose start-up cost was half of gd_fast_export for 1-d arrays
+// (perf). The empty asm keeps the loop from being turned back into memcpy.
+static void gd_fast_copy_dims(int64_t *dst, const int64_t *src, int32_t n) {
+  for (int32_t k = 0; k < n; k++) {
+    dst[k] = src[k];
+    __asm__ volatile("" ::: "memory");
+  }
+}
+
+// ---- export ----------------------------------------------------------------
+
+// Element count of a live array's shape; 0 (not mine) on a negative dimension
+// or int64 overflow, which only a corrupt header could have: Go decides then.
+static int gd_fast_size(int32_t n, const int64_t *shape, int64_t *size) {
+  int64_t s = 1;
+  for (int32_t k = 0; k < n; k++) {
+    if (shape[k] < 0 || __builtin_mul_overflow(s, shape[k], &s)) return 0;
+  }
+  *size = s;
+  return 1;
+}
+
+int gd_fast_export(const gd_header *h, const int64_t *shape, const int64_t *strides, const gd_export_req *req,
+                   void *block, int32_t *versioned) {
+  // core.planExport: no copy is planned only for copy None/False with no
+  // device change; streams are checked there.
+  if (req->copy != GD_COPY_IF_NEEDED && req->copy != GD_COPY_NEVER) return 0;
+  if (req->has_stream) return 0;
+  if (!gd_fast_is_cpu0(h->device)) return 0;
+  if (req->has_dl_device && !(req->dl_type == kDLCPU && req->dl_id == 0)) return 0;
+  int v = req->has_max_version && req->max_major >= 1;
+  if (!v && (h->flags & GD_FLAG_READONLY)) return 0; // P2: Go raises
+  // core.exportTensor
+  if (h->owner == NULL) return 0;
+  int32_t n = h->ndim;
+  if (n < 0 || n > GD_MAX_NDIM) return 0;
+  int64_t itemsize = gd_fast_itemsize(h->dtype);
+  if (itemsize == 0) return 0;
+  int64_t size, boff;
+  if (!gd_fast_size(n, shape, &size)) return 0;
+  if (__builtin_mul_overflow(h->offset, itemsize, &boff)) return 0;
+
+  size_t head = v ? sizeof(DLManagedTensorVersioned) : sizeof(DLManagedTensor);
+  size_t dims = (size_t)(n > 0 ? n : 1) * sizeof(int64_t);
+  int64_t *sh = (int64_t *)((char *)block + head);
+  int64_t *st = (int64_t *)((char *)block + head + dims);
+  if (n > 0) {
+    gd_fast_copy_dims(sh, shape, n);
+    gd_fast_copy_dims(st, strides, n);
+  } else {
+    *sh = 1; // never NULL, as Go does for 0-d tensors
+    *st = 1;
+  }
+  DLTensor *t = v ? &((DLManagedTensorVersioned *)block)->dl_tensor : &((DLManagedTensor *)block)->dl_tensor;
+  // S5: no element, NULL data. uintptr arithmetic: Go's unsafe.Add.
+  t->data = (size != 0 && h->data != NULL) ? (void *)((uintptr_t)h->data + (uintptr_t)boff) : NULL;
+  t->device = h->device;
+  t->ndim = n;
+  t->dtype = h->dtype;
+  t->shape = sh;
+  t->strides = st;
+  t->byte_offset = 0;
+  if (v) {
+    // core.ExportVersionedIn: no copy, so no IS_COPIED; no sub-byte data, so
+    // no padded bit.
+    DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)block;
+    m->version.major = DLPACK_MAJOR_VERSION;
+    m->version.minor = DLPACK_MINOR_VERSION;
+    m->manager_ctx = h->owner;
+    m->deleter = gd_export_deleter_versioned;
+    m->flags = (h->flags & GD_FLAG_READONLY) ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+  } else {
+    DLManagedTensor *m = (DLManagedTensor *)block;
+    m->manager_ctx = h->owner;
+    m->deleter = gd_export_deleter_legacy;
+  }
+  // gd_owner_incref, inlined: the call was 1 % of np.from_dlpack(Array).
+  __atomic_add_fetch(&h->owner->refs, 1, __ATOMIC_RELAXED);
+  *versioned = v;
+  return 1;
+}
+
+// ---- import ----------------------------------------------------------------
+
+// core.contiguousStrides: a zero dimension counts as 1, and the product past
+// the first dimension is never used, so only earlier overflows refuse.
+static int gd_fast_contiguous(int32_t n, const int64_t *shape, int64_t *strides) {
+  int64_t s = 1;
+  for (int32_t k = n - 1; k >= 0; k--) {
+    strides[k] = s;
+    if (shape[k] > 1 && __builtin_mul_overflow(s, shape[k], &s) && k > 0) return 0;
+  }
+  return 1;
+}
+
+// core.byteRange: the lowest reachable byte offset and the end of the highest
+// reachable element of a non-empty tensor, every step checked for overflow.
+static int gd_fast_byte_range(int32_t n, const int64_t *shape, const int64_t *strides, int64_t itemsize,
+                              int64_t off, int64_t *lo, int64_t *hi) {
+  int64_t elo = 0, ehi = 0, p;
+  for (int32_t k = 0; k < n; k++) {
+    if (shape[k] <= 1) continue;
+    if (__builtin_mul_overflow(shape[k] - 1, strides[k], &p)) return 0;
+    if (p >= 0 ? __builtin_add_overflow(ehi, p, &ehi) : __builtin_add_overflow(elo, p, &elo)) return 0;
+  }
+  if (__builtin_add_overflow(ehi, 1, &ehi)) return 0;
+  if (__builtin_mul_overflow(elo, itemsize, &elo) || __builtin_mul_overflow(ehi, itemsize, &ehi)) return 0;
+  if (__builtin_add_overflow(off, elo, lo) || __builtin_add_overflow(off, ehi, hi)) return 0;
+  return 1;
+}
+
+// core.PlanImport with no copy to make: no device change and copy None/False,
+// or copy=True already honoured by a negotiated producer (IS_COPIED).
+static int gd_fast_plan_no_copy(const gd_import_req *req, uint64_t flags) {
+  if (req->has_device && !(req->dev_type == kDLCPU && req->dev_id == 0)) return 0;
+  switch (req->copy) {
+    case GD_COPY_IF_NEEDED:
+    case GD_COPY_NEVER:
+      return 1;
+    case GD_COPY_ALWAYS:
+      return req->negotiated && (flags & DLPACK_FLAG_BITMASK_IS_COPIED);
+  }
+  return 0;
+}
+
+// core.describe for the subset; the check order does not matter here since
+// any failure hands the tensor to Go, which reports the first one.
+static int gd_fast_describe_tensor(const DLTensor *t, uint64_t flags, gd_header *h, int64_t *shape,
+                                   int64_t *strides) {
+  int32_t n = t->ndim;
+  if (n < 0 || n > GD_MAX_NDIM) return 0;
+  int64_t itemsize = gd_fast_itemsize(t->dtype);
+  if (itemsize == 0 || !gd_fast_is_cpu0(t->device)) return 0;
+  if (n > 0 && t->shape == NULL) return 0;
+  int empty = 0;
+  for (int32_t k = 0; k < n; k++) {
+    int64_t d = t->shape[k];
+    if (d < 0) return 0;
+    empty |= d == 0;
+    shape[k] = d;
+  }
+  int64_t size = 0;
+  if (!empty && !gd_fast_size(n, shape, &size)) return 0;
+  if (n > 0 && t->strides != NULL) {
+    gd_fast_copy_dims(strides, t->strides, n);
+  } else if (!gd_fast_contiguous(n, shape, strides)) {
+    return 0;
+  }
+  if (t->byte_offset > (uint64_t)INT64_MAX) return 0;
+  int64_t off = (int64_t)t->byte_offset;
+  if (t->data == NULL && size != 0) return 0; // S5
+  int64_t lo = off, hi = off;
+  if (size != 0 && !gd_fast_byte_range(n, shape, strides, itemsize, off, &lo, &hi)) return 0;
+  uintptr_t data = (uintptr_t)t->data;
+  if (data != 0) {
+    uint64_t base = (uint64_t)data;
+    if ((lo < 0 && (uint64_t)0 - (uint64_t)lo > base) || (hi > 0 && base + (uint64_t)hi < base)) return 0;
+    data += (uintptr_t)off;
+  }
+  h->data = (void *)data;
+  h->owner = NULL;
+  h->offset = 0;
+  h->dtype = t->dtype;
+  h->ndim = n;
+  h->device = t->device;
+  h->flags = (flags & DLPACK_FLAG_BITMASK_READ_ONLY) ? GD_FLAG_READONLY : 0;
+  return 1;
+}
+
+int gd_fast_describe(const void *managed, int versioned, const gd_import_req *req, gd_header *h, int64_t *shape,
+                     int64_t *strides) {
+  if (managed == NULL) return 0;
+  if (!versioned) {
+    const DLManagedTensor *m = (const DLManagedTensor *)managed;
+    return gd_fast_plan_no_copy(req, 0) && gd_fast_describe_tensor(&m->dl_tensor, 0, h, shape, strides);
+  }
+  const DLManagedTensorVersioned *m = (const DLManagedTensorVersioned *)managed;
+  if (m->version.major != DLPACK_MAJOR_VERSION) return 0; // S1: read nothing else
+  uint64_t flags = m->flags;
+  if (flags & ~(uint64_t)(DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED)) return 0;
+  return gd_fast_plan_no_copy(req, flags) && gd_fast_describe_tensor(&m->dl_tensor, flags, h, shape, strides);
+}
