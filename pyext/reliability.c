@@ -178,11 +178,16 @@ PyObject *gd_fork_child_error(void) {
  * bit first, so until we clear it nobody can take our P and no runtime thread
  * can be half-way through doing so when fork() copies the process. If the P
  * is already gone by the time we hold the bit, we give the bit back and call
- * Go again (which gets a P); a bounded number of tries.
- * child: clear the bit. The child's first Go call then finds its P still
- * attached (exitsyscall's fast path): no runtime lock, no other thread.
+ * Go again (which gets a P); a bounded number of tries. Likewise when the
+ * goroutine carries a preemption request (g.preempt, set by sysmon while the
+ * Go call ran and not yet honoured): the next Go call honours it here, in the
+ * parent, where other threads can reschedule the goroutine; in the child its
+ * first Go call would yield to a scheduler thread that no longer exists.
+ * child: clear the bit (and, should sysmon have set g.preempt after we looked,
+ * the request). The child's first Go call then finds its P still attached
+ * (exitsyscall's fast path): no runtime lock, no other thread.
  * parent: clear the bit, restore the GC settings. */
-enum { GD_L_G_M, GD_L_G_STATUS, GD_L_M_CURG, GD_L_M_P, GD_L_P_STATUS, GD_L_P_M, GD_L_N };
+enum { GD_L_G_M, GD_L_G_STATUS, GD_L_M_CURG, GD_L_M_P, GD_L_P_STATUS, GD_L_P_M, GD_L_G_PREEMPT, GD_L_N };
 #define GD_G_SYSCALL 3u    /* runtime._Gsyscall */
 #define GD_G_SCAN 0x1000u  /* runtime._Gscan */
 #define GD_P_RUNNING 1u    /* runtime._Prunning */
@@ -190,6 +195,7 @@ enum { GD_L_G_M, GD_L_G_STATUS, GD_L_M_CURG, GD_L_M_P, GD_L_P_STATUS, GD_L_P_M, 
 
 static pthread_mutex_t gd_fork_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t *gd_fork_held = NULL; /* the status word whose scan bit we hold */
+static uint8_t *gd_fork_preempt = NULL; /* g.preempt of that goroutine */
 static int gd_fork_mode = -1;         /* 0: off, 1: GC only, 2: GC + hold */
 int gd_fork_held_in_child = 0;
 
@@ -200,6 +206,7 @@ static uintptr_t gd_word(uintptr_t base, int64_t off) {
 static void gd_fork_release(void) {
   uint32_t *st = gd_fork_held;
   gd_fork_held = NULL;
+  gd_fork_preempt = NULL;
   if (st == NULL) return;
   uint32_t want = GD_G_SYSCALL | GD_G_SCAN;
   __atomic_compare_exchange_n(st, &want, GD_G_SYSCALL, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
@@ -217,7 +224,8 @@ static void gd_fork_prepare(void) {
     int64_t L[GD_L_N];
     memset(L, 0, sizeof(L));
     uintptr_t m = gdgo_fork_prepare(i == 0, L);
-    if (gd_fork_mode < 2 || m == 0 || L[GD_L_G_STATUS] == 0) return; /* layout unknown: hold nothing */
+    if (gd_fork_mode < 2 || m == 0 || L[GD_L_G_STATUS] == 0 || L[GD_L_G_PREEMPT] == 0)
+      return; /* layout unknown: hold nothing */
     uintptr_t g = gd_word(m, L[GD_L_M_CURG]);
     if (g == 0 || (g & 7) != 0 || gd_word(g, L[GD_L_G_M]) != m) return; /* not the layout we know */
     uint32_t *st = (uint32_t *)(g + (uintptr_t)L[GD_L_G_STATUS]);
@@ -225,12 +233,16 @@ static void gd_fork_prepare(void) {
     if (__atomic_compare_exchange_n(st, &want, GD_G_SYSCALL | GD_G_SCAN, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE)) {
       uintptr_t p = gd_word(m, L[GD_L_M_P]);
+      uint8_t *preempt = (uint8_t *)(g + (uintptr_t)L[GD_L_G_PREEMPT]);
       if (p != 0 && gd_word(p, L[GD_L_P_M]) == m &&
-          __atomic_load_n((uint32_t *)(p + (uintptr_t)L[GD_L_P_STATUS]), __ATOMIC_ACQUIRE) == GD_P_RUNNING) {
+          __atomic_load_n((uint32_t *)(p + (uintptr_t)L[GD_L_P_STATUS]), __ATOMIC_ACQUIRE) == GD_P_RUNNING &&
+          __atomic_load_n(preempt, __ATOMIC_ACQUIRE) == 0) {
         gd_fork_held = st; /* held: fork() may go ahead */
+        gd_fork_preempt = preempt;
         return;
       }
-      /* sysmon took our P between the Go call and the CAS: give the bit back, go again */
+      /* sysmon took our P between the Go call and the CAS, or asked the
+       * goroutine to yield: give the bit back, go again */
       want = GD_G_SYSCALL | GD_G_SCAN;
       __atomic_compare_exchange_n(st, &want, GD_G_SYSCALL, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     } else if ((want & ~GD_G_SCAN) != GD_G_SYSCALL) {
@@ -250,6 +262,7 @@ static void gd_fork_parent(void) {
 static void gd_fork_child(void) {
   /* async-signal-safe: atomics and plain stores only, no Go call */
   gd_fork_held_in_child = gd_fork_held != NULL;
+  if (gd_fork_preempt != NULL) __atomic_store_n(gd_fork_preempt, 0, __ATOMIC_RELEASE);
   gd_fork_release();
   pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
   memcpy(&gd_fork_mu, &fresh, sizeof(fresh));

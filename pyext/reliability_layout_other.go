@@ -4,4 +4,4 @@ package main
 
 // forkLayout is unknown for this Go version or platform: reliability.c holds
 // nothing across fork() (see reliability_layout_go126.go).
-var forkLayout = [6]int64{}
+var forkLayout = [7]int64{}
