@@ -186,7 +186,10 @@ PyObject *gd_fork_child_error(void) {
  * child: clear the bit (and, should sysmon have set g.preempt after we looked,
  * the request). The child's first Go call then finds its P still attached
  * (exitsyscall's fast path): no runtime lock, no other thread.
- * parent: clear the bit, restore the GC settings. */
+ * parent: clear the bit, restore the GC settings.
+ * In a forked child a fork() does none of this: no Go call (the GC is off for
+ * good there, no runtime thread is left to race with, and a Go call could
+ * need a lock a dead thread holds), and the GC stays off. */
 enum { GD_L_G_M, GD_L_G_STATUS, GD_L_M_CURG, GD_L_M_P, GD_L_P_STATUS, GD_L_P_M, GD_L_G_PREEMPT, GD_L_N };
 #define GD_G_SYSCALL 3u    /* runtime._Gsyscall */
 #define GD_G_SCAN 0x1000u  /* runtime._Gscan */
@@ -197,6 +200,7 @@ static pthread_mutex_t gd_fork_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t *gd_fork_held = NULL; /* the status word whose scan bit we hold */
 static uint8_t *gd_fork_preempt = NULL; /* g.preempt of that goroutine */
 static int gd_fork_mode = -1;         /* 0: off, 1: GC only, 2: GC + hold */
+static int gd_forked = 0;             /* this process is a forked child */
 int gd_fork_held_in_child = 0;
 
 static uintptr_t gd_word(uintptr_t base, int64_t off) {
@@ -219,7 +223,7 @@ static void gd_fork_prepare(void) {
     const char *env = getenv("GODLPACK_FORK_HOLD");
     gd_fork_mode = env == NULL ? 2 : strcmp(env, "0") == 0 ? 0 : strcmp(env, "gc") == 0 ? 1 : 2;
   }
-  if (gd_fork_mode == 0) return;
+  if (gd_fork_mode == 0 || gd_forked) return;
   for (int i = 0; i < GD_FORK_TRIES; i++) {
     int64_t L[GD_L_N];
     memset(L, 0, sizeof(L));
@@ -255,12 +259,13 @@ static void gd_fork_prepare(void) {
 
 static void gd_fork_parent(void) {
   gd_fork_release();
-  if (gd_fork_mode != 0) gdgo_fork_parent();
+  if (gd_fork_mode != 0 && !gd_forked) gdgo_fork_parent();
   pthread_mutex_unlock(&gd_fork_mu);
 }
 
 static void gd_fork_child(void) {
   /* async-signal-safe: atomics and plain stores only, no Go call */
+  gd_forked = 1;
   gd_fork_held_in_child = gd_fork_held != NULL;
   if (gd_fork_preempt != NULL) __atomic_store_n(gd_fork_preempt, 0, __ATOMIC_RELEASE);
   gd_fork_release();

@@ -307,6 +307,36 @@ def test_fork_right_after_go_calls_never_hangs():
         assert r["held"] == FORKS, r
 
 
+def test_fork_in_forked_child():
+    # A forked child that forks again: its pthread_atfork handlers make no Go
+    # call (the GC stays off, nothing to pin) and both generations keep working.
+    code = """
+import os, godlpack as gd
+a = gd.arange(1 << 20, dtype="float64"); a.copy()
+pid = os.fork()
+if pid == 0:
+    b = a[::-1].copy()
+    for _ in range(20):
+        g = os.fork()
+        if g == 0:
+            os._exit(0 if a[::3].copy().sum() == a[::3].sum() and gd._native._in_fork_child() else 5)
+        _, st = os.waitpid(g, 0)
+        if os.waitstatus_to_exitcode(st) != 0:
+            os._exit(6)
+    try:
+        gd._native._test_go_gc()
+        os._exit(7)
+    except RuntimeError:
+        pass
+    os._exit(0 if b.sum() == a.sum() and gd._native._fork_held() else 8)
+_, st = os.waitpid(pid, 0)
+assert os.waitstatus_to_exitcode(st) == 0, st
+gd._native._test_go_gc()
+print("nested fork ok")
+"""
+    assert "nested fork ok" in ok(run_py(code, timeout=60))
+
+
 @requires("torch")
 def test_torch_exchange_in_forked_child(torch):
     code = """
