@@ -415,7 +415,7 @@ static PyObject *gd_mod_go_crossings(PyObject *m, PyObject *unused) {
   return PyLong_FromUnsignedLongLong(__atomic_load_n(&gd_go_crossings, __ATOMIC_RELAXED));
 }
 
-/* _after_fork_child (os.register_at_fork), _in_fork_child, _test_panic and
+/* _after_fork_child (os.register_at_fork), _in_fork_child, _fork_held, _test_panic and
  * _test_go_gc live in reliability.c. */
 
 static PyMethodDef gd_module_methods[] = {
@@ -431,6 +431,7 @@ static PyMethodDef gd_module_methods[] = {
     {"_init", gd_mod_init, METH_VARARGS, NULL},
     {"_after_fork_child", gd_mod_after_fork_child, METH_NOARGS, NULL},
     {"_in_fork_child", gd_mod_in_fork_child, METH_NOARGS, NULL},
+    {"_fork_held", gd_mod_fork_held, METH_NOARGS, NULL},
     {"_test_panic", gd_mod_test_panic, METH_NOARGS, NULL},
     {"_test_go_gc", gd_mod_test_go_gc, METH_NOARGS, NULL},
     {"_go_allocs", gd_mod_go_allocs, METH_NOARGS,
@@ -501,6 +502,11 @@ PyModuleDef gd_module_def = {
 PyMODINIT_FUNC PyInit__native(void) {
   PyObject *m = PyModule_Create(&gd_module_def);
   if (m == NULL) return NULL;
+  if (gd_fork_install() != 0) {
+    PyErr_SetString(PyExc_RuntimeError, "godlpack: pthread_atfork failed");
+    Py_DECREF(m);
+    return NULL;
+  }
   gd_state *st = gd_state_of_module(m);
   memset(st, 0, sizeof(*st));
   st->s_dlpack = PyUnicode_InternFromString("__dlpack__");

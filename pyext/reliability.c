@@ -2,6 +2,9 @@
 
 /* reliability.c: chunked long copies/fills (Ctrl-C), fork-child mode, test
  * hooks for panics. See reliability.h and reliability.go. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,8 +233,122 @@ PyObject *gd_fork_child_error(void) {
   return Py_None; /* any non-NULL: "raised" */
 }
 
+/* The fork-hold (pthread_atfork; see reliability.h for the why).
+ *
+ * prepare (parent, the thread calling fork(), after every Python before-fork
+ * hook): a Go call turns the GC off and returns this thread's M; leaving Go
+ * put the M "in a syscall" with a P. We then set the scan bit of the M's
+ * goroutine (CAS _Gsyscall -> _Gscan|_Gsyscall), exactly what the runtime's
+ * own setBlockOnExitSyscall does. Every runtime path that takes a P from a
+ * thread in a syscall (sysmon's retake, stop-the-world, forEachP) needs that
+ * bit first, so until we clear it nobody can take our P and no runtime thread
+ * can be half-way through doing so when fork() copies the process. If the P
+ * is already gone by the time we hold the bit, we give the bit back and call
+ * Go again (which gets a P); a bounded number of tries. Likewise when the
+ * goroutine carries a preemption request (g.preempt, set by sysmon while the
+ * Go call ran and not yet honoured): the next Go call honours it here, in the
+ * parent, where other threads can reschedule the goroutine; in the child its
+ * first Go call would yield to a scheduler thread that no longer exists.
+ * child: clear the bit (and, should sysmon have set g.preempt after we looked,
+ * the request). The child's first Go call then finds its P still attached
+ * (exitsyscall's fast path): no runtime lock, no other thread.
+ * parent: clear the bit, restore the GC settings.
+ * In a forked child a fork() does none of this: no Go call (the GC is off for
+ * good there, no runtime thread is left to race with, and a Go call could
+ * need a lock a dead thread holds), and the GC stays off. */
+enum { GD_L_G_M, GD_L_G_STATUS, GD_L_M_CURG, GD_L_M_P, GD_L_P_STATUS, GD_L_P_M, GD_L_G_PREEMPT, GD_L_N };
+#define GD_G_SYSCALL 3u    /* runtime._Gsyscall */
+#define GD_G_SCAN 0x1000u  /* runtime._Gscan */
+#define GD_P_RUNNING 1u    /* runtime._Prunning */
+#define GD_FORK_TRIES 100
+
+static pthread_mutex_t gd_fork_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t *gd_fork_held = NULL; /* the status word whose scan bit we hold */
+static uint8_t *gd_fork_preempt = NULL; /* g.preempt of that goroutine */
+static int gd_fork_mode = -1;         /* 0: off, 1: GC only, 2: GC + hold */
+static int gd_forked = 0;             /* this process is a forked child */
+int gd_fork_held_in_child = 0;
+
+static uintptr_t gd_word(uintptr_t base, int64_t off) {
+  return __atomic_load_n((uintptr_t *)(base + (uintptr_t)off), __ATOMIC_ACQUIRE);
+}
+
+static void gd_fork_release(void) {
+  uint32_t *st = gd_fork_held;
+  gd_fork_held = NULL;
+  gd_fork_preempt = NULL;
+  if (st == NULL) return;
+  uint32_t want = GD_G_SYSCALL | GD_G_SCAN;
+  __atomic_compare_exchange_n(st, &want, GD_G_SYSCALL, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+static void gd_fork_prepare(void) {
+  pthread_mutex_lock(&gd_fork_mu);
+  gd_fork_held = NULL;
+  if (gd_fork_mode < 0) {
+    const char *env = getenv("GODLPACK_FORK_HOLD");
+    gd_fork_mode = env == NULL ? 2 : strcmp(env, "0") == 0 ? 0 : strcmp(env, "gc") == 0 ? 1 : 2;
+  }
+  if (gd_fork_mode == 0 || gd_forked) return;
+  for (int i = 0; i < GD_FORK_TRIES; i++) {
+    int64_t L[GD_L_N];
+    memset(L, 0, sizeof(L));
+    uintptr_t m = gdgo_fork_prepare(i == 0, L);
+    if (gd_fork_mode < 2 || m == 0 || L[GD_L_G_STATUS] == 0 || L[GD_L_G_PREEMPT] == 0)
+      return; /* layout unknown: hold nothing */
+    uintptr_t g = gd_word(m, L[GD_L_M_CURG]);
+    if (g == 0 || (g & 7) != 0 || gd_word(g, L[GD_L_G_M]) != m) return; /* not the layout we know */
+    uint32_t *st = (uint32_t *)(g + (uintptr_t)L[GD_L_G_STATUS]);
+    uint32_t want = GD_G_SYSCALL;
+    if (__atomic_compare_exchange_n(st, &want, GD_G_SYSCALL | GD_G_SCAN, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+      uintptr_t p = gd_word(m, L[GD_L_M_P]);
+      uint8_t *preempt = (uint8_t *)(g + (uintptr_t)L[GD_L_G_PREEMPT]);
+      if (p != 0 && gd_word(p, L[GD_L_P_M]) == m &&
+          __atomic_load_n((uint32_t *)(p + (uintptr_t)L[GD_L_P_STATUS]), __ATOMIC_ACQUIRE) == GD_P_RUNNING &&
+          __atomic_load_n(preempt, __ATOMIC_ACQUIRE) == 0) {
+        gd_fork_held = st; /* held: fork() may go ahead */
+        gd_fork_preempt = preempt;
+        return;
+      }
+      /* sysmon took our P between the Go call and the CAS, or asked the
+       * goroutine to yield: give the bit back, go again */
+      want = GD_G_SYSCALL | GD_G_SCAN;
+      __atomic_compare_exchange_n(st, &want, GD_G_SYSCALL, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    } else if ((want & ~GD_G_SCAN) != GD_G_SYSCALL) {
+      return; /* not in a syscall after a Go call: not the layout we know */
+    }
+    /* else a runtime thread holds the bit right now (sysmon looking at our P) */
+    sched_yield();
+  }
+}
+
+static void gd_fork_parent(void) {
+  gd_fork_release();
+  if (gd_fork_mode != 0 && !gd_forked) gdgo_fork_parent();
+  pthread_mutex_unlock(&gd_fork_mu);
+}
+
+static void gd_fork_child(void) {
+  /* async-signal-safe: atomics and plain stores only, no Go call */
+  gd_forked = 1;
+  gd_fork_held_in_child = gd_fork_held != NULL;
+  if (gd_fork_preempt != NULL) __atomic_store_n(gd_fork_preempt, 0, __ATOMIC_RELEASE);
+  gd_fork_release();
+  pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+  memcpy(&gd_fork_mu, &fresh, sizeof(fresh));
+}
+
+int gd_fork_install(void) {
+  static int done = 0;
+  if (done) return 0;
+  done = 1;
+  return pthread_atfork(gd_fork_prepare, gd_fork_parent, gd_fork_child);
+}
+
 /* os.register_at_fork(after_in_child=...): pure C flag + one Go call that
- * allocates nothing (serial kernels, GC off). */
+ * allocates nothing and takes no runtime lock (serial kernels; the GC is off
+ * since the prepare handler). */
 PyObject *gd_mod_after_fork_child(PyObject *m, PyObject *unused) {
   gd_in_fork_child = 1;
   gd_fork_child_errors = 0;
@@ -240,6 +357,8 @@ PyObject *gd_mod_after_fork_child(PyObject *m, PyObject *unused) {
 }
 
 PyObject *gd_mod_in_fork_child(PyObject *m, PyObject *unused) { return PyBool_FromLong(gd_in_fork_child); }
+
+PyObject *gd_mod_fork_held(PyObject *m, PyObject *unused) { return PyBool_FromLong(gd_fork_held_in_child); }
 
 /* ------------------------------------------------------------------ */
 /* test hooks                                                         */

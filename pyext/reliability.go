@@ -6,6 +6,9 @@
 //   - gdgo_copy_into: one chunk of a chunked copy (core.CopyInto), so the C
 //     skin can re-take the GIL and check signals between chunks of a long
 //     copy (Ctrl-C within milliseconds).
+//   - gdgo_fork_prepare / gdgo_fork_parent: the pthread_atfork prepare and
+//     parent handlers of reliability.c (GC off across fork(), the calling
+//     thread's M and P for the fork-hold of the C side).
 //   - gdgo_after_fork: a forked child (os.register_at_fork) runs kernels on
 //     the calling goroutine and never starts a GC (the threads that would
 //     stop the world are gone in the child: a GC there hangs forever).
@@ -20,6 +23,7 @@ package main
 import "C"
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
 	"sync/atomic"
@@ -52,16 +56,74 @@ func gdgo_copy_into(dst *C.gd_header, dstrides *C.int64_t, src *C.gd_header, sha
 	return 0
 }
 
+// runtimeGetm is runtime.getm: the current M as an integer. The runtime
+// keeps this linkname working on purpose (go.dev/issue/67401).
+//
+//go:linkname runtimeGetm runtime.getm
+func runtimeGetm() uintptr
+
+// GC settings saved by gdgo_fork_prepare, restored by gdgo_fork_parent.
+// Only touched between the prepare and parent/child handlers, which
+// reliability.c serializes with a mutex.
+var (
+	forkGCOff      bool
+	forkSavedGC    int
+	forkSavedLimit int64
+)
+
+// gdgo_fork_prepare runs in the pthread_atfork prepare handler, on the
+// thread that calls fork(). first != 0 on the first call of a fork: the GC is
+// turned off (percent and memory limit) until gdgo_fork_parent, waiting for a
+// running mark phase to end, so that no GC is in progress when fork() copies
+// the process and none is needed in the child. Every call returns the
+// calling thread's M (runtime.getm) and, in layout, the runtime offsets
+// reliability.c needs (all 0 when this Go version's layout is not known:
+// then the C side holds nothing across fork).
+//
+// Returning from this call leaves the M "in a syscall" with a P, which is
+// what the C side then pins.
+//
+//export gdgo_fork_prepare
+func gdgo_fork_prepare(first C.int, layout *C.int64_t) (m C.uintptr_t) {
+	defer func() { _ = recover() }()
+	if first != 0 && !forkGCOff {
+		forkSavedGC = debug.SetGCPercent(-1) // waits for a running mark phase
+		forkSavedLimit = debug.SetMemoryLimit(math.MaxInt64)
+		forkGCOff = true
+	}
+	l := unsafe.Slice((*int64)(unsafe.Pointer(layout)), len(forkLayout))
+	copy(l, forkLayout[:])
+	return C.uintptr_t(runtimeGetm())
+}
+
+// gdgo_fork_parent runs in the pthread_atfork parent handler: the GC
+// settings of before the fork come back.
+//
+//export gdgo_fork_parent
+func gdgo_fork_parent() {
+	defer func() { _ = recover() }()
+	if forkGCOff {
+		debug.SetMemoryLimit(forkSavedLimit)
+		debug.SetGCPercent(forkSavedGC)
+		forkGCOff = false
+	}
+}
+
 // gdgo_after_fork runs in a forked child before any other Go call there:
 // serial kernels, and no garbage collection (allocation still works; the
-// child's Go heap only grows, which reliability.c bounds).
+// child's Go heap only grows, which reliability.c bounds). When the prepare
+// handler ran, the GC is already off (inherited from the parent) and nothing
+// here takes a runtime lock: a lock held by a parent thread at fork() time is
+// held forever in the child.
 //
 //export gdgo_after_fork
 func gdgo_after_fork() {
 	defer func() { _ = recover() }()
 	forkedChild.Store(true)
 	core.SetSerial(true)
-	debug.SetGCPercent(-1)
+	if !forkGCOff {
+		debug.SetGCPercent(-1)
+	}
 }
 
 // gdgo_test_panic panics inside an export: guard turns it into RuntimeError.

@@ -24,6 +24,18 @@ int64_t gd_chunk_bytes(void);
 
 extern int gd_in_fork_child;
 
+/* fork() right after a Go call could hang the child forever on its first Go
+ * call: a Go runtime thread (sysmon retaking the P of the thread that calls
+ * fork, a stop-the-world, an M parking) held the goroutine's scan bit or
+ * sched.lock when fork() copied the process, and the child, which has only
+ * the forking thread, waits for it forever. gd_fork_install registers
+ * pthread_atfork handlers (reliability.c) that turn the GC off around fork()
+ * and pin the forking thread's P so that the child's first Go call needs no
+ * lock and no other thread. GODLPACK_FORK_HOLD=0 turns them off, =gc keeps
+ * only the GC part (for measurements). Called once, from module init. */
+int gd_fork_install(void);
+extern int gd_fork_held_in_child; /* child: the forking thread's P was pinned */
+
 /* Work bigger than gd_chunk_bytes() on a CPU array of byte-sized elements
  * (1), or 0: then one Go call does it all. */
 int gd_chunk_eligible(const gd_header *h, const int64_t *shape);
@@ -52,9 +64,10 @@ PyObject *gd_fill_chunked(PyObject *self, const void *elem);
 /* errors.c hook: NULL when the error may be raised normally. */
 PyObject *gd_fork_child_error(void);
 
-/* module methods: _after_fork_child, _in_fork_child, _test_panic, _test_go_gc */
+/* module methods: _after_fork_child, _in_fork_child, _fork_held, _test_panic, _test_go_gc */
 PyObject *gd_mod_after_fork_child(PyObject *m, PyObject *unused);
 PyObject *gd_mod_in_fork_child(PyObject *m, PyObject *unused);
+PyObject *gd_mod_fork_held(PyObject *m, PyObject *unused);
 PyObject *gd_mod_test_panic(PyObject *m, PyObject *unused);
 PyObject *gd_mod_test_go_gc(PyObject *m, PyObject *unused);
 

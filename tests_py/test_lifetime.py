@@ -361,7 +361,7 @@ import os, sys, time
 import godlpack as gd
 
 parent = gd.arange(1 << 20, dtype="float64")  # big enough for parallel kernels
-time.sleep(0.05)  # let the Go runtime settle: see README "Reliability" (fork race)
+parent.copy()  # goroutines, right before fork(): see README "Reliability" (fork-hold)
 pid = os.fork()
 if pid == 0:  # child: copies, fills, sums and imports must all work
     code = 1
@@ -411,9 +411,7 @@ def _run_fork_script(timeout=60.0):
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork()")
 def test_forked_child_can_use_godlpack():
-    # One retry: the Go runtime can deadlock a child forked while one of its
-    # own threads holds a runtime lock (measured ~1 in 300; README "Reliability").
+    # No retry: fork() right after Go calls no longer hangs the child
+    # (pthread_atfork fork-hold, README "Reliability").
     out = _run_fork_script()
-    if out == "hung":
-        out = _run_fork_script()
     assert "child exit 0" in out

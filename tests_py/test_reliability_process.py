@@ -44,23 +44,19 @@ def _run(argv, timeout, env):
     return subprocess.CompletedProcess(argv, p.returncode, out, err)
 
 
-def run_py(code, timeout=60, env=None, retries=0):
+def run_py(code, timeout=60, env=None):
     """Run code in a fresh interpreter that imports the godlpack under test.
-    retries: how many times a run that timed out is retried (fork tests only:
-    the Go runtime itself can deadlock a forked child if fork() lands while
-    one of its threads holds a runtime lock; see README "Reliability")."""
+    A run that times out fails the test (no retry: forks included, see
+    test_fork_right_after_go_calls_never_hangs)."""
     e = dict(os.environ)
     e["PYTHONPATH"] = os.pathsep.join([PKG_DIR, HERE, e.get("PYTHONPATH", "")])
     e["PYTHONFAULTHANDLER"] = "1"
     if env:
         e.update(env)
-    for attempt in range(retries + 1):
-        p = _run([sys.executable, "-c", textwrap.dedent(code)], timeout, e)
-        if p is not None:
-            if attempt:
-                print(f"note: succeeded after {attempt} timed-out attempt(s)")
-            return p
-    pytest.fail(f"subprocess hung (> {timeout} s) {retries + 1} times")
+    p = _run([sys.executable, "-c", textwrap.dedent(code)], timeout, e)
+    if p is None:
+        pytest.fail(f"subprocess hung (> {timeout} s)")
+    return p
 
 
 def ok(p):
@@ -176,7 +172,7 @@ print(data.decode())
 assert os.waitstatus_to_exitcode(status) == 0
 assert not gd._native._in_fork_child()
 """
-    out = ok(run_py(code, timeout=30, retries=1))
+    out = ok(run_py(code, timeout=30))
     import json
 
     res = json.loads(out.strip().splitlines()[-1])
@@ -207,7 +203,7 @@ _, st = os.waitpid(pid, 0)
 assert os.waitstatus_to_exitcode(st) == 0, st
 print("budget ok")
 """
-    assert "budget ok" in ok(run_py(code, timeout=60, retries=1))
+    assert "budget ok" in ok(run_py(code, timeout=60))
 
 
 @pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
@@ -233,15 +229,112 @@ if __name__ == "__main__":
     try:
         e = dict(os.environ)
         e["PYTHONPATH"] = os.pathsep.join([PKG_DIR, HERE, e.get("PYTHONPATH", "")])
-        for attempt in range(2 if method == "fork" else 1):
-            p = _run([sys.executable, path], 60, e)
-            if p is not None:
-                break
-        else:
+        p = _run([sys.executable, path], 60, e)
+        if p is None:
             pytest.fail(f"{method} pool hung")
     finally:
         os.unlink(path)
     assert "pool ok 6" in ok(p)
+
+
+# fork() right after Go calls, many times: every child must finish. Before the
+# pthread_atfork fork-hold (reliability.c) about 1 child in 1,000 hung forever
+# on its first Go call (sysmon held the forking goroutine's scan bit, or a
+# runtime thread held sched.lock or was in a GC, when fork() copied the
+# process). No sleep before fork, no retry: each child has FORK_CHILD_TIMEOUT
+# seconds, then it is killed and counted as hung.
+FORKS = int(os.environ.get("GODLPACK_FORKS", 300))
+FORK_CHILD_TIMEOUT = 10.0
+
+_FORK_LOOP = """
+import os, sys, time, json, signal, threading
+import godlpack as gd
+N, T = {n}, {t}
+big = gd.arange(1 << 20, dtype="float64")        # parallel kernels: goroutines, worker threads
+small = gd.arange(1000, dtype="float64")
+counts = dict(forks=0, hung=0, failed=0, held=0)
+t0 = time.monotonic()
+for i in range(N):
+    if i % 3 == 0:
+        big.copy()                                  # goroutines just finished
+    if i % 50 == 25:
+        gd._native._test_go_gc()                    # a GC cycle just finished
+    small.copy(); small.sum()                       # a Go call right before fork()
+    pid = os.fork()
+    if pid == 0:
+        code = 3
+        try:
+            a = gd.arange(1000, dtype="float64")
+            b = a[::-1].copy(); b.fill(1.0)
+            c = gd.from_dlpack(small.__dlpack__(max_version=(1, 0)))
+            ok = b.sum() == 1000.0 and c.sum() == small.sum() and big[::4096].copy().shape == (256,)
+            code = (0 if ok else 2) + (4 if gd._native._fork_held() else 0)
+        finally:
+            os._exit(code)
+    counts["forks"] += 1
+    deadline = time.monotonic() + T
+    while True:
+        r, st = os.waitpid(pid, os.WNOHANG)
+        if r:
+            rc = os.waitstatus_to_exitcode(st)
+            counts["held"] += rc == 4
+            counts["failed"] += rc not in (0, 4)
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            counts["hung"] += 1
+            break
+        time.sleep(0.0002)
+counts["secs"] = round(time.monotonic() - t0, 2)
+print(json.dumps(counts))
+"""
+
+
+def test_fork_right_after_go_calls_never_hangs():
+    out = ok(run_py(_FORK_LOOP.format(n=FORKS, t=FORK_CHILD_TIMEOUT), timeout=FORKS * 0.1 + 60))
+    import json
+    import platform
+
+    r = json.loads(out.strip().splitlines()[-1])
+    print(f"{r['forks']} forks right after Go calls: {r['hung']} hung, {r['failed']} failed, "
+          f"forking thread's P pinned in {r['held']}, {r['secs']} s")
+    assert r["forks"] == FORKS and r["hung"] == 0 and r["failed"] == 0, r
+    if sys.platform.startswith("linux") and platform.machine() in ("x86_64", "AMD64"):
+        # The fork-hold uses Go 1.26 linux/amd64 runtime offsets
+        # (pyext/reliability_layout_go126.go); another Go version builds
+        # without it: update the offsets rather than lose the guarantee.
+        assert r["held"] == FORKS, r
+
+
+def test_fork_in_forked_child():
+    # A forked child that forks again: its pthread_atfork handlers make no Go
+    # call (the GC stays off, nothing to pin) and both generations keep working.
+    code = """
+import os, godlpack as gd
+a = gd.arange(1 << 20, dtype="float64"); a.copy()
+pid = os.fork()
+if pid == 0:
+    b = a[::-1].copy()
+    for _ in range(20):
+        g = os.fork()
+        if g == 0:
+            os._exit(0 if a[::3].copy().sum() == a[::3].sum() and gd._native._in_fork_child() else 5)
+        _, st = os.waitpid(g, 0)
+        if os.waitstatus_to_exitcode(st) != 0:
+            os._exit(6)
+    try:
+        gd._native._test_go_gc()
+        os._exit(7)
+    except RuntimeError:
+        pass
+    os._exit(0 if b.sum() == a.sum() and gd._native._fork_held() else 8)
+_, st = os.waitpid(pid, 0)
+assert os.waitstatus_to_exitcode(st) == 0, st
+gd._native._test_go_gc()
+print("nested fork ok")
+"""
+    assert "nested fork ok" in ok(run_py(code, timeout=60))
 
 
 @requires("torch")
@@ -259,7 +352,7 @@ _, st = os.waitpid(pid, 0)
 assert os.waitstatus_to_exitcode(st) == 0, st
 print("torch fork ok")
 """
-    assert "torch fork ok" in ok(run_py(code, timeout=60, retries=1))
+    assert "torch fork ok" in ok(run_py(code, timeout=60))
 
 
 # ---------------------------------------------------------------- interpreter shutdown

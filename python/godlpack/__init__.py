@@ -109,6 +109,8 @@ _CPU = Device("cpu")
 _native._init(_BY_KEY, Device, DLDeviceType, _CPU, _device_pair)
 
 # A forked child must not start goroutines: Go kernels run serially there.
+# (fork() itself is made safe by pthread_atfork handlers installed by the
+# extension: pyext/reliability.c, README "Reliability".)
 if hasattr(_os, "register_at_fork"):
     _os.register_at_fork(after_in_child=_native._after_fork_child)
 
