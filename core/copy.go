@@ -1,5 +1,10 @@
 package core
 
+/*
+#include "godlpack.h"
+*/
+import "C"
+
 import (
 	"fmt"
 	"runtime"
@@ -41,8 +46,12 @@ var serialOnly atomic.Bool
 // goroutines hangs the process; tests use it to cover the serial path.
 func SetSerial(on bool) { serialOnly.Store(on) }
 
-// Serial reports whether SetSerial(true) is in effect.
-func Serial() bool { return serialOnly.Load() }
+// Serial reports whether kernels must stay on the calling goroutine:
+// SetSerial(true), or a fork() child flagged from C (gd_serial_only, set by
+// a pthread_atfork child handler: it sees fork() calls that no Go or Python
+// hook sees, such as a C library calling fork directly). Reading a C
+// variable is a plain load, no call into C.
+func Serial() bool { return serialOnly.Load() || C.gd_serial_only != 0 }
 
 // plan is a copy or fill over at most MaxNdim dimensions, strides in bytes.
 type plan struct {
@@ -120,7 +129,7 @@ func abs64(v int64) int64 {
 
 // run executes the plan, in parallel when large enough.
 func (p *plan) run(size int64) {
-	if p.n >= 1 && size*p.k >= parallelMin && !serialOnly.Load() {
+	if p.n >= 1 && size*p.k >= parallelMin && !Serial() {
 		w := int64(runtime.GOMAXPROCS(0))
 		if w > p.shape[0] {
 			w = p.shape[0]

@@ -105,6 +105,12 @@ typedef struct gd_import_req {
   int64_t defer_copy_over;
 } gd_import_req;
 
+/* Non-zero makes every core kernel run on the calling goroutine (core.Serial):
+ * a forked child cannot start goroutines. Set by a pthread_atfork child
+ * handler (pyext/reliability.c), so that fork() calls no Python hook sees
+ * are covered too. Defined in core/owner.c. */
+extern volatile int gd_serial_only;
+
 /* Owner API (core/owner.c). gd_owner_new returns NULL when out of memory. */
 gd_owner *gd_owner_new(int32_t kind, void *ptr, void (*free_fn)(void *));
 /* Makes the malloc'ed block o an owner with one reference (the last

@@ -330,8 +330,13 @@ static void gd_fork_parent(void) {
 }
 
 static void gd_fork_child(void) {
-  /* async-signal-safe: atomics and plain stores only, no Go call */
+  /* async-signal-safe: atomics and plain stores only, no Go call. The child
+   * flags are set here too, not only in the os.register_at_fork hook, so
+   * that a fork() by C code (no Python hook runs) keeps kernels serial. */
   gd_forked = 1;
+  gd_serial_only = 1;
+  gd_in_fork_child = 1;
+  gd_fork_child_errors = 0;
   gd_fork_held_in_child = gd_fork_held != NULL;
   if (gd_fork_preempt != NULL) __atomic_store_n(gd_fork_preempt, 0, __ATOMIC_RELEASE);
   gd_fork_release();

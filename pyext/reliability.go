@@ -19,6 +19,7 @@ package main
 
 /*
 #include "bridge.h"
+extern int gd_in_fork_child; // reliability.c
 */
 import "C"
 
@@ -144,7 +145,7 @@ func gdgo_test_panic(msg *C.char) (cls C.int) {
 //export gdgo_test_gc
 func gdgo_test_gc(msg *C.char) (cls C.int) {
 	defer guard(&cls, msg, "_test_go_gc()")
-	if forkedChild.Load() {
+	if forkedChild.Load() || C.gd_in_fork_child != 0 { // the C flag: also a fork() by C code
 		writeMsg(msg, "_test_go_gc(): "+forkMsg)
 		return C.GD_ERR_RUNTIME
 	}
