@@ -14,7 +14,7 @@
  * (a few ms). Copies (copy(), __dlpack__(copy=True), from_dlpack(copy=True),
  * asarray copies), fills (fill(), full/zeros/ones, a[slice] = v) and sum()
  * all go through it. */
-#define GD_CHUNK_MIB 16
+#define GD_CHUNK_MIB 32 /* 16 cost ~5 % on 256 MiB copies (a goroutine fan-out per chunk) */
 int64_t gd_chunk_bytes(void);
 
 /* A forked child stops turning Go errors into Python exceptions after this
