@@ -29,10 +29,12 @@ Rows:
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import struct
 import subprocess
 import sys
+import tempfile
 import timeit
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -177,11 +179,20 @@ class Bench:
         ta: List[float] = []
         tb: List[float] = []
         cum: List[float] = []
+        # The floor any Go extension pays: an empty c-shared Go library (one
+        # no-op export) loaded and called after numpy (which imports ctypes
+        # itself), timed in the same interleaved rounds.
+        tmp = None if self.quick else tempfile.TemporaryDirectory(prefix="godlpack-bench-")
+        floor = _empty_go_library(tmp.name) if tmp is not None else None
+        empty = [py, "-c", f"import numpy, ctypes; ctypes.CDLL({floor!r}).Nop()"] if floor else None
+        tf: List[float] = []
+        fdiffs: List[float] = []
         timer = timeit.default_timer
-        for cmd in (base, ours):
-            subprocess.run(cmd, env=env, check=True)
+        for cmd in (base, ours, empty):
+            if cmd is not None:
+                subprocess.run(cmd, env=env, check=True)
         for i in range(runs):
-            pair = [(base, ta), (ours, tb)]
+            pair = [(base, ta), (ours, tb)] + ([(empty, tf)] if empty else [])
             if i % 2:
                 pair.reverse()
             for cmd, acc in pair:
@@ -189,6 +200,8 @@ class Bench:
                 subprocess.run(cmd, env=env, check=True)
                 acc.append(timer() - t0)
             diffs.append(tb[-1] - ta[-1])
+            if empty:
+                fdiffs.append(tf[-1] - ta[-1])
             p = subprocess.run(imp, env=env, check=True, capture_output=True, text=True)
             for line in p.stderr.splitlines():
                 parts = [x.strip() for x in line.split("|")]
@@ -203,6 +216,14 @@ class Bench:
                              f"min {_fmt_t(min(tb))} vs {_fmt_t(min(ta))} (import numpy), "
                              f"median paired {statistics.median(diffs) * 1e3:+.1f} ms{extra}",
                              "<= 5 ms", v))
+        if empty:
+            self.results.append(("i", "empty Go c-shared library (Go's floor)", f"{(min(tf) - min(ta)) * 1e3:+.1f} ms",
+                                 f"min {_fmt_t(min(tf))} vs {_fmt_t(min(ta))} (import numpy), "
+                                 f"median paired {statistics.median(fdiffs) * 1e3:+.1f} ms", "-", "info"))
+        elif not self.quick:
+            self.note("i", "empty Go c-shared library (Go's floor)", "no Go toolchain to build it")
+        if tmp is not None:
+            tmp.cleanup()
         so = _native.__file__
         info = elf_info(so)
         if info is None:
@@ -223,6 +244,22 @@ class Bench:
             print("  ".join(c.rjust(w[i]) if i == 2 else c.ljust(w[i]) for i, c in enumerate(r)).rstrip())
             if k == 0:
                 print("  ".join("-" * w[i] for i in range(6)).rstrip())
+
+
+def _empty_go_library(d: str) -> Optional[str]:
+    """Builds a c-shared Go library with one no-op export in d; None when
+    no Go toolchain is found or the build fails."""
+    go = shutil.which("go")
+    if go is None:
+        return None
+    with open(os.path.join(d, "go.mod"), "w") as f:
+        f.write("module emptygo\n\ngo 1.21\n")
+    with open(os.path.join(d, "main.go"), "w") as f:
+        f.write('package main\n\nimport "C"\n\n//export Nop\nfunc Nop() {}\n\nfunc main() {}\n')
+    lib = os.path.join(d, "libempty.so")
+    r = subprocess.run([go, "build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w", "-o", lib, "."],
+                       cwd=d, capture_output=True, text=True)
+    return lib if r.returncode == 0 and os.path.exists(lib) else None
 
 
 def elf_info(path: str) -> Optional[Tuple[bool, List[str]]]:
