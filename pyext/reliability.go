@@ -24,6 +24,7 @@ extern int gd_in_fork_child; // reliability.c
 import "C"
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"runtime/debug"
@@ -91,10 +92,32 @@ func gdgo_fork_prepare(first C.int, layout *C.int64_t) (m C.uintptr_t) {
 		forkSavedGC = debug.SetGCPercent(-1) // waits for a running mark phase
 		forkSavedLimit = debug.SetMemoryLimit(math.MaxInt64)
 		forkGCOff = true
+		// A full cycle now, with its sweep finished (runtime.GC returns only
+		// then): no background sweeper is left freeing spans under the heap
+		// lock when fork() copies the process, and the child, which
+		// allocates for its error messages, may need that lock.
+		runtime.GC()
+		warmForkChild()
 	}
 	l := unsafe.Slice((*int64)(unsafe.Pointer(layout)), len(forkLayout))
 	copy(l, forkLayout[:])
 	return C.uintptr_t(runtimeGetm())
+}
+
+// forkWarmSink keeps warmForkChild's result alive.
+var forkWarmSink string
+
+// warmForkChild runs fmt (the pool behind every error message) once on this
+// P with the GC already off. A sync.Pool's first use on a P, and its first
+// use after a GC emptied the pools, goes through Pool.pinSlow, which calls
+// runtime.GOMAXPROCS, which takes sched.lock: a lock some runtime thread of
+// the parent (sysmon) may hold at the instant of fork(), and then holds
+// forever in the child. A forked child hung there on its first error
+// (gdb: pinSlow -> GOMAXPROCS -> lock2 -> futexsleep). The child runs on this
+// very P (pinned across fork), and no GC can empty the pool before fork.
+func warmForkChild() {
+	forkWarmSink = fmt.Sprintf("%s %d %v", "warm", 1, core.ErrShape)
+	forkWarmSink = fmt.Errorf("%w: %d", core.ErrShape, 2).Error()
 }
 
 // gdgo_fork_parent runs in the pthread_atfork parent handler: the GC

@@ -4,7 +4,8 @@
 
 Each iteration makes a Go call (tight: one small copy; copy: also a parallel
 1M-element copy every third fork, i.e. goroutines that just finished; threads:
-two Python threads keep calling godlpack while the main thread forks), then
+two Python threads keep calling godlpack while the main thread forks; gcerr:
+a Go GC before each fork, an error first thing in the child), then
 os.fork()s at once. The child makes a few godlpack calls and exits; the parent
 polls waitpid and, after --timeout seconds (default 5), counts the child as
 hung and SIGKILLs it (--gdb first writes `gdb -batch -ex "thread apply all bt"`
@@ -34,7 +35,7 @@ import godlpack as gd
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("forks", type=int, nargs="?", default=3000)
-    ap.add_argument("--kind", choices=("tight", "copy", "threads"), default="tight")
+    ap.add_argument("--kind", choices=("tight", "copy", "threads", "gcerr"), default="tight")
     ap.add_argument("--timeout", type=float, default=5.0)
     ap.add_argument("--gdb", action="store_true")
     a = ap.parse_args()
@@ -59,12 +60,19 @@ def main() -> int:
     for i in range(a.forks):
         if a.kind == "copy" and i % 3 == 0:
             big.copy()
+        if a.kind == "gcerr":
+            gd._native._test_go_gc()  # a GC empties sync.Pools: the child's first error refills fmt's
         small.copy()
         t = time.perf_counter_ns()
         pid = os.fork()
         if pid == 0:
             code = 3
             try:
+                if a.kind == "gcerr":
+                    try:
+                        small.__dlpack__(stream=7)  # an error message: fmt, a sync.Pool
+                    except BufferError:
+                        pass
                 b = small[::-1].copy()
                 b.fill(1.0)
                 c = gd.from_dlpack(small.__dlpack__(max_version=(1, 0)))
