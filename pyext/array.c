@@ -654,6 +654,8 @@ static int gd_check_writable(const gd_array *a, const char *entry) {
   return 0;
 }
 
+static PyObject *gd_array_fill(PyObject *self, PyObject *value);
+
 static int gd_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value) {
   gd_array *a = (gd_array *)self;
   if (value == NULL) {
@@ -687,16 +689,15 @@ static int gd_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value
     return 0;
   }
   if (gd_chunk_eligible(&a->h, GD_SHAPE(a))) {
-    /* a[slice] = v on a big array: fill the view in interruptible chunks */
+    /* a[slice] = v on a big array is view.fill(v): interruptible chunks when
+     * the selection is big too, one Go call otherwise. */
     PyObject *view = gd_array_subscript(self, key);
     if (view == NULL) return -1;
-    int rc = 0;
-    if (PyObject_TypeCheck(view, Py_TYPE(self)) && gd_chunk_eligible(&((gd_array *)view)->h, GD_SHAPE((gd_array *)view))) {
-      rc = gd_chunked_fill(&((gd_array *)view)->h, GD_SHAPE((gd_array *)view), GD_STRIDES((gd_array *)view), elem);
-      Py_DECREF(view);
-      return rc;
-    }
+    PyObject *r = gd_array_fill(view, value);
     Py_DECREF(view);
+    if (r == NULL) return -1;
+    Py_DECREF(r);
+    return 0;
   }
   char msg[GD_MSG_CAP];
   msg[0] = '\0';

@@ -192,10 +192,10 @@ class Bench:
             if cmd is not None:
                 subprocess.run(cmd, env=env, check=True)
         for i in range(runs):
-            pair = [(base, ta), (ours, tb)] + ([(empty, tf)] if empty else [])
+            order = [(base, ta), (ours, tb)] + ([(empty, tf)] if empty else [])
             if i % 2:
-                pair.reverse()
-            for cmd, acc in pair:
+                order.reverse()
+            for cmd, acc in order:
                 t0 = timer()
                 subprocess.run(cmd, env=env, check=True)
                 acc.append(timer() - t0)
