@@ -9,35 +9,56 @@ import (
 // ...). It mirrors core.DeviceType without importing core.
 type DeviceType = int32
 
+// MaxDeviceType is the largest device type DLPack 1.3 defines (kDLTrn).
+const MaxDeviceType DeviceType = 18
+
 // Device is a DLPack device: a type and an id. It mirrors core.Device.
 type Device struct {
 	Type DeviceType
 	ID   int32
 }
 
-// Backend allocates, frees and copies memory on one device.
+// Backend allocates, frees and copies memory of one device type, and says
+// how that memory may be addressed. core chooses the backend by the device
+// of an array (For); a new device is a new package that registers one.
 //
 // Implementations must be safe for concurrent use and must not allocate on
-// the Go heap in Allocate, Free, Copy and Synchronize (these run on hot paths
-// and in forked children).
+// the Go heap in Allocate, Free and the copies (these run on hot paths).
 type Backend interface {
-	// Device returns the device whose memory this backend serves.
-	Device() Device
-	// Allocate returns n bytes of device memory aligned to at least
-	// Alignment bytes. n == 0 returns a valid, unique pointer that must be
-	// freed like any other (never nil on success). n < 0 returns
-	// ErrInvalidSize; a failed allocation returns ErrNoMemory.
-	Allocate(n int64) (unsafe.Pointer, error)
+	// Type returns the device type whose memory this backend serves.
+	Type() DeviceType
+	// HostAccessible reports whether the CPU may read and write this
+	// memory through its data pointers (kDLCPU: yes; device-only memory:
+	// no). core gives the buffer protocol, tolist and the Go kernels only
+	// such memory.
+	HostAccessible() bool
+	// FoldsByteOffset is the device's byte_offset policy. true: data
+	// pointers are plain addresses, so an import adds byte_offset to data
+	// and an export points data at the first element with byte_offset 0.
+	// false: data may be an opaque handle (DLPack allows it for OpenCL,
+	// Vulkan, Metal, ...): data is kept as the producer gave it and the
+	// offset travels in byte_offset.
+	FoldsByteOffset() bool
+	// Allocate returns n bytes of memory on device id, aligned to at least
+	// Alignment bytes, zeroed when zero is set. n == 0 returns a valid,
+	// unique pointer that must be freed like any other (never nil on
+	// success). n < 0 returns ErrInvalidSize; a failed allocation returns
+	// ErrNoMemory.
+	Allocate(id int32, n int64, zero bool) (unsafe.Pointer, error)
 	// Free releases memory returned by Allocate. Free(nil) does nothing.
 	Free(p unsafe.Pointer)
 	// FreeFunc returns a C function pointer void(*)(void*) equivalent to
 	// Free, callable from C without the Go runtime. Owners store it.
 	FreeFunc() unsafe.Pointer
-	// Copy copies n bytes from src to dst, both on this device. The regions
+	// Copy copies n bytes from src to dst, both on device id. The regions
 	// may overlap. n <= 0 does nothing.
-	Copy(dst, src unsafe.Pointer, n int64) error
-	// Synchronize waits for all work queued on the device (a no-op on CPU).
-	Synchronize() error
+	Copy(id int32, dst, src unsafe.Pointer, n int64) error
+	// CopyFromHost copies n bytes of host memory src to dst on device id.
+	CopyFromHost(id int32, dst, src unsafe.Pointer, n int64) error
+	// CopyToHost copies n bytes from src on device id to host memory dst.
+	CopyToHost(id int32, dst, src unsafe.Pointer, n int64) error
+	// Synchronize waits for all work queued on device id.
+	Synchronize(id int32) error
 }
 
 // Alignment is the byte alignment of every allocation a backend returns.

@@ -8,9 +8,6 @@ import (
 	"strconv"
 	"sync"
 	"unsafe"
-
-	"github.com/godlpack/godlpack/backends"
-	"github.com/godlpack/godlpack/backends/cpu"
 )
 
 // Array is an n-dimensional array for Go programs: a Header plus its shape
@@ -165,18 +162,14 @@ func allocContiguous(where string, dt DataType, shape []int64, out *Header, outS
 	if nbytes < 0 {
 		return fmt.Errorf("%s: %d elements of %d bits overflow int64 bytes: %w", where, size, dt.ItemBits(), ErrOverflow)
 	}
-	var p unsafe.Pointer
-	if zero {
-		p, err = cpu.AllocZeroed(nbytes)
-	} else {
-		p, err = cpu.Alloc(nbytes)
-	}
+	b := hostBackend()
+	p, err := b.Allocate(0, nbytes, zero)
 	if err != nil {
 		return fmt.Errorf("%s: cannot allocate %d bytes: %w", where, nbytes, ErrNoMemory)
 	}
-	o, err := NewOwner(OwnFree, p, cpu.FreeFunc())
+	o, err := NewOwner(OwnFree, p, b.FreeFunc())
 	if err != nil {
-		cpu.Free(p)
+		b.Free(p)
 		return err
 	}
 	*out = Header{Data: p, Owner: o, Offset: 0, DType: dt, Ndim: int32(len(shape)), Device: CPU}
@@ -326,12 +319,29 @@ func (a *Array) acquire(where string) (Header, error) {
 // DataPtr returns the address of the first element (Data + Offset*itemsize)
 // for handing to C code; nil after Release. It stays valid while the array
 // is not released (keep the Array reachable, e.g. with runtime.KeepAlive).
+// On a device whose data pointers may be opaque handles (FoldsByteOffset
+// false) it returns the handle itself, and the first element lies
+// ByteOffset() bytes from it, as DLPack describes such memory.
 func (a *Array) DataPtr() unsafe.Pointer {
 	h, err := a.live("DataPtr()")
 	if err != nil || h.Data == nil {
 		return nil
 	}
+	if !FoldsByteOffset(h.Device) {
+		return h.Data
+	}
 	return unsafe.Add(h.Data, h.Offset*h.DType.ItemSize())
+}
+
+// ByteOffset returns the DLPack byte_offset of the first element from
+// DataPtr(): 0 on the CPU and host kinds, Offset*itemsize on devices whose
+// data pointers may be opaque handles (FoldsByteOffset false).
+func (a *Array) ByteOffset() int64 {
+	h, err := a.live("ByteOffset()")
+	if err != nil || FoldsByteOffset(h.Device) {
+		return 0
+	}
+	return h.Offset * h.DType.ItemSize()
 }
 
 // IsCContiguous reports whether the elements are laid out in row-major
@@ -461,13 +471,6 @@ func absU(a int64) uint64 {
 	}
 	return uint64(a)
 }
-
-// cpuAccessible reports whether the host can read and write memory on d
-// (CPUAccessible in device.go).
-func cpuAccessible(d Device) bool { return CPUAccessible(d.Type) }
-
-var _ = backends.Alignment // core and backends agree on the alignment
-var _ = [1]struct{}{}[backends.Alignment-Alignment]
 
 // dimsString formats dims as (2, 3) like a Python tuple. It copies what it
 // needs so that dims never escapes (callers pass C-memory or stack slices on

@@ -1,18 +1,17 @@
 package core
 
-// Defined by the specification. C twin: core/godlpack.h.
+// The DLPack version godlpack produces and understands. C twin:
+// DLPACK_MAJOR_VERSION / DLPACK_MINOR_VERSION in dlpack.h (checked in
+// consts_check.go).
 const (
-	CapsuleLegacy        = "dltensor"
-	CapsuleLegacyUsed    = "used_dltensor"
-	CapsuleVersioned     = "dltensor_versioned"
-	CapsuleVersionedUsed = "used_dltensor_versioned"
-	CapsuleExchangeAPI   = "dlpack_exchange_api"
+	DLPackMajor = 1
+	DLPackMinor = 3
 )
 
 // DLPackVersion is the version godlpack produces and understands.
-var DLPackVersion = Version{Major: 1, Minor: 3}
+var DLPackVersion = Version{Major: DLPackMajor, Minor: DLPackMinor}
 
-// Ours. C twin: core/godlpack.h.
+// Ours. C twin: core/godlpack.h (checked in consts_check.go).
 const (
 	// MaxNdim is the largest ndim godlpack imports or creates.
 	MaxNdim = 64

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
-
-	"github.com/godlpack/godlpack/backends/cpu"
 )
 
 // Strided copy kernels.
@@ -351,7 +349,7 @@ func CopyInto(dst *Header, dstShape, dstStrides []int64, src *Header, srcShape, 
 			return fmt.Errorf("%s: shapes %s and %s differ: %w", where, dimsString(srcShape), dimsString(dstShape), ErrShape)
 		}
 	}
-	if !cpuAccessible(dst.Device) || !cpuAccessible(src.Device) {
+	if !CPUAccessible(dst.Device.Type) || !CPUAccessible(src.Device.Type) {
 		return fmt.Errorf("%s: %v to %v needs a device backend: %w", where, src.Device, dst.Device, ErrDevice)
 	}
 	size, err := shapeSize(where, dstShape)
@@ -374,11 +372,12 @@ func CopyInto(dst *Header, dstShape, dstStrides []int64, src *Header, srcShape, 
 			return nil
 		}
 		// Overlap with different layouts: go through a contiguous copy.
-		tmp, err := cpu.Alloc(size * k)
+		host := hostBackend()
+		tmp, err := host.Allocate(0, size*k, false)
 		if err != nil {
 			return fmt.Errorf("%s: cannot allocate a %d-byte temporary: %w", where, size*k, ErrNoMemory)
 		}
-		defer cpu.Free(tmp)
+		defer host.Free(tmp)
 		var cs [MaxNdim]int64
 		cStrides(dstShape, cs[:nd])
 		copyRaw(tmp, cs[:nd], sp, srcStrides, dstShape, k, size)

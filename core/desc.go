@@ -50,6 +50,12 @@ func ApplyIndex(h *Header, shape, strides []int64, ops []IndexOp, out *Header, o
 	return applyIndex("__getitem__()", h, shape, strides, ops, out, outShape, outStrides)
 }
 
+// ApplyIndexAt is ApplyIndex whose error messages start with where, the
+// entry point the user called (e.g. "__setitem__()" for a[idx] = v).
+func ApplyIndexAt(where string, h *Header, shape, strides []int64, ops []IndexOp, out *Header, outShape, outStrides []int64) (int, error) {
+	return applyIndex(where, h, shape, strides, ops, out, outShape, outStrides)
+}
+
 func applyIndex(where string, h *Header, shape, strides []int64, ops []IndexOp, out *Header, outShape, outStrides []int64) (int, error) {
 	nd := len(shape)
 	if nd > MaxNdim || len(strides) != nd {

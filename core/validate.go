@@ -47,8 +47,10 @@ import (
 //     overflow checks (every intermediate sum and product must fit), and
 //     data + that range must stay inside the address space: ErrOverflow.
 //
-// On success h.Data = data + byte_offset (byte_offset is folded in; Offset is
-// 0), h.Owner = nil, h.Flags has HeaderReadOnly when the versioned flags say
+// On success, on a device whose byte_offset policy folds it
+// (FoldsByteOffset: the CPU and host kinds) h.Data = data + byte_offset and
+// Offset is 0; on other devices h.Data = data and Offset = byte_offset /
+// itemsize (ErrByteOffset when it does not divide). h.Owner = nil, h.Flags has HeaderReadOnly when the versioned flags say
 // READ_ONLY and HeaderSubBytePadded for padded sub-byte data. Legacy tensors
 // cannot say whether they are writable: godlpack imports them WRITABLE for Go
 // users (the producer handed its memory over, and numpy/torch legacy capsules
@@ -188,14 +190,27 @@ func describe(t *DLTensor, flags uint64, h *Header, shape, strides []int64) erro
 		if lo < 0 && uint64(-lo) > base || hi > 0 && base+uint64(hi) < base {
 			return fmt.Errorf("%w: the byte range the strides reach leaves the address space", ErrOverflow)
 		}
-		if off != 0 {
-			data = unsafe.Add(data, off)
-		}
+	}
+
+	// The byte_offset policy of the device (FoldsByteOffset): fold it into
+	// data, or keep data as given and carry the offset in elements (an empty
+	// tensor addresses nothing: its offset is dropped).
+	var elemOff int64
+	switch {
+	case off == 0 || data == nil:
+	case FoldsByteOffset(dev):
+		data = unsafe.Add(data, off)
+	case size == 0:
+	case itemsize == 0 || off%itemsize != 0:
+		return fmt.Errorf("%w: byte_offset %d of a %s tensor is not a multiple of its %d-bit elements, and its data pointer may be an opaque handle that cannot be offset; ask the producer for a contiguous copy",
+			ErrByteOffset, off, dev.Type, dt.ItemBits())
+	default:
+		elemOff = off / itemsize
 	}
 
 	h.Data = data
 	h.Owner = nil
-	h.Offset = 0
+	h.Offset = elemOff
 	h.DType = dt
 	h.Ndim = ndim
 	h.Device = dev

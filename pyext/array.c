@@ -597,26 +597,24 @@ static Py_ssize_t gd_parse_index(PyObject *key, gd_index_op *ops) {
   return n;
 }
 
-/* All-integer index addressing one element: offset in elements, or -1 with
- * IndexError. Returns -2 if the index is not all-integer of full length. */
+/* The element an all-integer, in-bounds index of full length addresses (a
+ * fast path for a[i, j]): 1 with its offset in elements, else 0 and the Go
+ * path (core.ApplyIndex) decides, errors included. */
 static int gd_scalar_offset(const gd_array *a, const gd_index_op *ops, Py_ssize_t n, int64_t *off) {
-  if (n != a->h.ndim) return -2;
-  for (Py_ssize_t i = 0; i < n; i++)
-    if (ops[i].kind != GD_IDX_INT) return -2;
+  if (n != a->h.ndim) return 0;
   int64_t o = 0;
   for (Py_ssize_t i = 0; i < n; i++) {
     int64_t d = GD_SHAPE(a)[i], k = ops[i].i;
+    if (ops[i].kind != GD_IDX_INT) return 0;
     if (k < 0) k += d;
-    if (k < 0 || k >= d) {
-      PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for axis %d with size %lld",
-                   (long long)ops[i].i, (int)i, (long long)d);
-      return -1;
-    }
+    if (k < 0 || k >= d) return 0;
     o += k * GD_STRIDES(a)[i];
   }
   *off = o;
-  return 0;
+  return 1;
 }
+
+static PyObject *gd_index_view(PyObject *self, const gd_index_op *ops, Py_ssize_t n, int setitem);
 
 static PyObject *gd_array_subscript(PyObject *self, PyObject *key) {
   gd_array *a = (gd_array *)self;
@@ -624,16 +622,22 @@ static PyObject *gd_array_subscript(PyObject *self, PyObject *key) {
   Py_ssize_t n = gd_parse_index(key, ops);
   if (n < 0) return NULL;
   int64_t off;
-  int r = gd_scalar_offset(a, ops, n, &off);
-  if (r == -1) return NULL;
-  if (r == 0 && gd_itemsize(a->h.dtype) > 0 && gd_cpu_accessible(a->h.device)) {
+  if (gd_scalar_offset(a, ops, n, &off) && gd_itemsize(a->h.dtype) > 0 && gd_cpu_accessible(a->h.device)) {
     return gd_unpack(a->h.dtype, gd_elem_ptr(a, off));
   }
+  return gd_index_view(self, ops, n, 0);
+}
+
+/* The view a[ops] (core.ApplyIndex, one Go call); setitem names
+ * __setitem__() in errors. */
+static PyObject *gd_index_view(PyObject *self, const gd_index_op *ops, Py_ssize_t n, int setitem) {
+  gd_array *a = (gd_array *)self;
   gd_header out;
   int64_t oshape[GD_MAX_NDIM], ostrides[GD_MAX_NDIM];
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
-  int cls = gdgo_index(&a->h, GD_SHAPE(a), GD_STRIDES(a), ops, (int)n, &out, oshape, ostrides, msg);
+  int cls = gdgo_index(&a->h, GD_SHAPE(a), GD_STRIDES(a), (gd_index_op *)ops, (int)n, setitem, &out, oshape,
+                       ostrides, msg);
   if (cls != GD_OK) return gd_raise(cls, msg);
   gd_owner_incref(out.owner);
   return gd_array_new(gd_st(self), &out, oshape, ostrides);
@@ -662,36 +666,34 @@ static int gd_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value
     PyErr_SetString(PyExc_TypeError, "godlpack.Array: elements cannot be deleted");
     return -1;
   }
-  if (gd_check_writable(a, "a[idx] = value") < 0) return -1;
+  if (gd_check_writable(a, "__setitem__()") < 0) return -1;
   gd_index_op ops[GD_MAX_INDEX_OPS];
   Py_ssize_t n = gd_parse_index(key, ops);
   if (n < 0) return -1;
   int64_t is = gd_itemsize(a->h.dtype);
   unsigned char elem[16];
   if (is == 0 || is > 16) {
-    PyErr_SetString(PyExc_TypeError, "a[idx] = value: packed sub-byte arrays cannot be written element-wise");
+    PyErr_SetString(PyExc_TypeError, "__setitem__(): packed sub-byte arrays cannot be written element-wise; export the array to a library that knows the type");
     return -1;
   }
   if (gd_pack(a->h.dtype, value, elem) < 0) {
     if (PyErr_ExceptionMatches(PyExc_TypeError) && PySequence_Check(value) && !PyUnicode_Check(value)) {
       PyErr_Clear();
       PyErr_SetString(PyExc_TypeError,
-                      "a[idx] = value: only scalar values can be assigned; "
+                      "__setitem__(): only scalar values can be assigned; "
                       "assign element by element or build a new array with godlpack.asarray");
     }
     return -1;
   }
   int64_t off;
-  int r = gd_scalar_offset(a, ops, n, &off);
-  if (r == -1) return -1;
-  if (r == 0) {
+  if (gd_scalar_offset(a, ops, n, &off)) {
     memcpy(gd_elem_ptr(a, off), elem, (size_t)is);
     return 0;
   }
   if (gd_chunk_eligible(&a->h, GD_SHAPE(a))) {
     /* a[slice] = v on a big array is view.fill(v): interruptible chunks when
      * the selection is big too, one Go call otherwise. */
-    PyObject *view = gd_array_subscript(self, key);
+    PyObject *view = gd_index_view(self, ops, n, 1);
     if (view == NULL) return -1;
     PyObject *r = gd_array_fill(view, value);
     Py_DECREF(view);
@@ -818,7 +820,6 @@ static PyObject *gd_array_sum(PyObject *self, PyObject *unused) {
   }
   switch (r.kind) {
     case GD_SUM_INT:
-    case GD_SUM_BOOL:
       return PyLong_FromLongLong(r.i);
     case GD_SUM_UINT:
       return PyLong_FromUnsignedLongLong(r.u);

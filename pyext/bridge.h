@@ -10,7 +10,9 @@
  *   - never calls the Python C API and never keeps a pointer it was given.
  * The C side maps the class once to a Python exception (errors.c).
  *
- * Keep GD_ERR_* in sync with core.Class (core/errors.go).
+ * Every number here is core's: pyext/consts_check.go fails the build when one
+ * differs (GD_ERR_* = core.Class, GD_IDX_* = core.IndexKind, GD_SUM_* =
+ * core.SumKind).
  */
 #ifndef GODLPACK_BRIDGE_H_
 #define GODLPACK_BRIDGE_H_
@@ -56,7 +58,6 @@ typedef struct gd_index_op {
 #define GD_SUM_UINT 2
 #define GD_SUM_FLOAT 3
 #define GD_SUM_COMPLEX 4
-#define GD_SUM_BOOL 5
 
 typedef struct gd_sum_result {
   int32_t kind;

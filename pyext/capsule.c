@@ -82,40 +82,36 @@ static int gd_is_keyword_typeerror(void) {
 
 int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id, const char *entry,
                          const char *kw) {
-  PyObject *pair = NULL;
-  if (PyTuple_Check(obj)) {
-    pair = obj;
-    Py_INCREF(pair);
-  } else if (st->parse_device != NULL) {
-    pair = PyObject_CallFunctionObjArgs(st->parse_device, obj, NULL);
-    if (pair == NULL) {
-      /* Prefix the entry point: "from_dlpack(): unknown device 'gpu'; ..." */
-      if (PyErr_ExceptionMatches(PyExc_ValueError) || PyErr_ExceptionMatches(PyExc_TypeError)) {
-        PyObject *type, *value, *tb;
-        PyErr_Fetch(&type, &value, &tb);
-        PyObject *s = value ? PyObject_Str(value) : NULL;
-        if (s != NULL) {
-          PyErr_Format(type, "%s: %U", entry, s);
-          Py_DECREF(s);
-          Py_XDECREF(type);
-          Py_XDECREF(value);
-          Py_XDECREF(tb);
-        } else {
-          PyErr_Restore(type, value, tb);
-        }
+  /* One parser for every device argument: godlpack.Device's (the Python
+   * package, built from core's tables), so that device= of from_dlpack and
+   * Device(...) accept and refuse the same values with the same errors. */
+  if (st->parse_device == NULL) {
+    PyErr_Format(PyExc_RuntimeError, "%s: godlpack is not initialised; import godlpack first", entry);
+    return -1;
+  }
+  PyObject *pair = PyObject_CallFunctionObjArgs(st->parse_device, obj, NULL);
+  if (pair == NULL) {
+    /* Prefix the entry point: "from_dlpack(): unknown device 'gpu'; ..." */
+    if (PyErr_ExceptionMatches(PyExc_ValueError) || PyErr_ExceptionMatches(PyExc_TypeError)) {
+      PyObject *type, *value, *tb;
+      PyErr_Fetch(&type, &value, &tb);
+      PyObject *s = value ? PyObject_Str(value) : NULL;
+      if (s != NULL) {
+        PyErr_Format(type, "%s: %U", entry, s);
+        Py_DECREF(s);
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+      } else {
+        PyErr_Restore(type, value, tb);
       }
-      return -1;
     }
-  } else {
-    PyErr_Format(PyExc_TypeError, "%s: %s must be a (device_type, device_id) tuple", entry, kw);
     return -1;
   }
   if (!PyTuple_Check(pair) || PyTuple_Size(pair) != 2 || !PyLong_Check(PyTuple_GetItem(pair, 0)) ||
       !PyLong_Check(PyTuple_GetItem(pair, 1))) {
-    PyErr_Format(PyExc_TypeError,
-                 "%s: %s must be \"cpu\", \"cuda:N\", a godlpack.Device or a (device_type, device_id) "
-                 "tuple of ints, got %R",
-                 entry, kw, obj);
+    PyErr_Format(PyExc_RuntimeError, "%s: the device parser returned %R for %R; please report it", entry, pair,
+                 obj);
     Py_DECREF(pair);
     return -1;
   }
@@ -446,11 +442,12 @@ static void gd_raise_host_refused(PyObject *x, int dev_type, PyObject *copy, con
 }
 
 PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray) {
+  const char *entry = entry_asarray ? "asarray()" : "from_dlpack()";
   gd_import_req req;
   memset(&req, 0, sizeof(req));
-  if (gd_parse_copy(copy, &req.copy, "from_dlpack()") < 0) return NULL;
+  if (gd_parse_copy(copy, &req.copy, entry) < 0) return NULL;
   if (device != NULL && device != Py_None) {
-    if (gd_parse_device_pair(st, device, &req.dev_type, &req.dev_id, "from_dlpack()", "device") < 0)
+    if (gd_parse_device_pair(st, device, &req.dev_type, &req.dev_id, entry, "device") < 0)
       return NULL;
     req.has_device = 1;
   }

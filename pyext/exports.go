@@ -405,19 +405,24 @@ func indexOps(ops *C.gd_index_op, n int, dst *[C.GD_MAX_INDEX_OPS]core.IndexOp) 
 }
 
 // gdgo_index is a[idx] for views: core.ApplyIndex. out.owner is h.owner
-// WITHOUT a new reference (the C side adds it).
+// WITHOUT a new reference (the C side adds it). setitem names
+// "__setitem__()" in errors: a[slice] = v on a big array fills such a view.
 //
 //export gdgo_index
-func gdgo_index(h *C.gd_header, shape, strides *C.int64_t, ops *C.gd_index_op, nops C.int,
+func gdgo_index(h *C.gd_header, shape, strides *C.int64_t, ops *C.gd_index_op, nops C.int, setitem C.int,
 	out *C.gd_header, oshape, ostrides *C.int64_t, msg *C.char) (cls C.int) {
-	defer guard(&cls, msg, "__getitem__()")
+	where := "__getitem__()"
+	if setitem != 0 {
+		where = "__setitem__()"
+	}
+	defer guard(&cls, msg, where)
 	H, O := hdr(h), hdr(out)
 	nd := int(H.Ndim)
 	var buf [C.GD_MAX_INDEX_OPS]core.IndexOp
-	n, err := core.ApplyIndex(H, dims(shape, nd), dims(strides, nd), indexOps(ops, int(nops), &buf),
+	n, err := core.ApplyIndexAt(where, H, dims(shape, nd), dims(strides, nd), indexOps(ops, int(nops), &buf),
 		O, dims(oshape, core.MaxNdim), dims(ostrides, core.MaxNdim))
 	if err != nil {
-		return failAt(msg, "__getitem__()", err)
+		return failAt(msg, where, err)
 	}
 	O.Ndim = int32(n)
 	return 0
@@ -436,14 +441,14 @@ func gdgo_setitem(h *C.gd_header, shape, strides *C.int64_t, ops *C.gd_index_op,
 	var vh core.Header
 	sc := dims(scratch, 2*core.MaxNdim) // the view's shape and strides (C stack)
 	vs, vst := sc[:core.MaxNdim], sc[core.MaxNdim:]
-	n, err := core.ApplyIndex(H, dims(shape, nd), dims(strides, nd), indexOps(ops, int(nops), &buf),
+	n, err := core.ApplyIndexAt("__setitem__()", H, dims(shape, nd), dims(strides, nd), indexOps(ops, int(nops), &buf),
 		&vh, vs, vst)
 	if err != nil {
-		return fail(msg, err)
+		return failAt(msg, "__setitem__()", err)
 	}
 	vh.Ndim = int32(n)
 	if err := core.Fill(&vh, vs[:n], vst[:n], elemBytes(elem, H.DType)); err != nil {
-		return fail(msg, err)
+		return failAt(msg, "__setitem__()", err)
 	}
 	return 0
 }

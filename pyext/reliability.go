@@ -175,5 +175,3 @@ func gdgo_test_gc(msg *C.char) (cls C.int) {
 	runtime.GC()
 	return 0
 }
-
-var _ = unsafe.Pointer(nil)

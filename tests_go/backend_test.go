@@ -80,20 +80,31 @@ func TestCPUAllocZeroedCopyMemset(t *testing.T) {
 // from C on the last reference.
 func TestCPUBackendInterface(t *testing.T) {
 	t.Parallel()
-	var be backends.Backend = cpu.Backend{}
-	assert.Equal(t, backends.Device{Type: int32(core.KDLCPU), ID: 0}, be.Device())
-	require.NoError(t, be.Synchronize())
-	p, err := be.Allocate(64)
+	be := backends.For(int32(core.KDLCPU))
+	require.NotNil(t, be, "backends/cpu registers itself for kDLCPU")
+	assert.Equal(t, int32(core.KDLCPU), be.Type())
+	assert.True(t, be.HostAccessible())
+	assert.True(t, be.FoldsByteOffset())
+	require.NoError(t, be.Synchronize(0))
+	p, err := be.Allocate(0, 64, false)
 	require.NoError(t, err)
-	q, err := be.Allocate(64)
+	q, err := be.Allocate(0, 64, true)
 	require.NoError(t, err)
+	assert.Equal(t, make([]byte, 64), unsafe.Slice((*byte)(q), 64), "zero=true zeroes")
 	src := unsafe.Slice((*byte)(p), 64)
 	for i := range src {
 		src[i] = byte(i * 3)
 	}
-	require.NoError(t, be.Copy(q, p, 64))
+	require.NoError(t, be.Copy(0, q, p, 64))
 	assert.Equal(t, src, unsafe.Slice((*byte)(q), 64))
+	r, err := be.Allocate(0, 64, false)
+	require.NoError(t, err)
+	require.NoError(t, be.CopyToHost(0, r, p, 64))
+	assert.Equal(t, src, unsafe.Slice((*byte)(r), 64))
+	require.NoError(t, be.CopyFromHost(0, r, q, 32))
+	assert.Equal(t, src, unsafe.Slice((*byte)(r), 64))
 	be.Free(q)
+	be.Free(r)
 
 	fn := be.FreeFunc()
 	require.NotNil(t, fn)

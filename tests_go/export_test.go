@@ -61,6 +61,12 @@ func exportCases() []exportCase {
 			flags: core.HeaderSubBytePadded, wantFlags: core.FlagIsSubbyteTypePadded, legacyRefusedBy: core.ErrSubByte},
 		{name: "CUDA header keeps its device", dt: core.Float32, shape: []int64{2}, strides: []int64{1},
 			device: core.Device{Type: core.KDLCUDA, ID: 1}},
+		{name: "OpenCL view keeps its handle, offset in byte_offset", dt: core.Float32, shape: []int64{3}, strides: []int64{-1},
+			offset: 16, device: core.Device{Type: core.KDLOpenCL, ID: 0}},
+		{name: "oneAPI view keeps its handle", dt: core.Int32, shape: []int64{2, 2}, strides: []int64{2, 1},
+			offset: 2, device: core.Device{Type: core.KDLOneAPI, ID: 0}},
+		{name: "CUDA managed memory is host memory: offset folded", dt: core.Float64, shape: []int64{2}, strides: []int64{1},
+			offset: 3, device: core.Device{Type: core.KDLCUDAManaged, ID: 0}},
 	}
 }
 
@@ -78,11 +84,26 @@ func (c exportCase) wantData(h *core.Header) unsafe.Pointer {
 	if c.wantNilData {
 		return nil
 	}
-	itemsize := c.dt.ItemSize()
-	if c.flags&core.HeaderSubBytePadded != 0 {
-		itemsize = 1
+	if !modelFolds(h.Device.Type) {
+		return h.Data // a device handle is never offset
 	}
-	return unsafe.Add(h.Data, c.offset*itemsize)
+	return unsafe.Add(h.Data, c.offset*c.itemsize())
+}
+
+func (c exportCase) itemsize() int64 {
+	if c.flags&core.HeaderSubBytePadded != 0 {
+		return 1
+	}
+	return c.dt.ItemSize()
+}
+
+// wantByteOffset: 0 where the policy folds the offset into data, the
+// element offset in bytes on devices whose data may be a handle.
+func (c exportCase) wantByteOffset(h *core.Header) uint64 {
+	if c.wantNilData || modelFolds(h.Device.Type) {
+		return 0
+	}
+	return uint64(c.offset * c.itemsize())
 }
 
 // checkExportedTensor checks the DLTensor part and the single-allocation
@@ -95,7 +116,7 @@ func checkExportedTensor(t *testing.T, c exportCase, h *core.Header, base unsafe
 	assert.Equal(t, h.Device, dl.Device)
 	assert.EqualValues(t, n, dl.Ndim)
 	assert.Equal(t, c.dt, dl.DType)
-	assert.Zero(t, dl.ByteOffset, "byte_offset")
+	assert.Equal(t, c.wantByteOffset(h), dl.ByteOffset, "byte_offset")
 	require.NotNil(t, dl.Shape, "shape is never NULL")
 	require.NotNil(t, dl.Strides, "strides are always filled")
 	assert.Equal(t, unsafe.Add(base, structSize), unsafe.Pointer(dl.Shape), "shape follows the struct")

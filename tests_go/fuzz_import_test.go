@@ -216,8 +216,32 @@ func model(s *cfixture.Spec, versioned bool, data uintptr) (ok bool, strides []i
 		if new(big.Int).Add(b, lo).Sign() < 0 || new(big.Int).Add(b, hi).Cmp(bigTwo64) >= 0 {
 			return false, nil
 		}
+		// Device memory keeps its data pointer (maybe a handle): the offset
+		// must be a whole number of (byte-sized) elements.
+		if s.ByteOffset != 0 && !modelFolds(s.Device.Type) {
+			if packed || int64(s.ByteOffset)%modelItemSize(s.DType, padded) != 0 {
+				return false, nil
+			}
+		}
 	}
 	return true, strides
+}
+
+// modelFolds is the byte_offset policy the model expects: folded into data
+// on the CPU and DLPack's host kinds, carried in byte_offset elsewhere.
+func modelFolds(t core.DeviceType) bool {
+	switch t {
+	case core.KDLCPU, core.KDLCUDAHost, core.KDLROCMHost, core.KDLCUDAManaged:
+		return true
+	}
+	return false
+}
+
+func modelItemSize(dt core.DataType, padded bool) int64 {
+	if padded {
+		return 1
+	}
+	return int64(dt.Bits) / 8
 }
 
 func runFuzzDescribe(t *testing.T, f fuzzTensor) {
@@ -258,11 +282,14 @@ func runFuzzDescribe(t *testing.T, f fuzzTensor) {
 		t.Fatalf("%+v: accepted a tensor the model refuses (h=%+v)", s, h)
 	}
 	n := int(s.Ndim)
-	wantData := data
-	if data != 0 {
+	wantData, wantOffset := data, int64(0)
+	if data != 0 && modelFolds(s.Device.Type) {
 		wantData = data + uintptr(s.ByteOffset)
+	} else if data != 0 && s.ByteOffset != 0 {
+		padded := f.versioned && s.Flags&core.FlagIsSubbyteTypePadded != 0
+		wantOffset = int64(s.ByteOffset) / modelItemSize(s.DType, padded)
 	}
-	if uintptr(h.Data) != wantData || h.Offset != 0 || h.Owner != nil || h.Ndim != s.Ndim ||
+	if uintptr(h.Data) != wantData || h.Offset != wantOffset || h.Owner != nil || h.Ndim != s.Ndim ||
 		h.DType != s.DType || h.Device != s.Device {
 		t.Fatalf("%+v: header %+v", s, h)
 	}

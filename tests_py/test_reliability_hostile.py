@@ -189,7 +189,17 @@ def expect(case):
     if data:
         if (lo < 0 and -lo > data) or (hi > 0 and data + hi >= U64):
             return "address-space"
+        # Device memory keeps its data pointer (maybe an opaque handle): a
+        # non-empty tensor's offset must be a whole number of elements.
+        if off and size and case["device"][0] not in HOST_DEVICE_TYPES:
+            if (subbyte and not padded) or off % (1 if padded else bits // 8):
+                return "byte_offset"
     return None
+
+
+# DLPack device types whose data pointers are host addresses (byte_offset is
+# folded into data on import): kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged.
+HOST_DEVICE_TYPES = (1, 3, 11, 13)
 
 
 def _c_contiguous(shape, strides):

@@ -70,17 +70,32 @@ import (
 // Alignment is the alignment in bytes of every allocation.
 const Alignment = backends.Alignment
 
-// Backend is the CPU backend. Its zero value is ready to use and holds no
-// state; it implements backends.Backend.
+// Backend is the CPU backend (kDLCPU): host memory addressed by plain
+// pointers. Its zero value is ready to use and holds no state; it implements
+// backends.Backend and registers itself for kDLCPU.
 type Backend struct{}
 
 var _ backends.Backend = Backend{}
 
-// Device returns kDLCPU:0.
-func (Backend) Device() backends.Device { return backends.Device{Type: 1, ID: 0} }
+func init() { backends.Register(Backend{}) }
 
-// Allocate returns n bytes of 256-byte aligned C memory (see Alloc).
-func (Backend) Allocate(n int64) (unsafe.Pointer, error) { return Alloc(n) }
+// Type returns kDLCPU.
+func (Backend) Type() backends.DeviceType { return kDLCPU }
+
+// HostAccessible is true: this is host memory.
+func (Backend) HostAccessible() bool { return true }
+
+// FoldsByteOffset is true: CPU data pointers are plain addresses.
+func (Backend) FoldsByteOffset() bool { return true }
+
+// Allocate returns n bytes of 256-byte aligned C memory (see Alloc and
+// AllocZeroed). The CPU has one device: id is not used.
+func (Backend) Allocate(_ int32, n int64, zero bool) (unsafe.Pointer, error) {
+	if zero {
+		return AllocZeroed(n)
+	}
+	return Alloc(n)
+}
 
 // Free releases memory from Allocate (see Free).
 func (Backend) Free(p unsafe.Pointer) { Free(p) }
@@ -89,13 +104,28 @@ func (Backend) Free(p unsafe.Pointer) { Free(p) }
 func (Backend) FreeFunc() unsafe.Pointer { return FreeFunc() }
 
 // Copy copies n bytes with memmove (see Copy).
-func (Backend) Copy(dst, src unsafe.Pointer, n int64) error {
+func (Backend) Copy(_ int32, dst, src unsafe.Pointer, n int64) error {
+	Copy(dst, src, n)
+	return nil
+}
+
+// CopyFromHost is Copy: the device is the host.
+func (Backend) CopyFromHost(_ int32, dst, src unsafe.Pointer, n int64) error {
+	Copy(dst, src, n)
+	return nil
+}
+
+// CopyToHost is Copy: the device is the host.
+func (Backend) CopyToHost(_ int32, dst, src unsafe.Pointer, n int64) error {
 	Copy(dst, src, n)
 	return nil
 }
 
 // Synchronize does nothing: CPU work is synchronous.
-func (Backend) Synchronize() error { return nil }
+func (Backend) Synchronize(int32) error { return nil }
+
+// kDLCPU in DLPack's numbering (core.KDLCPU; backends never imports core).
+const kDLCPU backends.DeviceType = 1
 
 // Alloc returns n bytes of C memory aligned to Alignment. n == 0 returns a
 // valid, unique pointer (one byte) that must be freed. It returns

@@ -1,0 +1,121 @@
+"""Regressions of issue 10 ("One place for every rule"): each test failed
+before its fix. The rules themselves live in core/ (docs/architecture.md)."""
+
+from __future__ import annotations
+
+import ctypes
+
+import pytest
+
+import godlpack as gd
+from _helpers import CapsuleInfo, collect, craft_capsule, optional, requires
+
+np = optional("numpy")
+dpnp = optional("dpnp")
+
+kDLOpenCL, kDLOneAPI = 4, 14
+
+
+# ---- 1. byte_offset of device memory stays in byte_offset -------------------
+
+
+@pytest.mark.parametrize("device", [(kDLOpenCL, 0), (kDLOneAPI, 0), (7, 1)])
+@pytest.mark.parametrize("max_version", [(1, 3), None])
+def test_device_handle_keeps_data_and_byte_offset(device, max_version):
+    """A crafted device tensor, data=0x10000 (a handle, never memory) and
+    byte_offset=64, comes back with the same data and byte_offset, and a view
+    a[2:] adds to byte_offset, not to the handle."""
+    handle = 0x10000
+    cap, rec = craft_capsule(shape=(10,), strides=(1,), dtype=(2, 32, 1), data=handle, byte_offset=64,
+                             device=device)
+    a = gd.from_dlpack(cap)  # a raw capsule: held where it lives
+    assert a.device == gd.Device(device)
+    for view, want in [(a, 64), (a[2:], 72), (a[::-1], 64 + 9 * 4), (a[3:8:2][1:], 64 + 5 * 4)]:
+        info = CapsuleInfo(view.__dlpack__(max_version=max_version))
+        assert info.data == handle, "the handle must not be offset"
+        assert info.byte_offset == want
+        assert info.device == device
+    del a, view, cap
+    collect()
+    assert rec.deleted == 1
+
+
+def test_host_memory_still_folds_byte_offset():
+    """CPU memory keeps DLPack's recommended form: data at the first element."""
+    buf = (ctypes.c_double * 8)(*range(8))
+    cap, rec = craft_capsule(buf, shape=(4,), strides=(1,), byte_offset=16)
+    a = gd.from_dlpack(cap)
+    assert a.tolist() == [2.0, 3.0, 4.0, 5.0]
+    info = CapsuleInfo(a[1:].__dlpack__(max_version=(1, 3)))
+    assert (info.data, info.byte_offset) == (ctypes.addressof(buf) + 24, 0)
+    del a, cap
+    collect()
+    assert rec.deleted == 1
+
+
+@requires("numpy", "dpnp", "dpctl")
+@pytest.mark.parametrize("view", ["[::-1]", "[2:]", "[1:9:3]", "[::-2][1:]"])
+def test_dpnp_round_trip_of_a_view(view):
+    import _dpenv  # noqa: F401  (OCL_ICD_FILENAMES before any device lookup)
+    import dpnp.tensor as dpt
+
+    _dpenv.sycl_cpu_device()
+    x = eval("dpt.arange(10, dtype='i4')" + view)
+    y = gd.from_dlpack(x.__dlpack__(max_version=(1, 3)))  # held on kDLOneAPI
+    assert y.device.type == gd.DLDeviceType.kDLOneAPI
+    z = dpt.from_dlpack(y)
+    assert dpt.asnumpy(z).tolist() == dpt.asnumpy(x).tolist()
+    w = dpt.from_dlpack(y[1:])
+    assert dpt.asnumpy(w).tolist() == dpt.asnumpy(x).tolist()[1:]
+
+
+# ---- 3. writes name __setitem__() --------------------------------------------
+
+
+@pytest.mark.parametrize("key, exc", [("n", IndexError), ("-n-1", IndexError), ((0, 0), IndexError),
+                                      (slice(None), None), ("..., n", IndexError)])
+@pytest.mark.parametrize("n", [3, 1 << 23])  # small, and big enough for the chunked a[slice] = v
+def test_setitem_errors_name_setitem(key, exc, n):
+    if isinstance(key, str):
+        key = eval(key, {"n": n})
+    a = gd.zeros(n)
+    if exc is None:
+        a[key] = 1.0
+        assert a[0] == 1.0 and a[n - 1] == 1.0
+        return
+    with pytest.raises(exc, match=r"^__setitem__\(\): "):
+        a[key] = 1.0
+    with pytest.raises(exc, match=r"^__getitem__\(\): "):
+        a[key]
+
+
+def test_setitem_on_read_only_names_setitem():
+    a = gd.from_dlpack(gd.arange(3.0).__dlpack__(max_version=(1, 3)))
+    b = gd.asarray(memoryview(b"abc"))
+    with pytest.raises(ValueError, match=r"^__setitem__\(\): .*read-only"):
+        b[0] = 1
+    a[0] = 2.0  # writable stays writable
+
+
+# ---- 5. one device parser, one answer ------------------------------------------
+
+
+@pytest.mark.parametrize("spec", [(1, 0, 0), (1,), (), ("cpu", 0), (1, 0.0), (99, 0), (1, 5), "gpu",
+                                  "cpu:x", "cuda:-1", 3.5, [1, 0]])
+@pytest.mark.parametrize("entry", ["from_dlpack", "asarray"])
+def test_device_argument_errors_match_device(spec, entry):
+    """from_dlpack/asarray(device=spec) refuse exactly what gd.Device(spec)
+    refuses, with the same class and message, prefixed by the entry point."""
+    with pytest.raises((TypeError, ValueError)) as want:
+        gd.Device(spec)
+    a = gd.arange(3.0)
+    f = getattr(gd, entry)
+    with pytest.raises(want.type) as got:
+        f(a, device=spec)
+    assert str(got.value) == f"{entry}(): {want.value}"
+
+
+@pytest.mark.parametrize("spec", ["cpu", "cpu:0", (1, 0), gd.Device("cpu")])
+def test_device_argument_accepted_like_device(spec):
+    assert gd.Device(spec) == gd.Device("cpu")
+    assert gd.from_dlpack(gd.arange(3.0), device=spec).tolist() == [0.0, 1.0, 2.0]
