@@ -59,6 +59,7 @@ func newOwnedArray(h Header, shape, strides []int64) *Array {
 		copy(a.strides, strides)
 	}
 	a.hdr.Ndim = int32(n)
+	a.hdr.SetDerivedFlags(a.shape, a.strides)
 	if o := h.Owner; o != nil {
 		a.cleanup = runtime.AddCleanup(a, releaseOwner, o)
 	} else {
@@ -174,6 +175,7 @@ func allocContiguous(where string, dt DataType, shape []int64, out *Header, outS
 	}
 	*out = Header{Data: p, Owner: o, Offset: 0, DType: dt, Ndim: int32(len(shape)), Device: CPU}
 	cStrides(shape, outStrides[:len(shape)])
+	out.SetDerivedFlags(shape, outStrides[:len(shape)])
 	return nil
 }
 
@@ -347,10 +349,10 @@ func (a *Array) ByteOffset() int64 {
 // IsCContiguous reports whether the elements are laid out in row-major
 // order without gaps. Like numpy, dimensions of length 1 may have any
 // stride, and an array with a zero-length dimension is contiguous.
-func (a *Array) IsCContiguous() bool { return isCContig(a.shape, a.strides) }
+func (a *Array) IsCContiguous() bool { return isCContiguous(a.shape, a.strides) }
 
 // IsFContiguous is IsCContiguous for column-major order.
-func (a *Array) IsFContiguous() bool { return isFContig(a.shape, a.strides) }
+func (a *Array) IsFContiguous() bool { return isFContiguous(a.shape, a.strides) }
 
 // String describes the array: dtype, shape, strides, device.
 func (a *Array) String() string {
@@ -358,56 +360,6 @@ func (a *Array) String() string {
 }
 
 // ---- shared helpers ----
-
-func isCContig(shape, strides []int64) bool {
-	for _, d := range shape {
-		if d == 0 {
-			return true
-		}
-	}
-	exp := int64(1)
-	for i := len(shape) - 1; i >= 0; i-- {
-		if shape[i] == 1 {
-			continue
-		}
-		if strides[i] != exp {
-			return false
-		}
-		exp *= shape[i]
-	}
-	return true
-}
-
-func isFContig(shape, strides []int64) bool {
-	for _, d := range shape {
-		if d == 0 {
-			return true
-		}
-	}
-	exp := int64(1)
-	for i := range shape {
-		if shape[i] == 1 {
-			continue
-		}
-		if strides[i] != exp {
-			return false
-		}
-		exp *= shape[i]
-	}
-	return true
-}
-
-// cStrides writes the C-contiguous strides of shape (in elements) to out.
-// Zero dimensions give the strides of the shape with zeros replaced by 1.
-func cStrides(shape, out []int64) {
-	s := int64(1)
-	for i := len(shape) - 1; i >= 0; i-- {
-		out[i] = s
-		if d := shape[i]; d > 1 {
-			s *= d
-		}
-	}
-}
 
 // shapeSize returns the element count, or ErrShape / ErrOverflow.
 func shapeSize(where string, shape []int64) (int64, error) {

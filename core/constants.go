@@ -23,4 +23,14 @@ const (
 	// float4) each fill a whole byte, as a producer signals with
 	// FlagIsSubbyteTypePadded. Without it, sub-byte data is packed.
 	HeaderSubBytePadded uint64 = 1 << 1
+
+	// Derived flags: facts core decides about an array's memory and layout
+	// (Header.SetDerivedFlags) that the C skin only reads.
+
+	// HeaderHost: the CPU can address the data (CPUAccessible).
+	HeaderHost uint64 = 1 << 2
+	// HeaderCContig: C-contiguous (row-major, no gaps).
+	HeaderCContig uint64 = 1 << 3
+	// HeaderFContig: Fortran-contiguous (column-major, no gaps).
+	HeaderFContig uint64 = 1 << 4
 )

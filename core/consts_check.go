@@ -60,9 +60,15 @@ var (
 	_ = [1]struct{}{}[C.GD_ALIGNMENT-Alignment]
 	_ = [1]struct{}{}[C.GD_FLAG_READONLY-HeaderReadOnly]
 	_ = [1]struct{}{}[C.GD_FLAG_SUBBYTE_PADDED-HeaderSubBytePadded]
+	_ = [1]struct{}{}[C.GD_FLAG_HOST-HeaderHost]
+	_ = [1]struct{}{}[C.GD_FLAG_C_CONTIG-HeaderCContig]
+	_ = [1]struct{}{}[C.GD_FLAG_F_CONTIG-HeaderFContig]
 	_ = [1]struct{}{}[C.GD_COPY_IF_NEEDED-int64(CopyIfNeeded)]
 	_ = [1]struct{}{}[C.GD_COPY_ALWAYS-int64(CopyAlways)]
 	_ = [1]struct{}{}[C.GD_COPY_NEVER-int64(CopyNever)]
+	_ = [1]struct{}{}[C.GD_RETRY_NONE-int64(RetryNone)]
+	_ = [1]struct{}{}[C.GD_RETRY_HOST_COPY-int64(RetryHostCopy)]
+	_ = [1]struct{}{}[C.GD_RETRY_DLPACK-int64(RetryDLPack)]
 )
 
 // core and its backends agree on the alignment of allocations.

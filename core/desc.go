@@ -154,6 +154,7 @@ func applyIndex(where string, h *Header, shape, strides []int64, ops []IndexOp, 
 	}
 	hdr.Offset = off
 	hdr.Ndim = int32(k)
+	hdr.SetDerivedFlags(outShape[:k], outStrides[:k])
 	*out = hdr
 	return k, nil
 }
@@ -268,6 +269,7 @@ func TransposeDesc(h *Header, shape, strides []int64, axes []int, out *Header, o
 		}
 	}
 	hdr.Ndim = int32(nd)
+	hdr.SetDerivedFlags(outShape[:nd], outStrides[:nd])
 	*out = hdr
 	return nil
 }
@@ -332,7 +334,7 @@ func ReshapeDesc(h *Header, shape, strides []int64, newShape []int64, out *Heade
 	var ns [MaxNdim]int64
 	copy(ns[:], newShape)
 	var nst [MaxNdim]int64
-	if size == 0 || isCContig(shape, strides) {
+	if size == 0 || isCContiguous(shape, strides) {
 		cStrides(ns[:nn], nst[:nn])
 	} else if !nocopyReshape(shape, strides, ns[:nn], nst[:nn]) {
 		return fmt.Errorf("%s: cannot reshape this strided array of shape %s into shape %s without a copy; use Copy().Reshape(...) (Python: a.copy().reshape(...)): %w", where, dimsString(shape), dimsString(newShape), ErrReshape)
@@ -340,6 +342,7 @@ func ReshapeDesc(h *Header, shape, strides []int64, newShape []int64, out *Heade
 	copy(outStrides, nst[:nn])
 	hdr := *h
 	hdr.Ndim = int32(nn)
+	hdr.SetDerivedFlags(newShape, outStrides[:nn])
 	*out = hdr
 	return nil
 }

@@ -160,6 +160,44 @@ static int gd_fast_byte_range(int32_t n, const int64_t *shape, const int64_t *st
   return 1;
 }
 
+// core.isCContiguous / isFContiguous (layout.go): a zero dimension makes any
+// layout contiguous; size-1 dimensions may have any stride; a product past
+// the last dimension checked may overflow.
+static int gd_fast_has_zero(int32_t n, const int64_t *shape) {
+  for (int32_t k = 0; k < n; k++)
+    if (shape[k] == 0) return 1;
+  return 0;
+}
+
+static int gd_fast_c_contig(int32_t n, const int64_t *shape, const int64_t *strides) {
+  int64_t want = 1;
+  for (int32_t k = n - 1; k >= 0; k--) {
+    if (shape[k] == 1) continue;
+    if (strides[k] != want) return 0;
+    if (__builtin_mul_overflow(want, shape[k], &want) && k > 0) return 0;
+  }
+  return 1;
+}
+
+static int gd_fast_f_contig(int32_t n, const int64_t *shape, const int64_t *strides) {
+  int64_t want = 1;
+  for (int32_t k = 0; k < n; k++) {
+    if (shape[k] == 1) continue;
+    if (strides[k] != want) return 0;
+    if (__builtin_mul_overflow(want, shape[k], &want) && k < n - 1) return 0;
+  }
+  return 1;
+}
+
+// core.Header.SetDerivedFlags for a tensor on (kDLCPU, 0).
+static uint64_t gd_fast_derived_flags(int32_t n, const int64_t *shape, const int64_t *strides) {
+  if (gd_fast_has_zero(n, shape)) return GD_FLAG_HOST | GD_FLAG_C_CONTIG | GD_FLAG_F_CONTIG;
+  uint64_t f = GD_FLAG_HOST;
+  if (gd_fast_c_contig(n, shape, strides)) f |= GD_FLAG_C_CONTIG;
+  if (gd_fast_f_contig(n, shape, strides)) f |= GD_FLAG_F_CONTIG;
+  return f;
+}
+
 // core.PlanImport with no copy to make: no device change and copy None/False,
 // or copy=True already honoured by a negotiated producer (IS_COPIED).
 static int gd_fast_plan_no_copy(const gd_import_req *req, uint64_t flags) {
@@ -214,7 +252,8 @@ static int gd_fast_describe_tensor(const DLTensor *t, uint64_t flags, gd_header 
   h->dtype = t->dtype;
   h->ndim = n;
   h->device = t->device;
-  h->flags = (flags & DLPACK_FLAG_BITMASK_READ_ONLY) ? GD_FLAG_READONLY : 0;
+  h->flags = ((flags & DLPACK_FLAG_BITMASK_READ_ONLY) ? GD_FLAG_READONLY : 0) |
+             gd_fast_derived_flags(n, shape, strides);
   return 1;
 }
 

@@ -31,6 +31,11 @@
 /* gd_header.flags */
 #define GD_FLAG_READONLY ((uint64_t)1 << 0)
 #define GD_FLAG_SUBBYTE_PADDED ((uint64_t)1 << 1)
+/* Derived flags, set by core (core.Header.SetDerivedFlags) and read by the
+ * skin: the CPU can address the data; C- / Fortran-contiguous layout. */
+#define GD_FLAG_HOST ((uint64_t)1 << 2)
+#define GD_FLAG_C_CONTIG ((uint64_t)1 << 3)
+#define GD_FLAG_F_CONTIG ((uint64_t)1 << 4)
 
 /* What an owner releases when its count reaches zero. */
 enum {
@@ -82,21 +87,40 @@ typedef struct gd_export_req {
   int32_t copy; /* GD_COPY_* */
   int32_t has_stream;
   int64_t stream;
-  /* in, optional: a C-contiguous copy of the array that the C skin already
-   * made in interruptible chunks (pyext/reliability.c); used when the plan
-   * copies. The fast path never copies, so it ignores these. */
+  /* in: > 0 asks Go to leave a planned copy of more than this many bytes to
+   * the C skin, which copies in interruptible chunks (pyext/reliability.c)
+   * and calls again with precopied set. */
+  int64_t defer_copy_over;
+  /* out: 1 when Go planned a copy and left it to the C skin (nothing was
+   * exported). */
+  int32_t copy_deferred;
+  int32_t reserved;
+  /* in, optional: the C-contiguous copy the C skin made after Go deferred it;
+   * exported instead of the array when the plan copies. The fast path never
+   * copies, so it ignores these. */
   const gd_header *precopied;
   const int64_t *precopied_strides;
 } gd_export_req;
 
 /* from_dlpack keywords (core.ImportRequest); read by the Go import and by
  * gd_fast_describe. */
+/* gd_import_req.retry: core.Retry. */
+#define GD_RETRY_NONE 0
+#define GD_RETRY_HOST_COPY 1 /* ask the producer for dl_device=(kDLCPU, 0) */
+#define GD_RETRY_DLPACK 2    /* release the exchange-API tensor, use __dlpack__ */
+
 typedef struct gd_import_req {
   int32_t dev_type;
   int32_t dev_id;
   int32_t has_device;
   int32_t copy;       /* GD_COPY_* */
   int32_t negotiated; /* the producer accepted dl_device/copy */
+  /* in: the producer may be asked again (core.ImportRequest.MayAskHostCopy) */
+  int32_t may_ask_host_copy;
+  /* in: the tensor came through a C exchange API (core.ImportRequest.NoSync) */
+  int32_t no_sync;
+  /* out: GD_RETRY_*; the tensor was not consumed and must be asked for again */
+  int32_t retry;
   /* out: 1 when Go left the planned copy to the C skin (defer_copy_over);
    * the header then describes the producer's tensor, owned. */
   int32_t copy_deferred;

@@ -15,7 +15,26 @@ type Header struct {
 	DType  DataType
 	Ndim   int32
 	Device Device
-	Flags  uint64 // HeaderReadOnly
+	Flags  uint64 // HeaderReadOnly, HeaderSubBytePadded and the derived flags
+}
+
+// SetDerivedFlags recomputes HeaderHost, HeaderCContig and HeaderFContig
+// from h.Device and the layout (shape and strides have h.Ndim entries).
+// Every function of core that produces a header calls it, so the CPython
+// skin answers the buffer protocol and its fast paths from flags, without
+// deciding device or layout facts itself.
+func (h *Header) SetDerivedFlags(shape, strides []int64) {
+	f := h.Flags &^ (HeaderHost | HeaderCContig | HeaderFContig)
+	if CPUAccessible(h.Device.Type) {
+		f |= HeaderHost
+	}
+	if isCContiguous(shape, strides) {
+		f |= HeaderCContig
+	}
+	if isFContiguous(shape, strides) {
+		f |= HeaderFContig
+	}
+	h.Flags = f
 }
 
 // ReadOnly reports whether writes through this header are refused.

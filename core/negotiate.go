@@ -168,6 +168,11 @@ func planExport(src Device, readOnly bool, req *ExportRequest, p *ExportPlan) er
 	default:
 		p.Copy = needCopy
 	}
+	if p.Copy && !needCopy && !CanCopy(src, CPU) {
+		return errorf(ErrDevice,
+			"__dlpack__(): copy=True but godlpack has no memory backend for %s and cannot copy the array there; pass copy=None, or copy it with the library that made it",
+			src)
+	}
 	if req.HasStream && !streamOK(p.Target.Type, req.Stream) {
 		return streamErr(p.Target.Type, req.Stream)
 	}
@@ -194,7 +199,8 @@ func streamErr(t DeviceType, stream int64) error {
 		"__dlpack__(): stream=%d is not supported for a %s tensor; pass stream=None or -1", stream, t)
 }
 
-// ImportRequest holds the keywords of from_dlpack(x, /, *, device, copy).
+// ImportRequest holds the keywords of from_dlpack(x, /, *, device, copy)
+// and how the tensor reached us.
 type ImportRequest struct {
 	Device    Device
 	HasDevice bool // device keyword given (not None)
@@ -203,29 +209,77 @@ type ImportRequest struct {
 	// (a versioned-era __dlpack__ that did not raise TypeError for them).
 	// False for raw capsules and for old producers retried without them.
 	Negotiated bool
+	// MayAskHostCopy: the tensor came from x.__dlpack__() of a producer that
+	// can still be asked again (not a raw capsule, not godlpack's own
+	// array, not already a host-copy request).
+	MayAskHostCopy bool
+	// NoSync: the tensor came through a C exchange API, which never
+	// synchronises streams (dlpack-rules C9).
+	NoSync bool
 }
+
+// Retry says that from_dlpack must not take the tensor it was handed but
+// ask its producer again; the tensor is left unconsumed (C4).
+type Retry int32
+
+// Retries.
+const (
+	RetryNone Retry = 0
+	// RetryHostCopy: ask the producer for a host copy,
+	// __dlpack__(dl_device=(kDLCPU, 0)) (AsksHostCopy).
+	RetryHostCopy Retry = 1
+	// RetryDLPack: release the exchange-API tensor and call __dlpack__,
+	// which may synchronise the producer's stream.
+	RetryDLPack Retry = 2
+)
 
 // ImportPlan says what from_dlpack must do after taking the tensor.
 type ImportPlan struct {
+	// Retry, when not RetryNone: do not take the tensor; ask again.
+	Retry Retry
 	// Copy: copy the imported tensor to Device before returning it.
 	Copy bool
 	// Device is the device of the array from_dlpack returns.
 	Device Device
 }
 
-// PlanImport decides, once the tensor is taken, what from_dlpack must still
-// do itself (dlpack-rules C1, C5–C7). got is the imported tensor's device,
-// flags its DLManagedTensorVersioned flags (0 for legacy). Checks, in order:
+// AsksHostCopy reports whether from_dlpack(x) with device=None asks a
+// producer whose tensor lives on device type t for a host copy
+// (dl_device=(kDLCPU, 0)) instead of holding it: memory the CPU cannot read
+// and godlpack has no backend for, except CUDA and ROCm, whose tensors are
+// held where they are (torch and cupy take them back zero-copy).
+func AsksHostCopy(t DeviceType) bool {
+	if CPUAccessible(t) || backendOf(t) != nil || !KnownDeviceType(t) {
+		return false
+	}
+	return t != KDLCUDA && t != KDLROCM
+}
+
+// NoSyncImportOK reports whether a tensor on device type t may be taken
+// through a C exchange API, which never synchronises: memory no device
+// stream writes to (kDLCPU and the pinned host kinds). Others take the
+// __dlpack__ path.
+func NoSyncImportOK(t DeviceType) bool {
+	return t == KDLCPU || t == KDLCUDAHost || t == KDLROCMHost
+}
+
+// PlanImport decides, once the tensor is described, what from_dlpack must
+// still do itself (dlpack-rules C1, C5–C7, C9). got is the imported
+// tensor's device, flags its DLManagedTensorVersioned flags (0 for legacy).
+// Checks, in order:
 //
 //  1. copy must be a CopyMode, else ErrCopyArg (ValueError).
-//  2. device absent or equal to got → no copy needed; otherwise a device
+//  2. NoSync and a device NoSyncImportOK refuses → RetryDLPack;
+//     MayAskHostCopy, no device keyword and AsksHostCopy → RetryHostCopy.
+//  3. device absent or equal to got → no copy needed; otherwise a device
 //     CanCopy reaches from got → copy needed; otherwise ErrDevice
 //     (BufferError).
-//  3. copy=False with a copy needed → ErrCopyNeeded (BufferError; the
+//  4. copy=False with a copy needed → ErrCopyNeeded (BufferError; the
 //     standard hesitates between ValueError and BufferError).
-//  4. copy=True: copy, unless the producer was negotiated with and already
+//  5. copy=True: copy, unless the producer was negotiated with and already
 //     copied (FlagIsCopied set). Without negotiation IS_COPIED is not
-//     trusted: the producer never saw copy=True.
+//     trusted: the producer never saw copy=True. A copy on a device
+//     godlpack cannot copy (no backend) → ErrDevice.
 //
 // A producer that copied although asked copy=False is not an error: the
 // result is still a valid array. Messages start with "from_dlpack(): " and
@@ -235,6 +289,14 @@ func PlanImport(got Device, flags uint64, req ImportRequest) (ImportPlan, error)
 		return ImportPlan{}, errorf(ErrCopyArg, "from_dlpack(): invalid copy mode %d; pass copy=None, True or False", int(req.Copy))
 	}
 	p := ImportPlan{Device: got}
+	if req.NoSync && !NoSyncImportOK(got.Type) {
+		p.Retry = RetryDLPack
+		return p, nil
+	}
+	if req.MayAskHostCopy && !req.HasDevice && AsksHostCopy(got.Type) {
+		p.Retry = RetryHostCopy
+		return p, nil
+	}
 	needCopy := false
 	if req.HasDevice && !CPUAccessible(req.Device.Type) {
 		// C7: a device we cannot produce. Without a backend for it we can
@@ -264,6 +326,11 @@ func PlanImport(got Device, flags uint64, req ImportRequest) (ImportPlan, error)
 		p.Copy = needCopy || !(req.Negotiated && flags&FlagIsCopied != 0)
 	default:
 		p.Copy = needCopy
+	}
+	if p.Copy && !needCopy && !CanCopy(got, CPU) {
+		return ImportPlan{}, errorf(ErrDevice,
+			"from_dlpack(): copy=True but godlpack has no memory backend for %s and cannot copy the tensor there; pass copy=None, or copy it with the library that made it",
+			got)
 	}
 	return p, nil
 }

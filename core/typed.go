@@ -108,7 +108,7 @@ func (a *Array) Bytes() ([]byte, error) {
 // contiguousData checks C-contiguity and the device, pins the array and
 // returns the first element's address and the element count.
 func (a *Array) contiguousData(where string, h Header) (unsafe.Pointer, int64, error) {
-	if !isCContig(a.shape, a.strides) {
+	if !isCContiguous(a.shape, a.strides) {
 		return nil, 0, fmt.Errorf("%s: array is not C-contiguous; use Copy() first: %w", where, ErrStrides)
 	}
 	if !CPUAccessible(h.Device.Type) {

@@ -221,6 +221,7 @@ func describe(t *DLTensor, flags uint64, h *Header, shape, strides []int64) erro
 	if padded {
 		h.Flags |= HeaderSubBytePadded
 	}
+	h.SetDerivedFlags(shape[:n], strides[:n])
 	return nil
 }
 
@@ -262,47 +263,6 @@ func byteRange(shape, strides []int64, itemsize, off int64) (lo, hi int64, ok bo
 		return 0, 0, false
 	}
 	return lo, hi, true
-}
-
-// contiguousStrides writes the C-contiguous strides (in elements) of shape
-// into strides; a zero dimension counts as 1. It reports false on overflow.
-func contiguousStrides(shape, strides []int64) bool {
-	s := int64(1)
-	for k := len(shape) - 1; k >= 0; k-- {
-		strides[k] = s
-		d := shape[k]
-		if d > 1 {
-			var ok bool
-			if s, ok = mul64(s, d); !ok && k > 0 {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// isCContiguous reports whether strides address shape in C order with no
-// gaps. Strides of dimensions of size 1 do not matter; an empty tensor is
-// contiguous.
-func isCContiguous(shape, strides []int64) bool {
-	want := int64(1)
-	for k := len(shape) - 1; k >= 0; k-- {
-		d := shape[k]
-		if d == 0 {
-			return true
-		}
-		if d == 1 {
-			continue
-		}
-		if strides[k] != want {
-			return false
-		}
-		var ok bool
-		if want, ok = mul64(want, d); !ok {
-			return k == 0
-		}
-	}
-	return true
 }
 
 // mul64 returns a*b and whether it did not overflow int64.

@@ -194,36 +194,9 @@ static PyGetSetDef gd_array_getset[] = {
 
 static char gd_empty_buf[1];
 
-static int gd_is_c_contig(const gd_array *a) {
-  int64_t expect = 1;
-  for (int32_t i = a->h.ndim - 1; i >= 0; i--) {
-    int64_t d = GD_SHAPE(a)[i];
-    if (d == 0) return 1;
-    if (d != 1 && GD_STRIDES(a)[i] != expect) return 0;
-    expect *= d;
-  }
-  return 1;
-}
-
-static int gd_is_f_contig(const gd_array *a) {
-  int64_t expect = 1;
-  for (int32_t i = 0; i < a->h.ndim; i++) {
-    int64_t d = GD_SHAPE(a)[i];
-    if (d == 0) return 1;
-    if (d != 1 && GD_STRIDES(a)[i] != expect) return 0;
-    expect *= d;
-  }
-  return 1;
-}
-
-static int gd_cpu_accessible(DLDevice d) {
-  return d.device_type == kDLCPU || d.device_type == kDLCUDAHost ||
-         d.device_type == kDLROCMHost || d.device_type == kDLCUDAManaged;
-}
-
 static int gd_getbuffer(PyObject *self, Py_buffer *view, int flags) {
   gd_array *a = (gd_array *)self;
-  if (!gd_cpu_accessible(a->h.device)) {
+  if (!gd_host(&a->h)) {
     PyErr_SetString(PyExc_BufferError,
                     "memoryview(): the array is not in CPU memory; copy it with "
                     "godlpack.from_dlpack(a, device=\"cpu\") first");
@@ -245,7 +218,7 @@ static int gd_getbuffer(PyObject *self, Py_buffer *view, int flags) {
                     "memoryview(): the array is read-only; request a read-only buffer or use a.copy()");
     return -1;
   }
-  int c = gd_is_c_contig(a);
+  int c = (a->h.flags & GD_FLAG_C_CONTIG) != 0, f = (a->h.flags & GD_FLAG_F_CONTIG) != 0;
   if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !c) {
     PyErr_SetString(PyExc_BufferError,
                     "memoryview(): the array is not C-contiguous and the consumer did not ask for "
@@ -256,11 +229,11 @@ static int gd_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     PyErr_SetString(PyExc_BufferError, "memoryview(): the array is not C-contiguous; use a.copy()");
     return -1;
   }
-  if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !gd_is_f_contig(a)) {
+  if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !f) {
     PyErr_SetString(PyExc_BufferError, "memoryview(): the array is not Fortran-contiguous; use a.T.copy().T");
     return -1;
   }
-  if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c && !gd_is_f_contig(a)) {
+  if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c && !f) {
     PyErr_SetString(PyExc_BufferError, "memoryview(): the array is not contiguous; use a.copy()");
     return -1;
   }
@@ -459,26 +432,28 @@ static PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize
       return NULL;
     }
   }
-  /* A long copy=True export copies first, in interruptible chunks; Go then
-   * plans as usual and exports that copy (IS_COPIED). */
-  gd_header pre;
-  int64_t prestrides[GD_MAX_NDIM];
-  pre.owner = NULL;
-  if (req.copy == GD_COPY_ALWAYS && !req.has_stream && (!req.has_dl_device || req.dl_type == kDLCPU) &&
-      gd_chunk_eligible(&a->h, GD_SHAPE(a))) {
-    if (gd_chunked_copy_new(&a->h, GD_SHAPE(a), GD_STRIDES(a), &pre, prestrides, "__dlpack__()") < 0) return NULL;
-    req.precopied = &pre;
-    req.precopied_strides = prestrides;
-  }
+  /* Go plans first (one call); a long copy it plans is left to the C skin,
+   * which copies in interruptible chunks and asks Go again to export that
+   * copy (IS_COPIED). A request Go refuses never copies. */
+  req.defer_copy_over = gd_chunk_bytes();
   void *managed = NULL;
   int32_t versioned = 0;
   int64_t scratch[GD_MAX_NDIM];
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
   GD_NOGIL_BEGIN((req.copy == GD_COPY_ALWAYS || req.has_dl_device) && gd_is_big(a));
-  int cls = gd_go_export(&a->h, GD_SHAPE(a), GD_STRIDES(a), &req, &managed, &versioned, scratch, msg);
+  int cls = gd_serve_export(&a->h, GD_SHAPE(a), GD_STRIDES(a), &req, &managed, &versioned, scratch, msg);
   GD_NOGIL_END();
-  if (pre.owner != NULL) gd_owner_decref(pre.owner); /* the export holds its own reference */
+  if (cls == GD_OK && req.copy_deferred) {
+    gd_header pre;
+    int64_t prestrides[GD_MAX_NDIM];
+    if (gd_copy_new(&a->h, GD_SHAPE(a), GD_STRIDES(a), &pre, prestrides, "__dlpack__()") < 0) return NULL;
+    req.precopied = &pre;
+    req.precopied_strides = prestrides;
+    req.copy_deferred = 0;
+    cls = gd_serve_export(&a->h, GD_SHAPE(a), GD_STRIDES(a), &req, &managed, &versioned, scratch, msg);
+    gd_owner_decref(pre.owner); /* the export holds its own reference */
+  }
   if (cls != GD_OK) return gd_raise(cls, msg);
   return gd_capsule_wrap(managed, versioned);
 }
@@ -622,7 +597,7 @@ static PyObject *gd_array_subscript(PyObject *self, PyObject *key) {
   Py_ssize_t n = gd_parse_index(key, ops);
   if (n < 0) return NULL;
   int64_t off;
-  if (gd_scalar_offset(a, ops, n, &off) && gd_itemsize(a->h.dtype) > 0 && gd_cpu_accessible(a->h.device)) {
+  if (gd_scalar_offset(a, ops, n, &off) && gd_itemsize(a->h.dtype) > 0 && gd_host(&a->h)) {
     return gd_unpack(a->h.dtype, gd_elem_ptr(a, off));
   }
   return gd_index_view(self, ops, n, 0);
@@ -651,7 +626,7 @@ static int gd_check_writable(const gd_array *a, const char *entry) {
                  entry);
     return -1;
   }
-  if (!gd_cpu_accessible(a->h.device)) {
+  if (!gd_host(&a->h)) {
     PyErr_Format(PyExc_BufferError, "%s: the array is not in CPU memory", entry);
     return -1;
   }
@@ -759,7 +734,7 @@ static PyObject *gd_tolist_rec(const gd_array *a, int32_t axis, int64_t off) {
 
 static PyObject *gd_array_tolist(PyObject *self, PyObject *unused) {
   gd_array *a = (gd_array *)self;
-  if (!gd_cpu_accessible(a->h.device)) {
+  if (!gd_host(&a->h)) {
     PyErr_SetString(PyExc_BufferError, "tolist(): the array is not in CPU memory");
     return NULL;
   }
@@ -874,36 +849,6 @@ static PyObject *gd_array_reshape(PyObject *self, PyObject *args) {
   int64_t ns[GD_MAX_NDIM];
   Py_ssize_t n = gd_int_args(args, ns, GD_MAX_NDIM, "reshape()");
   if (n < 0) return NULL;
-  /* resolve one -1 */
-  int64_t total = gd_size_of(a->h.ndim, GD_SHAPE(a)), known = 1;
-  int unknown = -1;
-  for (Py_ssize_t i = 0; i < n; i++) {
-    if (ns[i] == -1) {
-      if (unknown >= 0) {
-        PyErr_SetString(PyExc_ValueError, "reshape(): can only specify one unknown dimension (-1)");
-        return NULL;
-      }
-      unknown = (int)i;
-    } else if (ns[i] < 0) {
-      PyErr_Format(PyExc_ValueError, "reshape(): negative dimension %lld; use -1 for one unknown dimension",
-                   (long long)ns[i]);
-      return NULL;
-    } else if (__builtin_mul_overflow(known, ns[i], &known)) {
-      PyErr_Format(PyExc_ValueError,
-                   "reshape(): the requested shape has more than 2**63 elements; an array of size %lld "
-                   "cannot take it",
-                   (long long)total);
-      return NULL;
-    }
-  }
-  if (unknown >= 0) {
-    if (known == 0 || total % known != 0) {
-      PyErr_Format(PyExc_ValueError, "reshape(): cannot reshape an array of size %lld into the requested shape",
-                   (long long)total);
-      return NULL;
-    }
-    ns[unknown] = total / known;
-  }
   gd_header out;
   int64_t ostrides[GD_MAX_NDIM];
   char msg[GD_MSG_CAP];
@@ -912,7 +857,8 @@ static PyObject *gd_array_reshape(PyObject *self, PyObject *args) {
   int cls = gdgo_reshape(&a->h, GD_SHAPE(a), GD_STRIDES(a), ns, (int)n, &out, ostrides, msg);
   GD_NOGIL_END();
   if (cls != GD_OK) return gd_raise(cls, msg);
-  return gd_array_new(gd_st(self), &out, ns, ostrides); /* gdgo_reshape returned a new reference */
+  /* gdgo_reshape resolved a -1 in ns and returned a new reference */
+  return gd_array_new(gd_st(self), &out, ns, ostrides);
 }
 
 static PyObject *gd_transpose_impl(PyObject *self, const int32_t *axes, int32_t naxes) {
@@ -959,7 +905,7 @@ static PyObject *gd_array_repr(PyObject *self) {
   PyObject *r = NULL;
   int64_t n = gd_size_of(a->h.ndim, GD_SHAPE(a));
   PyObject *l = NULL;
-  if (gd_cpu_accessible(a->h.device) && n <= 1000 && gd_itemsize(a->h.dtype) > 0) {
+  if (gd_host(&a->h) && n <= 1000 && gd_itemsize(a->h.dtype) > 0) {
     l = gd_array_tolist(self, NULL);
     if (l == NULL) {
       if (!PyErr_ExceptionMatches(PyExc_TypeError)) goto done;

@@ -9,7 +9,7 @@
  *
  * Consumer: gd_from_dlpack_impl asks the object for a capsule (C1), checks the
  * name before reading anything (C2), validates, describes and takes ownership
- * in gd_go_import (crossing.h: the pure-C fast path of core/fastpath.c for a
+ * in gd_serve_import (crossing.h: the pure-C fast path of core/fastpath.c for a
  * no-copy CPU tensor, else ONE Go call, gdgo_import), then renames the
  * capsule (C3). A refusal before ownership leaves the capsule to its own
  * destructor (C4).
@@ -328,17 +328,9 @@ static int gd_from_exchange_api(gd_state *st, const DLPackExchangeAPI *api, PyOb
     PyErr_Clear();
     return 0;
   }
-  /* S1: read nothing but the version and the deleter of another major. */
-  if (m->version.major != DLPACK_MAJOR_VERSION ||
-      !(m->dl_tensor.device.device_type == kDLCPU || m->dl_tensor.device.device_type == kDLCUDAHost ||
-        m->dl_tensor.device.device_type == kDLROCMHost)) {
-    /* The API never synchronizes streams: device tensors take the
-     * __dlpack__ path. We own m: release it exactly once. */
-    gd_call_deleter_versioned(m);
-    return 0;
-  }
   gd_import_req req = *req0;
   req.negotiated = 0; /* the producer never saw device/copy */
+  req.no_sync = 1;    /* C9: core sends tensors that need a stream back to __dlpack__ */
   gd_header h;
   int64_t shape[GD_MAX_NDIM], strides[GD_MAX_NDIM], scratch[GD_MAX_NDIM];
   int32_t consumed = 0;
@@ -346,9 +338,10 @@ static int gd_from_exchange_api(gd_state *st, const DLPackExchangeAPI *api, PyOb
   msg[0] = '\0';
   req.defer_copy_over = gd_chunk_bytes(); /* long copies: Ctrl-C between chunks */
   GD_NOGIL_BEGIN(req.copy == GD_COPY_ALWAYS);
-  int cls = gd_go_import(m, 1, &req, &h, shape, strides, scratch, &consumed, msg);
+  int cls = gd_serve_import(m, 1, &req, &h, shape, strides, scratch, &consumed, msg);
   GD_NOGIL_END();
-  if (!consumed) gd_call_deleter_versioned(m); /* refused: nobody else owns it */
+  if (!consumed) gd_call_deleter_versioned(m); /* refused or retried: nobody else owns it */
+  if (cls == GD_OK && req.retry == GD_RETRY_DLPACK) return 0;
   if (cls != GD_OK) {
     *out = gd_raise_import(cls, msg, entry_asarray);
   } else if (req.copy_deferred && gd_import_finish_copy(&h, shape, strides, entry_asarray ? "asarray()" : "from_dlpack()") < 0) {
@@ -360,28 +353,11 @@ static int gd_from_exchange_api(gd_state *st, const DLPackExchangeAPI *api, PyOb
 }
 
 /* ------------------------------------------------------------------ */
-/* producers on devices the CPU cannot read (kDLOneAPI, ...)            */
+/* producers on devices the CPU cannot read (core.AsksHostCopy)         */
 
-/* Whether from_dlpack(x) with device=None asks a producer on device type t
- * for a host copy: t is neither CPU-readable nor CUDA/ROCm. CUDA and ROCm
- * tensors are held opaque, zero-copy: the planned CUDA backend works on them
- * in place, and torch/cupy take them back on their device. */
-static int gd_wants_host_copy(long t) {
-  switch (t) {
-    case kDLCPU:
-    case kDLCUDAHost:
-    case kDLROCMHost:
-    case kDLCUDAManaged:
-    case kDLCUDA:
-    case kDLROCM:
-      return 0;
-  }
-  return t > 0 && t <= INT32_MAX;
-}
-
-/* The device type of x.__dlpack_device__() when it wants a host copy, else 0
- * (also when x has none); -1 with an exception when the call fails. */
-static int gd_producer_off_host(PyObject *x) {
+/* The device type x.__dlpack_device__() reports: 0 when x has none or it is
+ * not a (type, id) pair of ints; -1 with an exception when the call fails. */
+static long gd_producer_device_type(PyObject *x) {
   static PyObject *s_dlpack_device = NULL; /* interned once, kept for the process */
   if (s_dlpack_device == NULL && (s_dlpack_device = PyUnicode_InternFromString("__dlpack_device__")) == NULL)
     return -1;
@@ -394,26 +370,14 @@ static int gd_producer_off_host(PyObject *x) {
   PyObject *dev = PyObject_CallNoArgs(meth);
   Py_DECREF(meth);
   if (dev == NULL) return -1;
-  long t = -1;
+  long t = 0;
   if (PyTuple_Check(dev) && PyTuple_Size(dev) == 2) t = PyLong_AsLong(PyTuple_GetItem(dev, 0));
   Py_DECREF(dev);
-  if (t == -1 && PyErr_Occurred()) PyErr_Clear(); /* not an int-like: __dlpack__ will tell */
-  return gd_wants_host_copy(t) ? (int)t : 0;
-}
-
-/* The device type in an unconsumed capsule, when it wants a host copy, else 0.
- * Reads a versioned tensor only when its major version is ours (S1). Sets no
- * exception. */
-static int gd_capsule_off_host(PyObject *cap) {
-  long t = 0;
-  if (PyCapsule_IsValid(cap, gd_name_versioned)) {
-    DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)PyCapsule_GetPointer(cap, gd_name_versioned);
-    if (m != NULL && m->version.major == DLPACK_MAJOR_VERSION) t = m->dl_tensor.device.device_type;
-  } else if (PyCapsule_IsValid(cap, gd_name_legacy)) {
-    DLManagedTensor *m = (DLManagedTensor *)PyCapsule_GetPointer(cap, gd_name_legacy);
-    if (m != NULL) t = m->dl_tensor.device.device_type;
+  if (PyErr_Occurred()) {
+    PyErr_Clear(); /* not an int-like: __dlpack__ will tell */
+    t = 0;
   }
-  return gd_wants_host_copy(t) ? (int)t : 0;
+  return t > 0 && t <= INT32_MAX ? t : 0;
 }
 
 /* The producer refused the host copy we asked for: a BufferError that names
@@ -441,71 +405,18 @@ static void gd_raise_host_refused(PyObject *x, int dev_type, PyObject *copy, con
   Py_XDECREF(tn);
 }
 
-PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray) {
-  const char *entry = entry_asarray ? "asarray()" : "from_dlpack()";
-  gd_import_req req;
-  memset(&req, 0, sizeof(req));
-  if (gd_parse_copy(copy, &req.copy, entry) < 0) return NULL;
-  if (device != NULL && device != Py_None) {
-    if (gd_parse_device_pair(st, device, &req.dev_type, &req.dev_id, entry, "device") < 0)
-      return NULL;
-    req.has_device = 1;
+/* Imports the capsule cap (a new reference, always released) as asked by
+ * req. Returns the new array; or NULL with an exception; or NULL without one
+ * when core asked for a retry (req->retry, the capsule left unconsumed for
+ * its destructor), *retry_dev then holding the tensor's device type. */
+static PyObject *gd_import_capsule(gd_state *st, PyObject *cap, gd_import_req *req, int entry_asarray,
+                                   int *retry_dev) {
+  if (!PyCapsule_CheckExact(cap)) {
+    PyErr_Format(PyExc_TypeError,
+                 "from_dlpack(): __dlpack__() returned %R, not a PyCapsule; the producer is broken", cap);
+    Py_DECREF(cap);
+    return NULL;
   }
-  PyObject *cap;
-  int negotiated = 0;
-  if (PyCapsule_CheckExact(x)) {
-    cap = x; /* C6: raw capsule, nothing negotiated */
-    Py_INCREF(cap);
-  } else {
-    int torch = 0;
-    const DLPackExchangeAPI *api = gd_exchange_api_of(st, Py_TYPE(x), &torch);
-    if (torch && gd_torch_refuses(x) != 0) return NULL;
-    if (!req.has_device) {
-      PyObject *r = NULL;
-      if (api != NULL && gd_from_exchange_api(st, api, x, &req, entry_asarray, &r)) return r;
-    }
-    /* device=None and a producer on a device the CPU cannot read (dpnp on
-     * kDLOneAPI; not CUDA/ROCm, see gd_wants_host_copy): ask it for a host
-     * copy, dl_device=(kDLCPU, 0). Its IS_COPIED copy is the result, not
-     * copied again; copy=False cannot be honoured (BufferError). CPU producers
-     * pay nothing for this: the device is read from the capsule they return,
-     * and only an off-host one is dropped (its destructor frees it) and asked
-     * for again. With copy=True the producer is asked __dlpack_device__()
-     * first, so that it does not copy on its device for nothing. Our own
-     * arrays are held where they are; so are tensors from producers that do
-     * not take dl_device (they never saw the request). */
-    int off_host = 0;
-    int own = gd_array_check(st, x);
-    if (!req.has_device && req.copy == GD_COPY_ALWAYS && !own) {
-      off_host = gd_producer_off_host(x);
-      if (off_host < 0) return NULL;
-    }
-    for (;;) {
-      if (off_host) {
-        req.has_device = 1;
-        req.dev_type = kDLCPU;
-        req.dev_id = 0;
-      }
-      cap = gd_request_capsule(st, x, &req, copy, &negotiated);
-      if (cap == NULL) {
-        if (off_host && PyErr_ExceptionMatches(PyExc_BufferError))
-          gd_raise_host_refused(x, off_host, copy, entry_asarray ? "asarray()" : "from_dlpack()");
-        return NULL;
-      }
-      if (off_host || !negotiated || req.has_device || own || !PyCapsule_CheckExact(cap)) break;
-      if ((off_host = gd_capsule_off_host(cap)) == 0) break;
-      Py_DECREF(cap); /* unconsumed: the producer's destructor frees it */
-    }
-    if (off_host && !negotiated) req.has_device = 0;
-    if (!PyCapsule_CheckExact(cap)) {
-      PyErr_Format(PyExc_TypeError,
-                   "from_dlpack(): __dlpack__() returned %R, not a PyCapsule; the producer is broken", cap);
-      Py_DECREF(cap);
-      return NULL;
-    }
-  }
-  req.negotiated = negotiated;
-
   /* C2: the name decides the struct, before anything is read. One
    * PyCapsule_GetName and our own comparison instead of PyCapsule_IsValid per
    * name: each of those compares the name again (strcmp was 5 % of
@@ -552,11 +463,11 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
    * too, so it is marked used first, and given its name back if the import
    * refuses the tensor before taking ownership (C4). */
   const char *unused_name = versioned ? gd_name_versioned : gd_name_legacy;
-  int nogil = req.copy == GD_COPY_ALWAYS || req.has_device;
+  int nogil = req->copy == GD_COPY_ALWAYS || req->has_device;
   if (nogil && PyCapsule_SetName(cap, used_name) < 0) PyErr_Clear();
-  req.defer_copy_over = gd_chunk_bytes(); /* long copies: Ctrl-C between chunks */
+  req->defer_copy_over = gd_chunk_bytes(); /* long copies: Ctrl-C between chunks */
   GD_NOGIL_BEGIN(nogil);
-  int cls = gd_go_import(managed, versioned, &req, &h, shape, strides, scratch, &consumed, msg);
+  int cls = gd_serve_import(managed, versioned, req, &h, shape, strides, scratch, &consumed, msg);
   GD_NOGIL_END();
   if (consumed) {
     /* Ownership moved to our owner (or the deleter already ran): the
@@ -567,7 +478,76 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
   }
   Py_DECREF(cap);
   if (cls != GD_OK) return gd_raise_import(cls, msg, entry_asarray);
-  if (req.copy_deferred && gd_import_finish_copy(&h, shape, strides, entry_asarray ? "asarray()" : "from_dlpack()") < 0)
+  if (req->retry != GD_RETRY_NONE) {
+    *retry_dev = h.device.device_type; /* described, not taken: ask again */
+    return NULL;
+  }
+  if (req->copy_deferred && gd_import_finish_copy(&h, shape, strides, entry_asarray ? "asarray()" : "from_dlpack()") < 0)
     return NULL;
   return gd_array_new(st, &h, shape, strides);
+}
+
+PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray) {
+  const char *entry = entry_asarray ? "asarray()" : "from_dlpack()";
+  gd_import_req req;
+  memset(&req, 0, sizeof(req));
+  if (gd_parse_copy(copy, &req.copy, entry) < 0) return NULL;
+  if (device != NULL && device != Py_None) {
+    if (gd_parse_device_pair(st, device, &req.dev_type, &req.dev_id, entry, "device") < 0)
+      return NULL;
+    req.has_device = 1;
+  }
+  int retry_dev = 0;
+  if (PyCapsule_CheckExact(x)) {
+    Py_INCREF(x); /* C6: raw capsule, nothing negotiated, nobody to ask again */
+    return gd_import_capsule(st, x, &req, entry_asarray, &retry_dev);
+  }
+  int torch = 0;
+  const DLPackExchangeAPI *api = gd_exchange_api_of(st, Py_TYPE(x), &torch);
+  if (torch && gd_torch_refuses(x) != 0) return NULL;
+  if (!req.has_device) {
+    PyObject *r = NULL;
+    if (api != NULL && gd_from_exchange_api(st, api, x, &req, entry_asarray, &r)) return r;
+  }
+  /* Our own arrays are not asked for device/copy: the import plans both
+   * (core.PlanImport), so that a refusal speaks of the device= and copy= the
+   * user passed, not of a __dlpack__ call. */
+  int own = gd_array_check(st, x), negotiated = 0;
+  if (!own && !req.has_device && req.copy == GD_COPY_ALWAYS) {
+    /* A copy is made anyway: ask where the tensor lives first, so that a
+     * producer on a device the CPU cannot read is not made to copy there
+     * for nothing (one Go call decides, core.AsksHostCopy). */
+    long t = gd_producer_device_type(x);
+    if (t < 0) return NULL;
+    if (t > 0 && gdgo_asks_host_copy((int32_t)t)) {
+      retry_dev = (int)t;
+      goto host_copy;
+    }
+  }
+  gd_import_req plain;
+  memset(&plain, 0, sizeof(plain));
+  PyObject *cap = gd_request_capsule(st, x, own ? &plain : &req, copy, &negotiated);
+  if (cap == NULL) return NULL;
+  req.negotiated = negotiated && !own;
+  req.may_ask_host_copy = req.negotiated && !req.has_device;
+  PyObject *r = gd_import_capsule(st, cap, &req, entry_asarray, &retry_dev);
+  if (r != NULL || PyErr_Occurred() || req.retry != GD_RETRY_HOST_COPY) return r;
+host_copy:
+  /* core.AsksHostCopy: the producer's tensor is on a device the CPU cannot
+   * read (dpnp on kDLOneAPI); its own destructor freed any capsule. Ask for
+   * a host copy, dl_device=(kDLCPU, 0): its IS_COPIED copy is the result,
+   * not copied again; copy=False cannot be honoured (BufferError). */
+  req.retry = GD_RETRY_NONE;
+  req.may_ask_host_copy = 0;
+  req.has_device = 1;
+  req.dev_type = kDLCPU;
+  req.dev_id = 0;
+  cap = gd_request_capsule(st, x, &req, copy, &negotiated);
+  if (cap == NULL) {
+    if (PyErr_ExceptionMatches(PyExc_BufferError)) gd_raise_host_refused(x, retry_dev, copy, entry);
+    return NULL;
+  }
+  req.negotiated = negotiated;
+  if (!negotiated) req.has_device = 0; /* an old producer never saw the request */
+  return gd_import_capsule(st, cap, &req, entry_asarray, &retry_dev);
 }

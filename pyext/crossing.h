@@ -19,8 +19,9 @@
 
 #include "skin.h"
 
-/* Calls into Go made by gd_go_export and gd_go_import, for tests proving that
- * the fast paths make none (_native._go_crossings()). Relaxed atomic: the
+/* Calls into Go made by gd_serve_export, gd_serve_import and the chunked copies,
+ * fills and sums (reliability.c), for tests proving that the fast paths make
+ * none and that a refused request copies nothing (_native._go_crossings()). Relaxed atomic: the
  * GIL may be released around a crossing. */
 extern uint64_t gd_go_crossings;
 
@@ -28,7 +29,7 @@ static inline void gd_count_crossing(void) { __atomic_add_fetch(&gd_go_crossings
 
 /* Export with its block: the fast path, else gdgo_export. On success *out is
  * the block, else freed. */
-static inline int gd_go_export(gd_header *h, int64_t *shape, int64_t *strides, gd_export_req *req, void **out,
+static inline int gd_serve_export(gd_header *h, int64_t *shape, int64_t *strides, gd_export_req *req, void **out,
                                int32_t *versioned, int64_t *scratch, char *msg) {
   void *block = malloc(GD_EXPORT_BLOCK_SIZE(h->ndim));
   if (block == NULL) {
@@ -48,7 +49,7 @@ static inline int gd_go_export(gd_header *h, int64_t *shape, int64_t *strides, g
 
 /* Import with an owner block, kept by the array when consumed: the fast
  * path (the owner is made here, as core.InitOwner would), else gdgo_import. */
-static inline int gd_go_import(void *managed, int versioned, gd_import_req *req, gd_header *h, int64_t *shape,
+static inline int gd_serve_import(void *managed, int versioned, gd_import_req *req, gd_header *h, int64_t *shape,
                                int64_t *strides, int64_t *scratch, int32_t *consumed, char *msg) {
   void *ob = malloc(sizeof(gd_owner));
   if (ob == NULL) {

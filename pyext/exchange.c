@@ -60,7 +60,7 @@ static int gd_api_from_py(void *py_object, DLManagedTensorVersioned **out) {
   int64_t scratch[GD_MAX_NDIM];
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
-  int cls = gd_go_export(&a->h, GD_SHAPE(a), GD_STRIDES(a), &req, &m, &versioned, scratch, msg);
+  int cls = gd_serve_export(&a->h, GD_SHAPE(a), GD_STRIDES(a), &req, &m, &versioned, scratch, msg);
   if (cls != GD_OK) {
     gd_raise(cls, msg);
     return -1;
@@ -83,7 +83,7 @@ static int gd_api_to_py(DLManagedTensorVersioned *tensor, void **out_py_object) 
   int32_t consumed = 0;
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
-  int cls = gd_go_import(tensor, 1, &req, &h, shape, strides, scratch, &consumed, msg);
+  int cls = gd_serve_import(tensor, 1, &req, &h, shape, strides, scratch, &consumed, msg);
   if (!consumed) gd_call_deleter_versioned(tensor);
   if (cls != GD_OK) {
     gd_raise(cls, msg);

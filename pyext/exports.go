@@ -92,12 +92,11 @@ func elemBytes(elem unsafe.Pointer, dt core.DataType) []byte {
 
 // ---- DLPack ----
 
-// gdgo_export answers __dlpack__: core.PlanExport (P1–P5), an optional copy
-// (AllocContiguous + CopyInto), then core.ExportVersioned / ExportLegacy.
-// block is a C buffer of core.ExportBlockSize(ndim) bytes (crossing.h
-// allocates it) that becomes the managed tensor: no Go->C call on success.
-// *out receives the managed tensor, *versioned says which struct it is.
-// scratch holds MaxNdim int64 for the copy's strides.
+// gdgo_export answers __dlpack__: core.ServeExport. block is a C buffer of
+// core.ExportBlockSize(ndim) bytes (crossing.h allocates it) that becomes the
+// managed tensor: no Go->C call on success. *out receives the managed tensor
+// (NULL when Go deferred a planned copy to the C skin, req.copy_deferred),
+// *versioned says which struct it is. scratch holds MaxNdim int64.
 //
 //export gdgo_export
 func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req, block unsafe.Pointer,
@@ -105,146 +104,72 @@ func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req
 	defer guard(&cls, msg, "__dlpack__()")
 	H := hdr(h)
 	nd := int(H.Ndim)
-	sh, st := dims(shape, nd), dims(strides, nd)
-	r := core.ExportRequest{
-		MaxVersion:    core.Version{Major: uint32(req.max_major), Minor: uint32(req.max_minor)},
-		HasMaxVersion: req.has_max_version != 0,
-		DLDevice:      core.Device{Type: core.DeviceType(req.dl_type), ID: int32(req.dl_id)},
-		HasDLDevice:   req.has_dl_device != 0,
-		Copy:          core.CopyMode(req.copy),
-		Stream:        int64(req.stream),
-		HasStream:     req.has_stream != 0,
-	}
-	var plan core.ExportPlan
-	if err := core.PlanExportTo(H.Device, H.ReadOnly(), &r, &plan); err != nil {
-		return failAt(msg, "__dlpack__()", err)
-	}
-	src, srcStrides := H, st
-	var tmp core.Header
-	if plan.Copy && req.precopied != nil {
-		src, srcStrides = hdr(req.precopied), dims(req.precopied_strides, nd)
-	} else if plan.Copy {
-		sc := dims(scratch, core.MaxNdim)[:nd]
-		if err := core.AllocContiguous(H.DType, sh, &tmp, sc); err != nil {
-			return failAt(msg, "__dlpack__()", err)
-		}
-		defer tmp.Owner.Release() // the export holds its own reference
-		if err := core.CopyInto(&tmp, sh, sc, H, sh, st); err != nil {
-			return failAt(msg, "__dlpack__()", err)
-		}
-		src, srcStrides = &tmp, sc
-	}
-	if plan.Versioned {
-		m, err := core.ExportVersionedIn(block, src, sh, srcStrides, plan.ExtraFlags)
-		if err != nil {
-			return failAt(msg, "__dlpack__()", err)
-		}
-		*out = unsafe.Pointer(m)
-		*versioned = 1
-		return 0
-	}
-	m, err := core.ExportLegacyIn(block, src, sh, srcStrides)
+	m, v, err := core.ServeExport(H, dims(shape, nd), dims(strides, nd), unsafe.Pointer(req), block,
+		dims(scratch, core.MaxNdim))
 	if err != nil {
 		return failAt(msg, "__dlpack__()", err)
 	}
-	*out = unsafe.Pointer(m)
+	*out = m
 	*versioned = 0
+	if v {
+		*versioned = 1
+	}
 	return 0
 }
 
-// gdgo_import takes a managed tensor out of a capsule for from_dlpack:
-// core.DescribeVersioned / DescribeLegacy (validation, never calls the
-// deleter), core.PlanImport (C5–C7), a new owner that will call the deleter,
-// and an optional copy. *consumed is set once the owner exists: the C side
-// must then rename the capsule, even if a later step failed (the deleter has
-// run by then). Before that, a refusal leaves the capsule untouched (C4).
-// ownerBlock is sizeof(gd_owner) bytes of malloc'ed C memory (crossing.h)
-// that becomes the owner; it stays the caller's while *consumed is 0.
+// gdgo_import takes a managed tensor out of a capsule (or an exchange API)
+// for from_dlpack: core.ServeImport. *consumed is set once our owner exists:
+// the C side must then rename the capsule, even if a later step failed (the
+// deleter has run by then). Before that, a refusal or a retry (req.retry)
+// leaves the capsule untouched (C4). ownerBlock is sizeof(gd_owner) bytes of
+// malloc'ed C memory (crossing.h) that becomes the owner; it stays the
+// caller's while *consumed is 0.
 //
 //export gdgo_import
 func gdgo_import(managed unsafe.Pointer, versioned C.int, req *C.gd_import_req, ownerBlock unsafe.Pointer,
 	h *C.gd_header, shape, strides, scratch *C.int64_t, consumed *C.int32_t, msg *C.char) (cls C.int) {
 	defer guard(&cls, msg, "from_dlpack()")
-	H := hdr(h)
-	sh, st := dims(shape, core.MaxNdim), dims(strides, core.MaxNdim)
-	var flags uint64
-	kind := core.OwnLegacy
-	if versioned != 0 {
-		m := (*core.DLManagedTensorVersioned)(managed)
-		if err := core.DescribeVersioned(m, H, sh, st); err != nil {
-			return failAt(msg, "from_dlpack()", err)
-		}
-		flags = m.Flags
-		kind = core.OwnVersioned
-	} else {
-		if err := core.DescribeLegacy((*core.DLManagedTensor)(managed), H, sh, st); err != nil {
-			return failAt(msg, "from_dlpack()", err)
-		}
+	took, err := core.ServeImport(managed, versioned != 0, unsafe.Pointer(req), ownerBlock, hdr(h),
+		dims(shape, core.MaxNdim), dims(strides, core.MaxNdim), dims(scratch, core.MaxNdim))
+	if took {
+		*consumed = 1
 	}
-	plan, err := core.PlanImport(H.Device, flags, core.ImportRequest{
-		Device:     core.Device{Type: core.DeviceType(req.dev_type), ID: int32(req.dev_id)},
-		HasDevice:  req.has_device != 0,
-		Copy:       core.CopyMode(req.copy),
-		Negotiated: req.negotiated != 0,
-	})
 	if err != nil {
 		return failAt(msg, "from_dlpack()", err)
 	}
-	var o *core.Owner
-	if ownerBlock != nil {
-		o = core.InitOwner(ownerBlock, kind, managed, nil) // C memory from crossing.h: no Go->C call
-	} else if o, err = core.NewOwner(kind, managed, nil); err != nil {
-		return failAt(msg, "from_dlpack()", err)
-	}
-	*consumed = 1
-	H.Owner = o
-	if !plan.Copy {
-		return 0
-	}
-	if over := int64(req.defer_copy_over); over > 0 && bytesOver(H, sh[:H.Ndim], over) {
-		req.copy_deferred = 1 // the C skin copies in chunks and releases o
-		return 0
-	}
-	nd := int(H.Ndim)
-	var tmp core.Header
-	sc := dims(scratch, core.MaxNdim)[:nd]
-	if err := core.AllocContiguous(H.DType, sh[:nd], &tmp, sc); err != nil {
-		H.Owner = nil
-		o.Release()
-		return failAt(msg, "from_dlpack()", err)
-	}
-	err = core.CopyInto(&tmp, sh[:nd], sc, H, sh[:nd], st[:nd])
-	H.Owner = nil
-	o.Release() // calls the producer's deleter: we hold a copy now
-	if err != nil {
-		tmp.Owner.Release()
-		return failAt(msg, "from_dlpack()", err)
-	}
-	*H = tmp
-	copy(st[:nd], sc)
 	return 0
 }
 
-// bytesOver reports whether a tensor of byte-sized elements holds more than
-// n bytes (shape already validated); sub-byte tensors report false.
-func bytesOver(h *core.Header, shape []int64, n int64) bool {
-	bits := int64(h.DType.Bits) * int64(h.DType.Lanes)
-	if bits < 8 || bits%8 != 0 {
-		return false
-	}
-	for _, d := range shape {
-		if d == 0 {
-			return false
+// gdgo_asks_host_copy is core.AsksHostCopy for the device type a producer's
+// __dlpack_device__() reported (from_dlpack(x, copy=True)).
+//
+//export gdgo_asks_host_copy
+func gdgo_asks_host_copy(t C.int32_t) (ok C.int) {
+	defer func() {
+		if recover() != nil {
+			ok = 0
 		}
+	}()
+	if core.AsksHostCopy(core.DeviceType(t)) {
+		return 1
 	}
-	size := bits / 8
-	for _, d := range shape {
-		if size > n {
-			return true
-		}
-		size *= d
+	return 0
+}
+
+// gdgo_describe validates and describes a CPU tensor that the C skin built
+// over a Python buffer (asarray(buffer)): core.DescribeVersioned, which also
+// sets the derived flags; no owner, no deleter. shape and strides hold
+// MaxNdim entries.
+//
+//export gdgo_describe
+func gdgo_describe(managed unsafe.Pointer, h *C.gd_header, shape, strides *C.int64_t, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "asarray()")
+	err := core.DescribeVersioned((*core.DLManagedTensorVersioned)(managed), hdr(h),
+		dims(shape, core.MaxNdim), dims(strides, core.MaxNdim))
+	if err != nil {
+		return failAt(msg, "asarray()", err)
 	}
-	return size > n
+	return 0
 }
 
 // ---- creation and whole-array operations ----
@@ -454,8 +379,9 @@ func gdgo_setitem(h *C.gd_header, shape, strides *C.int64_t, ops *C.gd_index_op,
 }
 
 // gdgo_reshape is a.reshape(shape): core.ReshapeDesc as a view when the
-// strides allow it, else a contiguous copy reshaped. out.owner is a NEW
-// reference in both cases.
+// strides allow it, else a contiguous copy reshaped. ReshapeDesc resolves a
+// -1 in newShape in place (C memory), so the C side builds the result from
+// it. out.owner is a NEW reference in both cases.
 //
 //export gdgo_reshape
 func gdgo_reshape(h *C.gd_header, shape, strides *C.int64_t, newShape *C.int64_t, n C.int,

@@ -112,6 +112,7 @@ static PyObject *gd_alloc_array(gd_state *st, DLDataType dt, int32_t ndim, const
     probe.dtype = dt;
     probe.ndim = ndim;
     probe.device.device_type = kDLCPU;
+    probe.flags = GD_FLAG_HOST; /* gdgo_alloc allocates host memory */
     chunked = gd_chunk_eligible(&probe, shape);
   }
   GD_NOGIL_BEGIN(!chunked && elem != NULL && gd_size_of(ndim, shape) * (gd_itemsize(dt) + 1) >= GD_NOGIL_BYTES);
@@ -317,32 +318,52 @@ static PyObject *gd_mod_from_buffer(PyObject *m, PyObject *obj) {
     PyErr_SetString(PyExc_BufferError, why);
     goto fail;
   }
+  /* The buffer is described as a DLPack tensor on the CPU and validated like
+   * any import: the fast path of core/fastpath.c, else core (one Go call),
+   * which also words every refusal. */
   int32_t nd = v->ndim;
+  int64_t bshape[GD_MAX_NDIM], bstrides[GD_MAX_NDIM];
   if (nd == 0) {
     /* a scalar buffer (ctypes.c_double(1.5)): shape () and no shape array */
   } else if (v->shape == NULL) {
     nd = 1;
-    shape[0] = v->len / v->itemsize;
-    strides[0] = 1;
+    bshape[0] = v->len / v->itemsize;
+    bstrides[0] = 1;
   } else {
-    for (int32_t i = 0; i < nd; i++) shape[i] = v->shape[i];
-    if (v->strides == NULL) {
-      int64_t s = 1;
-      for (int32_t i = nd - 1; i >= 0; i--) {
-        strides[i] = s;
-        s *= shape[i];
+    for (int32_t i = 0; i < nd; i++) {
+      bshape[i] = v->shape[i];
+      if (v->strides == NULL) continue;
+      if (v->strides[i] % v->itemsize != 0) {
+        PyErr_Format(PyExc_BufferError,
+                     "asarray(): byte stride %zd is not a multiple of the itemsize %zd; godlpack "
+                     "strides are in elements: pass copy=True or make the buffer contiguous",
+                     v->strides[i], v->itemsize);
+        goto fail;
       }
-    } else {
-      for (int32_t i = 0; i < nd; i++) {
-        if (v->strides[i] % v->itemsize != 0) {
-          PyErr_Format(PyExc_BufferError,
-                       "asarray(): byte stride %zd is not a multiple of the itemsize %zd; godlpack "
-                       "strides are in elements: pass copy=True or make the buffer contiguous",
-                       v->strides[i], v->itemsize);
-          goto fail;
-        }
-        strides[i] = v->strides[i] / v->itemsize;
-      }
+      bstrides[i] = v->strides[i] / v->itemsize;
+    }
+  }
+  DLManagedTensorVersioned bt;
+  memset(&bt, 0, sizeof(bt));
+  bt.version.major = DLPACK_MAJOR_VERSION;
+  bt.version.minor = DLPACK_MINOR_VERSION;
+  bt.flags = v->readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+  bt.dl_tensor.data = v->buf;
+  bt.dl_tensor.device.device_type = kDLCPU;
+  bt.dl_tensor.ndim = nd;
+  bt.dl_tensor.dtype = dt;
+  bt.dl_tensor.shape = nd > 0 ? bshape : NULL;
+  bt.dl_tensor.strides = (nd > 0 && (v->shape == NULL || v->strides != NULL)) ? bstrides : NULL;
+  gd_header h;
+  gd_import_req req;
+  memset(&req, 0, sizeof(req));
+  if (!gd_fast_describe(&bt, 1, &req, &h, shape, strides)) {
+    char msg[GD_MSG_CAP];
+    msg[0] = '\0';
+    int cls = gdgo_describe(&bt, &h, shape, strides, msg);
+    if (cls != GD_OK) {
+      gd_raise(cls, msg);
+      goto fail;
     }
   }
   gd_owner *o = gd_owner_new(GD_OWN_FREE, v, gd_pybuffer_free);
@@ -350,16 +371,7 @@ static PyObject *gd_mod_from_buffer(PyObject *m, PyObject *obj) {
     PyErr_NoMemory();
     goto fail;
   }
-  gd_header h;
-  memset(&h, 0, sizeof(h));
-  h.data = v->buf;
   h.owner = o;
-  h.offset = 0;
-  h.dtype = dt;
-  h.ndim = nd;
-  h.device.device_type = kDLCPU;
-  h.device.device_id = 0;
-  h.flags = v->readonly ? GD_FLAG_READONLY : 0;
   return gd_array_new(st, &h, shape, strides);
 fail:
   PyBuffer_Release(v);
@@ -379,8 +391,6 @@ static PyObject *gd_mod_init(PyObject *m, PyObject *args) {
   GD_SETREF(st->dtype_by_key, dtypes);
   Py_INCREF(devcls);
   GD_SETREF(st->device_cls, devcls);
-  Py_INCREF(devenum);
-  GD_SETREF(st->devtype_enum, devenum);
   Py_INCREF(cpu);
   GD_SETREF(st->cpu_device, cpu);
   Py_INCREF(parse);
@@ -448,7 +458,6 @@ static int gd_module_traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->array_type);
   Py_VISIT(st->dtype_by_key);
   Py_VISIT(st->device_cls);
-  Py_VISIT(st->devtype_enum);
   Py_VISIT(st->cpu_device);
   Py_VISIT(st->cpu_dlpack_device);
   Py_VISIT(st->parse_device);
@@ -464,7 +473,6 @@ static int gd_module_clear(PyObject *m) {
   Py_CLEAR(st->array_type);
   Py_CLEAR(st->dtype_by_key);
   Py_CLEAR(st->device_cls);
-  Py_CLEAR(st->devtype_enum);
   Py_CLEAR(st->cpu_device);
   Py_CLEAR(st->cpu_dlpack_device);
   Py_CLEAR(st->parse_device);
@@ -473,10 +481,8 @@ static int gd_module_clear(PyObject *m) {
   st->api_cache_n = 0;
   for (int i = 0; i < st->kw_cache_n; i++) Py_CLEAR(st->kw_cache[i].kwnames);
   st->kw_cache_n = 0;
-  Py_CLEAR(st->dlpack_kwargs);
   Py_CLEAR(st->max_version);
   Py_CLEAR(st->kw_max_version);
-  Py_CLEAR(st->empty_tuple);
   Py_CLEAR(st->s_dlpack);
   Py_CLEAR(st->s_max_version);
   Py_CLEAR(st->s_dl_device);
@@ -514,14 +520,11 @@ PyMODINIT_FUNC PyInit__native(void) {
   st->s_dl_device = PyUnicode_InternFromString("dl_device");
   st->s_copy = PyUnicode_InternFromString("copy");
   st->s_stream = PyUnicode_InternFromString("stream");
-  st->empty_tuple = PyTuple_New(0);
-  st->max_version = Py_BuildValue("(ii)", 1, 3);
-  st->dlpack_kwargs = PyDict_New();
+  st->max_version = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
   st->kw_max_version = st->s_max_version ? PyTuple_Pack(1, st->s_max_version) : NULL;
   if (!st->s_dlpack || !st->s_max_version || !st->s_dl_device || !st->s_copy || !st->s_stream ||
-      !st->empty_tuple || !st->max_version || !st->dlpack_kwargs || !st->kw_max_version)
+      !st->max_version || !st->kw_max_version)
     goto fail;
-  if (PyDict_SetItem(st->dlpack_kwargs, st->s_max_version, st->max_version) < 0) goto fail;
   st->array_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &gd_array_spec, NULL);
   if (st->array_type == NULL) goto fail;
   Py_INCREF((PyObject *)st->array_type);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "_cgo_export.h"
+#include "crossing.h"
 #include "reliability.h"
 
 int gd_in_fork_child = 0;
@@ -16,11 +17,6 @@ static long gd_fork_child_errors = 0;
 
 /* ------------------------------------------------------------------ */
 /* chunked copy / fill                                                */
-
-static int gd_cpu_like(DLDevice d) {
-  return d.device_type == kDLCPU || d.device_type == kDLCUDAHost || d.device_type == kDLCUDAManaged ||
-         d.device_type == kDLROCMHost;
-}
 
 int64_t gd_chunk_bytes(void) {
   static int64_t bytes = 0;
@@ -34,7 +30,7 @@ int64_t gd_chunk_bytes(void) {
 }
 
 int gd_chunk_eligible(const gd_header *h, const int64_t *shape) {
-  if (h->ndim < 1 || !gd_cpu_like(h->device)) return 0;
+  if (h->ndim < 1 || !gd_host(h)) return 0;
   if ((int64_t)h->dtype.bits * h->dtype.lanes < 8) return 0; /* sub-byte: one Go call */
   int64_t is = gd_itemsize(h->dtype);
   if (is == 0) return 0;
@@ -68,6 +64,7 @@ typedef struct {
 static int gd_chunk_call(gd_chunker *c) {
   int cls;
   c->msg[0] = '\0';
+  gd_count_crossing();
   PyThreadState *ts = PyEval_SaveThread();
   switch (c->mode) {
     case GD_CHUNK_FILL:
@@ -167,6 +164,7 @@ int gd_chunked_copy_new(const gd_header *src, const int64_t *shape, const int64_
                         int64_t *ostrides, const char *entry) {
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
+  gd_count_crossing();
   int cls = gdgo_alloc(src->dtype, src->ndim, (int64_t *)shape, NULL, out, ostrides, msg);
   if (cls != GD_OK) {
     if (msg[0]) return gd_err_from(cls, msg);
@@ -181,21 +179,23 @@ int gd_chunked_copy_new(const gd_header *src, const int64_t *shape, const int64_
   return 0;
 }
 
+int gd_copy_new(const gd_header *src, const int64_t *shape, const int64_t *sstr, gd_header *out, int64_t *ostrides,
+                const char *entry) {
+  if (gd_chunk_eligible(src, shape)) return gd_chunked_copy_new(src, shape, sstr, out, ostrides, entry);
+  /* Go deferred the copy, the C side cannot chunk it: one call. */
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  gd_count_crossing();
+  PyThreadState *ts = PyEval_SaveThread();
+  int cls = gdgo_copy((gd_header *)src, (int64_t *)shape, (int64_t *)sstr, out, ostrides, msg);
+  PyEval_RestoreThread(ts);
+  return cls == GD_OK ? 0 : gd_err_from(cls, msg);
+}
+
 int gd_import_finish_copy(gd_header *h, const int64_t *shape, int64_t *strides, const char *entry) {
   gd_header out;
   int64_t ostrides[GD_MAX_NDIM];
-  int rc;
-  if (gd_chunk_eligible(h, shape)) {
-    rc = gd_chunked_copy_new(h, shape, strides, &out, ostrides, entry);
-  } else {
-    /* Go deferred the copy, the C side cannot chunk it: one call. */
-    char msg[GD_MSG_CAP];
-    msg[0] = '\0';
-    PyThreadState *ts = PyEval_SaveThread();
-    int cls = gdgo_copy(h, (int64_t *)shape, strides, &out, ostrides, msg);
-    PyEval_RestoreThread(ts);
-    rc = cls == GD_OK ? 0 : gd_err_from(cls, msg);
-  }
+  int rc = gd_copy_new(h, shape, strides, &out, ostrides, entry);
   gd_owner_decref(h->owner); /* the producer's deleter runs: we hold a copy now, or fail */
   h->owner = NULL;
   if (rc < 0) return -1;

@@ -52,6 +52,12 @@ int gd_chunked_sum(const gd_header *h, const int64_t *shape, const int64_t *stri
 int gd_chunked_copy_new(const gd_header *src, const int64_t *shape, const int64_t *sstr, gd_header *out,
                         int64_t *ostrides, const char *entry);
 
+/* A new C-contiguous copy of src that Go planned and deferred: in chunks
+ * when gd_chunk_eligible, else one Go call without the GIL. Same contract as
+ * gd_chunked_copy_new. */
+int gd_copy_new(const gd_header *src, const int64_t *shape, const int64_t *sstr, gd_header *out, int64_t *ostrides,
+                const char *entry);
+
 /* Finishes an import whose copy Go deferred (gd_import_req.copy_deferred):
  * replaces *h (whose owner reference it releases, success or not) and
  * strides with a C-contiguous copy. 0, or -1 with an exception. */

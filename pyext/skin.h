@@ -85,15 +85,12 @@ typedef struct {
   PyTypeObject *array_type;
   PyObject *dtype_by_key;   /* dict: int key -> godlpack.DType */
   PyObject *device_cls;     /* godlpack.Device */
-  PyObject *devtype_enum;   /* godlpack.DLDeviceType */
   PyObject *devtype_members[GD_DEVTYPE_MAX + 1];
   PyObject *cpu_device;     /* Device("cpu") */
   PyObject *cpu_dlpack_device; /* (DLDeviceType.kDLCPU, 0): __dlpack_device__ of CPU arrays */
   PyObject *parse_device;   /* callable: obj -> (type, id) */
-  PyObject *dlpack_kwargs;  /* {"max_version": (1, 3)} (never mutated) */
-  PyObject *max_version;    /* (1, 3) */
+  PyObject *max_version;    /* (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION) */
   PyObject *kw_max_version; /* ("max_version",): kwnames of the common __dlpack__ call */
-  PyObject *empty_tuple;
   /* interned names */
   PyObject *s_dlpack;
   PyObject *s_max_version;
@@ -145,6 +142,10 @@ static inline int64_t gd_itemsize(DLDataType dt) {
 #define GD_NOGIL_BEGIN(big) PyThreadState *_gd_ts = (big) ? PyEval_SaveThread() : NULL
 #define GD_NOGIL_END() \
   if (_gd_ts != NULL) PyEval_RestoreThread(_gd_ts)
+
+/* Whether the CPU can address the array's data: core decides it
+ * (core.CPUAccessible, set as GD_FLAG_HOST by every producer of a header). */
+static inline int gd_host(const gd_header *h) { return (h->flags & GD_FLAG_HOST) != 0; }
 
 /* Bytes per element of an array: padded sub-byte data fills one byte each. */
 static inline int64_t gd_array_itemsize(const gd_header *h) {

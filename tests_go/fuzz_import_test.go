@@ -297,6 +297,9 @@ func runFuzzDescribe(t *testing.T, f fuzzTensor) {
 	if h.ReadOnly() != ro {
 		t.Fatalf("%+v: read-only %v", s, h.ReadOnly())
 	}
+	if got, want := h.Flags&derivedFlags, modelDerivedFlags(s.Device, s.Shape[:n], wantStrides[:n]); got != want {
+		t.Fatalf("%+v: derived flags %#x, want %#x", s, got, want)
+	}
 	for k := 0; k < n; k++ {
 		if shape[k] != s.Shape[k] || strides[k] != wantStrides[k] {
 			t.Fatalf("%+v: dim %d: shape %d strides %d, want %d %d", s, k, shape[k], strides[k], s.Shape[k], wantStrides[k])

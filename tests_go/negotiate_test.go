@@ -103,6 +103,10 @@ func exportOracle(src core.Device, readOnly bool, mv optVersion, dl optDevice, c
 	if cp == core.CopyNever && moved {
 		return exportOutcome{err: core.ErrCopyNeeded}
 	}
+	// copy=True in place: godlpack copies only memory the CPU can read.
+	if cp == core.CopyAlways && !moved && !hostKinds[src.Type] {
+		return exportOutcome{err: core.ErrDevice}
+	}
 	if st.set {
 		ok := st.s == -1
 		switch target.Type {
@@ -295,6 +299,9 @@ func importOracle(got core.Device, flags uint64, want optWant, cp core.CopyMode,
 		return importOutcome{device: result}
 	case core.CopyAlways:
 		producerCopied := negotiated && flags&core.FlagIsCopied != 0
+		if !moved && !producerCopied && !hostKind(got.Type) {
+			return importOutcome{err: core.ErrDevice} // no backend to copy with
+		}
 		return importOutcome{copy: moved || !producerCopied, device: result}
 	}
 	return importOutcome{copy: moved, device: result}

@@ -71,7 +71,7 @@ CASES = [
     ("lanes", lambda: gd.from_dlpack(_lanes_capsule()), BufferError, ["from_dlpack", "lanes"]),
     ("major-version", lambda: gd.from_dlpack(_major2_capsule()), BufferError, ["from_dlpack", "version"]),
     ("device-value", lambda: gd.from_dlpack(gd.zeros((2,)), device="gpu"), ValueError, ["from_dlpack", "device"]),
-    ("device-unreachable", lambda: gd.from_dlpack(gd.zeros((2,)), device=(10, 0)), BufferError, ["dl_device", "pass"]),
+    ("device-unreachable", lambda: gd.from_dlpack(gd.zeros((2,)), device=(10, 0)), BufferError, ["from_dlpack():", "device=rocm:0", "pass"]),
     ("copy-value-consumer", lambda: gd.from_dlpack(gd.zeros((2,)), copy="yes"), (ValueError, TypeError), ["from_dlpack", "copy"]),
     # arrays
     ("readonly-setitem", lambda: _ro().__setitem__(0, 1), ValueError, ["read-only", "copy"]),

@@ -119,3 +119,58 @@ def test_device_argument_errors_match_device(spec, entry):
 def test_device_argument_accepted_like_device(spec):
     assert gd.Device(spec) == gd.Device("cpu")
     assert gd.from_dlpack(gd.arange(3.0), device=spec).tolist() == [0.0, 1.0, 2.0]
+
+
+# ---- 2. decide, then copy ------------------------------------------------------
+
+
+def _read_only(nbytes):
+    a = gd.asarray(memoryview(bytes(nbytes)))
+    assert a.readonly
+    return a
+
+
+@pytest.mark.parametrize("kw", [
+    dict(copy=True),                                  # legacy: a read-only array cannot leave
+    dict(copy=True, max_version=(0, 8)),
+    dict(copy=True, max_version=(1, 3), dl_device=(1, 5)),
+    dict(copy=True, max_version=(1, 3), dl_device=(2, 0)),
+    dict(copy=True, max_version=(1, 3), stream=7),
+])
+def test_refused_copy_export_copies_nothing(kw):
+    """A 64 MiB request that will be refused makes one Go call (the plan) and
+    no copy: the chunked copy of a planned export is one more call per chunk."""
+    a = _read_only(64 << 20)
+    before = gd._native._go_crossings()
+    with pytest.raises(BufferError, match=r"^__dlpack__\(\): "):
+        a.__dlpack__(**kw)
+    assert gd._native._go_crossings() - before == 1
+
+
+def test_planned_big_copy_export_still_copies_in_chunks():
+    a = _read_only(64 << 20)
+    before = gd._native._go_crossings()
+    info = CapsuleInfo(cap := a.__dlpack__(copy=True, max_version=(1, 3)))
+    assert gd._native._go_crossings() - before > 2  # plan, allocation, chunks, export
+    assert info.is_copied and not info.read_only
+    b = gd.from_dlpack(cap)
+    assert b.nbytes == a.nbytes and b[::1 << 20].tolist() == [0] * 64
+
+
+# ---- 4. errors say what the user asked for ------------------------------------
+
+
+@pytest.mark.parametrize("kw, want", [
+    (dict(device="cpu"), r"^from_dlpack\(\): device=cpu:0 cannot be reached from a tensor on oneapi:0"),
+    (dict(device=(1, 0), copy=False), r"^from_dlpack\(\): device=cpu:0 cannot be reached"),
+    (dict(copy=True), r"^from_dlpack\(\): copy=True but godlpack has no memory backend for oneapi:0"),
+])
+def test_own_device_array_refusal_names_from_dlpack_arguments(kw, want):
+    cap, rec = craft_capsule(shape=(4,), strides=(1,), dtype=(0, 32, 1), data=0x10000, device=(kDLOneAPI, 0))
+    y = gd.from_dlpack(cap)  # an opaque oneapi:0 array
+    with pytest.raises(BufferError, match=want) as e:
+        gd.from_dlpack(y, **kw)
+    assert "dl_device" not in str(e.value) and "__dlpack__" not in str(e.value)
+    del y, cap
+    collect()
+    assert rec.deleted == 1
