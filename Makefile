@@ -121,6 +121,14 @@ BENCH_QUICK ?=
 bench: setup
 	$(PY) -m godlpack bench $(if $(filter-out 0,$(BENCH_QUICK)),--quick)
 
+# ---- generated tables -----------------------------------------------------
+# python/godlpack/_tables.py: the device and dtype tables the Python side
+# parses with, written from core's (tests_go/pytables_test.go fails while the
+# committed file differs).
+.PHONY: tables
+tables:
+	$(GO) run ./internal/gentables
+
 # ---- packaging ------------------------------------------------------------
 
 wheel: $(VENV)/.deps $(VENV)/.gomod
