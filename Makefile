@@ -100,16 +100,14 @@ abi3-smoke: $(SO)
 	done
 
 # The whole Python suite against an extension built with cgocheck2, which
-# catches Go pointers stored in C memory.
+# catches Go pointers stored in C memory. setup.py's one `go build` command,
+# unstripped (--debug), writes $(CGOCHECK_DIR)/godlpack/_native.abi3.so.
 CGOCHECK_DIR := build/cgocheck2
 test-cgocheck2: setup
 	GOEXPERIMENT=cgocheck2 $(GO) test ./...
 	rm -rf $(CGOCHECK_DIR) && mkdir -p $(CGOCHECK_DIR)/godlpack
 	cp python/godlpack/*.py python/godlpack/py.typed $(CGOCHECK_DIR)/godlpack/
-	GOEXPERIMENT=cgocheck2 CGO_CFLAGS="-I$(PYINC) -O2 -g" $(GO) build -tags pyext -buildmode=c-shared \
-	  -ldflags="-extldflags=-Wl,--version-script=$(CURDIR)/pyext/pyext.map" \
-	  -o $(CGOCHECK_DIR)/godlpack/_native.abi3.so ./pyext
-	rm -f $(CGOCHECK_DIR)/godlpack/_native.abi3.h
+	GOEXPERIMENT=cgocheck2 CGO_CFLAGS="-O2 -g" GO=$(GO) $(PY) setup.py -q build_ext --debug --build-lib $(CGOCHECK_DIR)
 	PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) $(PY) -c 'import godlpack, sys; assert godlpack.__file__.startswith("$(CURDIR)/$(CGOCHECK_DIR)"), godlpack.__file__'
 	PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) GODEBUG=cgocheck=1 $(PY) -m pytest -q -p no:cacheprovider tests_py
 
@@ -120,6 +118,14 @@ test-cgocheck2: setup
 BENCH_QUICK ?=
 bench: setup
 	$(PY) -m godlpack bench $(if $(filter-out 0,$(BENCH_QUICK)),--quick)
+
+# ---- generated tables -----------------------------------------------------
+# python/godlpack/_tables.py: the device and dtype tables the Python side
+# parses with, written from core's (tests_go/pytables_test.go fails while the
+# committed file differs).
+.PHONY: tables
+tables:
+	$(GO) run ./internal/gentables
 
 # ---- packaging ------------------------------------------------------------
 

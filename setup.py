@@ -1,27 +1,46 @@
 """Build godlpack's extension module with the Go toolchain.
 
-`pip install .` (or `python setup.py build_ext --inplace`) runs
+`pip install .` and `python setup.py build_ext --inplace` (`make build`) run
+the one `go build` command line of the extension, `go_build_command` below,
+and echo it. The C skin is compiled with Py_LIMITED_API=0x030B0000 and does
+not link libpython, so the one .so (and the cp311-abi3 wheel) serves CPython
+3.11 and later.
 
-    go build -tags pyext -buildmode=c-shared -trimpath \
-        -ldflags="-s -w -extldflags=-Wl,--version-script=<repo>/pyext/pyext.map" \
-        -o <build dir>/godlpack/_native.abi3.so ./pyext
-
-with CGO_CFLAGS holding the CPython include directory. The C skin is compiled
-with Py_LIMITED_API=0x030B0000 and does not link libpython, so the one .so
-(and the cp311-abi3 wheel) serves CPython 3.11 and later.
+Other builds go through the same command: `build_ext --debug` keeps symbols
+and DWARF (and full source paths), `--build-lib DIR` writes
+DIR/godlpack/_native.abi3.so, and GOEXPERIMENT and CGO_CFLAGS from the
+environment reach the Go toolchain; `make test-cgocheck2` builds with all
+three.
 """
 
 import os
 import shlex
 import shutil
 import subprocess
-import sys
 import sysconfig
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def go_build_command(go, out, package="./pyext", debug=False, environ=os.environ):
+    """The `go build` of the extension: (argv, environment), run in HERE.
+
+    debug=False strips symbols and DWARF and trims source paths (release
+    builds); debug=True keeps all three. CGO_CFLAGS gets the CPython include
+    directory in front of the caller's flags (default -O2 -g)."""
+    env = dict(environ)
+    env["CGO_ENABLED"] = "1"
+    env["CGO_CFLAGS"] = f"-I{sysconfig.get_paths()['include']} " + environ.get("CGO_CFLAGS", "-O2 -g")
+    ldflags = f"-extldflags=-Wl,--version-script={os.path.join(HERE, 'pyext', 'pyext.map')}"
+    argv = [go, "build", "-tags", "pyext", "-buildmode=c-shared"]
+    if not debug:
+        argv.append("-trimpath")
+        ldflags = "-s -w " + ldflags
+    argv += [f"-ldflags={ldflags}", "-o", out, package]
+    return argv, env
 
 
 class GoExtension(Extension):
@@ -47,17 +66,9 @@ class build_go_ext(build_ext):
             )
         out = os.path.abspath(self.get_ext_fullpath(ext.name))
         os.makedirs(os.path.dirname(out), exist_ok=True)
-        include = sysconfig.get_paths()["include"]
-        env = dict(os.environ)
-        env["CGO_ENABLED"] = "1"
-        env["CGO_CFLAGS"] = f"-I{include} " + os.environ.get("CGO_CFLAGS", "-O2 -g")
-        mapfile = os.path.join(HERE, "pyext", "pyext.map")
-        cmd = [
-            go, "build", "-tags", "pyext", "-buildmode=c-shared", "-trimpath",
-            f"-ldflags=-s -w -extldflags=-Wl,--version-script={mapfile}",
-            "-o", out, ext.go_package,
-        ]
-        print(f"CGO_CFLAGS={shlex.quote(env['CGO_CFLAGS'])} {shlex.join(cmd)}", flush=True)
+        cmd, env = go_build_command(go, out, ext.go_package, debug=bool(self.debug))
+        shown = [f"{k}={shlex.quote(env[k])}" for k in ("GOEXPERIMENT", "CGO_CFLAGS") if env.get(k)]
+        print(" ".join(shown + [shlex.join(cmd)]), flush=True)
         subprocess.run(cmd, cwd=HERE, env=env, check=True)
         header = os.path.splitext(out)[0] + ".h"  # c-shared also writes a C header
         if os.path.exists(header):

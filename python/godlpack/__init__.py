@@ -14,23 +14,25 @@ module holds the Python value types and the creation functions.
 from __future__ import annotations
 
 import os as _os
-import sys as _sys
-from typing import Any, Optional, Sequence, Tuple, Union
 
-from . import _native
+# _native first: loading it starts the Go runtime on a thread of its own,
+# which then initialises while the modules below import.
+from . import _native, _tables, _types
 from ._native import Array, from_dlpack
-from ._types import (
-    DLDeviceType,
-    DType,
-    DTypeLike,
-    Device,
-    DeviceLike,
-    _as_dtype,
-    _BY_DTYPE_NAME,
-    _BY_KEY,
-    _device_pair,
-    _parse_device,
-)
+from ._types import DLDeviceType, DType, Device, _as_dtype, _parse_device
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Optional, Sequence, Tuple, Union
+
+    DeviceLike = Union[str, Tuple[int, int], Device]
+    DTypeLike = Union[DType, str, type, Any]
+    ShapeLike = Union[int, Sequence[int]]
+
+# The dtype constants (bool_, int8, ..., float4_e2m1fn): one per dtype of the
+# Go core's table (_tables.DTYPES).
+_DTYPE_CONSTANTS = _types._dtype_constants()
+globals().update(_DTYPE_CONSTANTS)
 
 __all__ = [
     "DLPACK_VERSION",
@@ -45,68 +47,20 @@ __all__ = [
     "ones",
     "full",
     "arange",
-    "bool_",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-    "float8_e3m4",
-    "float8_e4m3",
-    "float8_e4m3b11fnuz",
-    "float8_e4m3fn",
-    "float8_e4m3fnuz",
-    "float8_e5m2",
-    "float8_e5m2fnuz",
-    "float8_e8m0fnu",
-    "float6_e2m3fn",
-    "float6_e3m2fn",
-    "float4_e2m1fn",
+    *_DTYPE_CONSTANTS,
 ]
 
 __version__ = "0.1.0"
 
 #: The DLPack version godlpack produces and understands.
-DLPACK_VERSION: Tuple[int, int] = (1, 3)
+DLPACK_VERSION: Tuple[int, int] = _tables.DLPACK_VERSION
 
-bool_ = _BY_DTYPE_NAME["bool"]
-int8 = _BY_DTYPE_NAME["int8"]
-int16 = _BY_DTYPE_NAME["int16"]
-int32 = _BY_DTYPE_NAME["int32"]
-int64 = _BY_DTYPE_NAME["int64"]
-uint8 = _BY_DTYPE_NAME["uint8"]
-uint16 = _BY_DTYPE_NAME["uint16"]
-uint32 = _BY_DTYPE_NAME["uint32"]
-uint64 = _BY_DTYPE_NAME["uint64"]
-float16 = _BY_DTYPE_NAME["float16"]
-bfloat16 = _BY_DTYPE_NAME["bfloat16"]
-float32 = _BY_DTYPE_NAME["float32"]
-float64 = _BY_DTYPE_NAME["float64"]
-complex64 = _BY_DTYPE_NAME["complex64"]
-complex128 = _BY_DTYPE_NAME["complex128"]
-float8_e3m4 = _BY_DTYPE_NAME["float8_e3m4"]
-float8_e4m3 = _BY_DTYPE_NAME["float8_e4m3"]
-float8_e4m3b11fnuz = _BY_DTYPE_NAME["float8_e4m3b11fnuz"]
-float8_e4m3fn = _BY_DTYPE_NAME["float8_e4m3fn"]
-float8_e4m3fnuz = _BY_DTYPE_NAME["float8_e4m3fnuz"]
-float8_e5m2 = _BY_DTYPE_NAME["float8_e5m2"]
-float8_e5m2fnuz = _BY_DTYPE_NAME["float8_e5m2fnuz"]
-float8_e8m0fnu = _BY_DTYPE_NAME["float8_e8m0fnu"]
-float6_e2m3fn = _BY_DTYPE_NAME["float6_e2m3fn"]
-float6_e3m2fn = _BY_DTYPE_NAME["float6_e3m2fn"]
-float4_e2m1fn = _BY_DTYPE_NAME["float4_e2m1fn"]
+_BOOL = _types._BY_DTYPE_NAME["bool"]
+_INT64 = _types._BY_DTYPE_NAME["int64"]
+_FLOAT64 = _types._BY_DTYPE_NAME["float64"]
+_COMPLEX128 = _types._BY_DTYPE_NAME["complex128"]
 
-_CPU = Device("cpu")
-_native._init(_BY_KEY, Device, DLDeviceType, _CPU, _device_pair)
+_native._init(_types._BY_KEY, Device, DLDeviceType, Device((int(DLDeviceType.kDLCPU), 0)), _types._device_pair)
 
 # A forked child must not start goroutines: Go kernels run serially there.
 # (fork() itself is made safe by pthread_atfork handlers installed by the
@@ -114,7 +68,21 @@ _native._init(_BY_KEY, Device, DLDeviceType, _CPU, _device_pair)
 if hasattr(_os, "register_at_fork"):
     _os.register_at_fork(after_in_child=_native._after_fork_child)
 
-ShapeLike = Union[int, Sequence[int]]
+
+def __getattr__(name: str) -> Any:
+    # The typing aliases of the stub (__init__.pyi), built on first use so
+    # that `import godlpack` does not import typing.
+    if name in ("DeviceLike", "DTypeLike", "ShapeLike"):
+        from typing import Any, Sequence, Tuple, Union
+
+        aliases = {
+            "DeviceLike": Union[str, Tuple[int, int], Device],
+            "DTypeLike": Union[DType, str, type, Any],
+            "ShapeLike": Union[int, Sequence[int]],
+        }
+        globals().update(aliases)
+        return aliases[name]
+    raise AttributeError(f"module 'godlpack' has no attribute {name!r}")
 
 
 def _check_device(device: Any, entry: str) -> None:
@@ -173,10 +141,10 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, devic
         start, stop, step = float(start), float(stop), float(step)
         n = max(0, math.ceil((stop - start) / step))
     if dtype is None:
-        dt = int64 if ints else float64
+        dt = _INT64 if ints else _FLOAT64
     else:
         dt = _as_dtype(dtype, "arange()")
-    if not ints and dt in (int8, int16, int32, int64, uint8, uint16, uint32, uint64):
+    if not ints and dt.name.startswith(("int", "uint")):
         # integer dtype with float bounds: compute in float, store truncated
         return asarray([int(start + i * step) for i in range(n)], dtype=dt)
     return _native._arange(n, dt._key, start, step)
@@ -187,28 +155,28 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, devic
 
 def _infer_scalar_dtype(v: Any) -> DType:
     if isinstance(v, bool):
-        return bool_
+        return _BOOL
     if isinstance(v, int):
-        return int64
+        return _INT64
     if isinstance(v, float):
-        return float64
+        return _FLOAT64
     if isinstance(v, complex):
-        return complex128
+        return _COMPLEX128
     if hasattr(v, "dtype"):
         try:
             return _as_dtype(v.dtype)
         except (TypeError, ValueError):
             pass
     if hasattr(v, "__index__"):
-        return int64
+        return _INT64
     if hasattr(v, "__float__"):
-        return float64
+        return _FLOAT64
     if hasattr(v, "__complex__"):
-        return complex128
+        return _COMPLEX128
     raise TypeError(f"asarray(): cannot convert {type(v).__name__!r} object to an array element")
 
 
-_RANK = {bool_: 0, int64: 1, float64: 2, complex128: 3}
+_RANK = {_BOOL: 0, _INT64: 1, _FLOAT64: 2, _COMPLEX128: 3}
 
 
 def _flatten(obj: Any) -> Tuple[Tuple[int, ...], list, DType]:
@@ -232,15 +200,15 @@ def _flatten(obj: Any) -> Tuple[Tuple[int, ...], list, DType]:
                     raise ValueError("asarray(): inhomogeneous nested sequence (ragged)")
                 nxt.extend(x)
             shape.append(n)
-            if len(shape) > _native.MAX_NDIM:
-                raise ValueError(f"asarray(): more than {_native.MAX_NDIM} dimensions")
+            if len(shape) > _tables.MAX_NDIM:
+                raise ValueError(f"asarray(): more than {_tables.MAX_NDIM} dimensions")
             level = nxt
             if n == 0:
                 break
         else:
             break
     rank = 0
-    dt = bool_
+    dt = _BOOL
     for x in level:
         if isinstance(x, (list, tuple)):
             raise ValueError("asarray(): inhomogeneous nested sequence (ragged or mixed with scalars)")
@@ -253,7 +221,7 @@ def _flatten(obj: Any) -> Tuple[Tuple[int, ...], list, DType]:
             rank = r
             dt = d
     if not level:
-        dt = float64
+        dt = _FLOAT64
     return tuple(shape), level, dt
 
 

@@ -1,63 +1,45 @@
 """DType, Device and DLDeviceType: the small value types of godlpack.
 
-Keep the names in sync with core/dtype.go (DataType.String, ParseDataType)
-and core/device.go (deviceNames).
+Every name and number comes from _tables.py, which `make tables` writes from
+the Go core; nothing here restates a DLPack table. No typing at runtime: the
+annotations are for readers and checkers (the public ones are in
+__init__.pyi).
 """
 
 from __future__ import annotations
 
 import enum
-from typing import Any, Dict, FrozenSet, Iterator, Tuple, Union
 
-__all__ = ["DLDeviceType", "DType", "Device", "DTypeLike", "DeviceLike"]
+from . import _tables
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterator, Tuple, Union
+
+    DeviceLike = Union[str, Tuple[int, int], "Device"]
+
+__all__ = ["DLDeviceType", "DType", "Device"]
+
+DLDeviceType = enum.IntEnum(
+    "DLDeviceType", [(enum_name, t) for t, (enum_name, _) in _tables.DEVICE_TYPES.items()], module="godlpack"
+)
+DLDeviceType.__doc__ = (
+    f"DLPack {_tables.DLPACK_VERSION[0]}.{_tables.DLPACK_VERSION[1]} device types (DLDeviceType in dlpack.h). "
+    "5 and 6 are retired."
+)
+
+# short names used by Device strings ("cpu:0", "cuda:1"); IntEnum members
+# hash and compare as their ints, so they index this directly
+_SHORT = {t: short for t, (_, short) in _tables.DEVICE_TYPES.items()}
+# short name or enum name -> DLDeviceType, built by the first parse of a name
+_BY_NAME: dict = {}
 
 
-class DLDeviceType(enum.IntEnum):
-    """DLPack 1.3 device types (DLDeviceType in dlpack.h). 5 and 6 are retired."""
-
-    kDLCPU = 1
-    kDLCUDA = 2
-    kDLCUDAHost = 3
-    kDLOpenCL = 4
-    kDLVulkan = 7
-    kDLMetal = 8
-    kDLVPI = 9
-    kDLROCM = 10
-    kDLROCMHost = 11
-    kDLExtDev = 12
-    kDLCUDAManaged = 13
-    kDLOneAPI = 14
-    kDLWebGPU = 15
-    kDLHexagon = 16
-    kDLMAIA = 17
-    kDLTrn = 18
-
-
-# short names used by Device strings ("cpu:0", "cuda:1")
-_SHORT = {
-    DLDeviceType.kDLCPU: "cpu",
-    DLDeviceType.kDLCUDA: "cuda",
-    DLDeviceType.kDLCUDAHost: "cuda_host",
-    DLDeviceType.kDLOpenCL: "opencl",
-    DLDeviceType.kDLVulkan: "vulkan",
-    DLDeviceType.kDLMetal: "metal",
-    DLDeviceType.kDLVPI: "vpi",
-    DLDeviceType.kDLROCM: "rocm",
-    DLDeviceType.kDLROCMHost: "rocm_host",
-    DLDeviceType.kDLExtDev: "ext_dev",
-    DLDeviceType.kDLCUDAManaged: "cuda_managed",
-    DLDeviceType.kDLOneAPI: "oneapi",
-    DLDeviceType.kDLWebGPU: "webgpu",
-    DLDeviceType.kDLHexagon: "hexagon",
-    DLDeviceType.kDLMAIA: "maia",
-    DLDeviceType.kDLTrn: "trn",
-}
-_BY_NAME: Dict[str, DLDeviceType] = {}
-for _t, _n in _SHORT.items():
-    _BY_NAME[_n] = _t
-    _BY_NAME[_t.name] = _t
-del _t, _n
-_ZERO_ID: FrozenSet[DLDeviceType] = frozenset({DLDeviceType.kDLCPU, DLDeviceType.kDLCUDAHost, DLDeviceType.kDLCUDAManaged})
+def _device_names() -> dict:
+    for t in DLDeviceType:
+        _BY_NAME[_SHORT[t]] = t
+        _BY_NAME[t.name] = t
+    return _BY_NAME
 
 
 class Device:
@@ -70,7 +52,7 @@ class Device:
     _type: DLDeviceType
     _id: int
 
-    def __init__(self, spec: "DeviceLike", id: int | None = None) -> None:
+    def __init__(self, spec: DeviceLike, id: int | None = None) -> None:
         t, i = _parse_device(spec)
         if id is not None:
             if isinstance(spec, str) and ":" in spec:
@@ -121,9 +103,9 @@ class Device:
 def _check_id(t: DLDeviceType, i: Any, spec: Any) -> int:
     if isinstance(i, bool) or not isinstance(i, int):
         raise TypeError(f"device id must be an int, got {i!r}")
-    if i < 0 or i > 2**31 - 1:
+    if i < 0 or i > _tables.MAX_DEVICE_ID:
         raise ValueError(f"invalid device id {i} in {spec!r}; use a non-negative int")
-    if i != 0 and t in _ZERO_ID:
+    if i != 0 and t in _tables.ZERO_ID_DEVICE_TYPES:
         raise ValueError(f"device {spec!r}: the id of {_SHORT[t]} memory must be 0; use \"{_SHORT[t]}\"")
     return i
 
@@ -134,7 +116,7 @@ def _parse_device(spec: Any) -> Tuple[DLDeviceType, int]:
         return spec._type, spec._id
     if isinstance(spec, str):
         name, sep, idtext = spec.partition(":")
-        t = _BY_NAME.get(name)
+        t = (_BY_NAME or _device_names()).get(name)
         if t is None:
             raise ValueError(
                 f"unknown device {spec!r}; use \"cpu\", \"cuda:N\" or another DLPack device name such as \"oneapi:0\""
@@ -166,39 +148,7 @@ def _device_pair(spec: Any) -> Tuple[int, int]:
     return int(t), i
 
 
-DeviceLike = Union[str, Tuple[int, int], Device]
-
 # ---------------------------------------------------------------- dtypes
-
-# (name, DLPack code, bits): codes from dlpack.h (DLDataTypeCode)
-_DTYPES = [
-    ("bool", 6, 8),
-    ("int8", 0, 8),
-    ("int16", 0, 16),
-    ("int32", 0, 32),
-    ("int64", 0, 64),
-    ("uint8", 1, 8),
-    ("uint16", 1, 16),
-    ("uint32", 1, 32),
-    ("uint64", 1, 64),
-    ("float16", 2, 16),
-    ("float32", 2, 32),
-    ("float64", 2, 64),
-    ("bfloat16", 4, 16),
-    ("complex64", 5, 64),
-    ("complex128", 5, 128),
-    ("float8_e3m4", 7, 8),
-    ("float8_e4m3", 8, 8),
-    ("float8_e4m3b11fnuz", 9, 8),
-    ("float8_e4m3fn", 10, 8),
-    ("float8_e4m3fnuz", 11, 8),
-    ("float8_e5m2", 12, 8),
-    ("float8_e5m2fnuz", 13, 8),
-    ("float8_e8m0fnu", 14, 8),
-    ("float6_e2m3fn", 15, 6),
-    ("float6_e3m2fn", 16, 6),
-    ("float4_e2m1fn", 17, 4),
-]
 
 
 class DType:
@@ -271,31 +221,28 @@ class DType:
         return (_dtype_by_name, (self._name,))
 
 
-_BY_KEY: Dict[int, DType] = {}
-_BY_DTYPE_NAME: Dict[str, DType] = {}
-for _n, _c, _b in _DTYPES:
+# The C skin receives _BY_KEY at import and looks every array's dtype up in
+# it, so all DType objects exist from the start.
+_BY_KEY = {}
+# name or alias (as core.ParseDataType) -> DType
+_BY_DTYPE_NAME = {}
+for _n, (_c, _b) in _tables.DTYPES.items():
     _d = DType(_n, _c, _b)
-    _BY_KEY[_d._key] = _d
-    _BY_DTYPE_NAME[_n] = _d
+    _BY_KEY[_d._key] = _BY_DTYPE_NAME[_n] = _d
+for _n, _c in _tables.DTYPE_ALIASES.items():
+    _BY_DTYPE_NAME[_n] = _BY_DTYPE_NAME[_c]
 del _n, _c, _b, _d
-# aliases (as core.ParseDataType)
-for _alias, _n in {
-    "bool_": "bool", "?": "bool", "b1": "bool",
-    "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64",
-    "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64",
-    "f2": "float16", "f4": "float32", "f8": "float64",
-    "c8": "complex64", "c16": "complex128",
-}.items():
-    _BY_DTYPE_NAME[_alias] = _BY_DTYPE_NAME[_n]
-del _alias, _n
+# Python names of the dtype constants that differ from the dtype's name
 _PY_NAME = {"bool": "bool_"}
+
+
+def _dtype_constants() -> dict:
+    """The module-level dtype constants of godlpack: Python name -> DType."""
+    return {_PY_NAME.get(n, n): _BY_DTYPE_NAME[n] for n in _tables.DTYPES}
 
 
 def _dtype_by_name(name: str) -> DType:
     return _BY_DTYPE_NAME[name]
-
-
-DTypeLike = Union[DType, str, type, Any]
 
 
 def _as_dtype(dt: Any, entry: str = "dtype") -> DType:
@@ -331,6 +278,5 @@ def _as_dtype(dt: Any, entry: str = "dtype") -> DType:
     return d
 
 
-DLDeviceType.__module__ = "godlpack"
 Device.__module__ = "godlpack"
 DType.__module__ = "godlpack"
