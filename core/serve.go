@@ -58,6 +58,10 @@ func ServeExport(h *Header, shape, strides []int64, req unsafe.Pointer, block un
 		return nil, false, err
 	}
 	nd := int(h.Ndim)
+	if nd < 0 || nd > MaxNdim || len(shape) < nd || len(strides) < nd {
+		return nil, false, errorf(ErrNdim, "__dlpack__(): the array has %d dimensions (shape %d, strides %d entries)",
+			nd, len(shape), len(strides))
+	}
 	src, srcStrides := h, strides
 	var tmp Header
 	switch {

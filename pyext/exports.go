@@ -37,7 +37,7 @@ func main() {}
 func hdr(h *C.gd_header) *core.Header { return (*core.Header)(unsafe.Pointer(h)) }
 
 func dims(p *C.int64_t, n int) []int64 {
-	if n == 0 || p == nil {
+	if n <= 0 || p == nil {
 		return nil
 	}
 	return unsafe.Slice((*int64)(unsafe.Pointer(p)), n)

@@ -24,22 +24,12 @@ import (
 
 // ---- export ----------------------------------------------------------------
 
-// goExport is what pyext's gdgo_export does for a request that needs no
-// copy: core.PlanExportTo, then ExportVersionedIn / ExportLegacyIn into block.
-func goExport(h *core.Header, shape, strides []int64, req core.ExportRequest, block unsafe.Pointer) (versioned bool, err error) {
-	var plan core.ExportPlan
-	if err := core.PlanExportTo(h.Device, h.ReadOnly(), &req, &plan); err != nil {
-		return false, err
-	}
-	if plan.Copy {
-		return false, fmt.Errorf("the Go path copies (plan %+v)", plan)
-	}
-	if plan.Versioned {
-		_, err = core.ExportVersionedIn(block, h, shape, strides, plan.ExtraFlags)
-		return true, err
-	}
-	_, err = core.ExportLegacyIn(block, h, shape, strides)
-	return false, err
+// goExport runs what the skin runs for __dlpack__ when the fast path
+// declines: core/glue.h with core.ServeExport behind it, fast path off. It
+// returns the managed tensor, whether it is versioned, and the error class
+// and message (class 0 on success).
+func goExport(h *core.Header, shape, strides []int64, req core.ExportRequest) (unsafe.Pointer, bool, cfixture.GlueResult) {
+	return cfixture.GlueExport(cfixture.SlowOnly, h, shape, strides, cfixture.NewExportReq(req))
 }
 
 // exportDims returns the block offsets of the shape and strides arrays.
@@ -59,29 +49,29 @@ func tensorOf(block unsafe.Pointer, versioned bool) *core.DLTensor {
 	return &(*core.DLManagedTensor)(block).DLTensor
 }
 
-// diffExport runs the C fast export and, when it accepts, the Go export on
-// blocks prefilled with the same pattern, and compares them byte for byte
-// (the shape and strides pointers as offsets into their own block). It
-// returns whether C accepted and releases both exports.
+// diffExport runs core/glue.h's export as the skin does, but with nothing
+// behind the fast path, then, when the fast path answered, with the fast
+// path off (core.ServeExport), and compares the two managed tensors byte for
+// byte (the shape and strides pointers as offsets into their own block). It
+// returns whether the fast path answered and releases both exports.
 func diffExport(t *testing.T, h *core.Header, shape, strides []int64, req core.ExportRequest) bool {
 	t.Helper()
-	size := core.ExportBlockSize(int(max(h.Ndim, 0)))
-	bc, bg := cfixture.Malloc(size, 0xa5), cfixture.Malloc(size, 0xa5)
+	cr := cfixture.NewExportReq(req)
+	require.Equal(t, req, core.ExportRequestOf(unsafe.Pointer(cr)), "core reads the C request back unchanged")
 	var refs int64
 	if h.Owner != nil {
 		refs = h.Owner.Refs()
 	}
-	ok, versioned := cfixture.FastExport(h, shape, strides, req, bc)
-	if !ok {
-		cfixture.FreeMem(bc)
-		cfixture.FreeMem(bg)
+	bc, versioned, rc := cfixture.GlueExport(cfixture.FastOnly, h, shape, strides, cr)
+	if !rc.Fast {
+		require.Equal(t, cfixture.Declined, rc.Class, "the fast path either answers or declines")
 		return false
 	}
-	gv, err := goExport(h, shape, strides, req, bg)
-	if err != nil {
-		cfixture.FreeMem(bg) // leave bc's owner reference: the test fails anyway
-		t.Fatalf("C accepted header %+v shape %v strides %v request %+v, Go refuses: %v", *h, shape, strides, req, err)
+	bg, gv, rg := goExport(h, shape, strides, req)
+	if rg.Class != 0 {
+		t.Fatalf("C accepted header %+v shape %v strides %v request %+v, Go refuses: %s", *h, shape, strides, req, rg.Msg)
 	}
+	require.False(t, rg.Fast)
 	require.Equal(t, gv, versioned, "versioned")
 	require.Equal(t, refs+2, h.Owner.Refs(), "each export retains the owner once")
 	head, dims := exportDims(versioned, h.Ndim)
@@ -90,8 +80,9 @@ func diffExport(t *testing.T, h *core.Header, shape, strides []int64, req core.E
 		require.Equal(t, unsafe.Add(b, head), unsafe.Pointer(dl.Shape), "shape follows the struct")
 		require.Equal(t, unsafe.Add(b, head+dims), unsafe.Pointer(dl.Strides), "strides follow the shape")
 	}
-	cb := bytes.Clone(unsafe.Slice((*byte)(bc), size))
-	gb := bytes.Clone(unsafe.Slice((*byte)(bg), size))
+	used := head + 2*dims // the rest of the block is not written by either
+	cb := bytes.Clone(unsafe.Slice((*byte)(bc), used))
+	gb := bytes.Clone(unsafe.Slice((*byte)(bg), used))
 	off := unsafe.Offsetof(core.DLTensor{}.Shape) + uintptr(unsafe.Pointer(tensorOf(bc, versioned))) - uintptr(bc)
 	clear(cb[off : off+16]) // shape and strides pointers, compared above
 	clear(gb[off : off+16])
@@ -202,10 +193,8 @@ func TestFastExportTable(t *testing.T) {
 				c.mod(h, &shape, &strides, &req)
 			}
 			if c.goRefuse {
-				blk := cfixture.Malloc(core.ExportBlockSize(core.MaxNdim+1), 0)
-				_, err := goExport(h, shape, strides, req, blk)
-				cfixture.FreeMem(blk)
-				require.Error(t, err, "this case must be one Go refuses")
+				_, _, r := goExport(h, shape, strides, req)
+				require.NotZero(t, r.Class, "this case must be one Go refuses")
 			}
 			got := diffExport(t, h, shape, strides, req)
 			assert.Equal(t, c.accept, got, "fast path accepted")
@@ -266,37 +255,33 @@ func FuzzFastExport(f *testing.F) {
 
 // ---- import ----------------------------------------------------------------
 
-// diffDescribe runs the C fast describe on m and, when it accepts, core's
-// Describe + PlanImport, and compares header, shape and strides. It returns
-// whether C accepted. Neither may call the deleter.
+// diffDescribe runs core/glue.h's import as the skin does, but with nothing
+// behind the fast path, then, when the fast path answered, with the fast
+// path off (core.ServeImport: Describe + PlanImport + owner), and compares
+// header (but the owner), shape and strides. It returns whether the fast path
+// answered. The owners are dropped unreleased: the deleter must not run.
 func diffDescribe(t *testing.T, m unsafe.Pointer, versioned bool, req core.ImportRequest, calls func() int64) bool {
 	t.Helper()
+	cr := cfixture.NewImportReq(req)
+	require.Equal(t, req, core.ImportRequestOf(unsafe.Pointer(cr)), "core reads the C request back unchanged")
 	var hc, hg core.Header
 	var sc, tc, sg, tg [core.MaxNdim]int64
-	ok := cfixture.FastDescribe(m, versioned, req, &hc, sc[:], tc[:])
+	rc := cfixture.GlueImport(cfixture.FastOnly, m, versioned, cr, &hc, sc[:], tc[:])
 	require.Zero(t, calls(), "the fast path called the deleter")
-	if !ok {
+	if !rc.Fast {
+		require.Equal(t, cfixture.Declined, rc.Class, "the fast path either answers or declines")
+		require.False(t, rc.Consumed)
 		return false
 	}
-	var err error
-	var flags uint64
-	if versioned {
-		mv := (*core.DLManagedTensorVersioned)(m)
-		err = core.DescribeVersioned(mv, &hg, sg[:], tg[:])
-		flags = mv.Flags
-	} else {
-		err = core.DescribeLegacy((*core.DLManagedTensor)(m), &hg, sg[:], tg[:])
+	require.True(t, rc.Consumed)
+	defer cfixture.DropOwner(hc.Owner)
+	rg := cfixture.GlueImport(cfixture.SlowOnly, m, versioned, cfixture.NewImportReq(req), &hg, sg[:], tg[:])
+	if rg.Class != 0 || !rg.Consumed {
+		t.Fatalf("C accepted (header %+v) request %+v, Go refuses: %s", hc, req, rg.Msg)
 	}
-	if err != nil {
-		t.Fatalf("C accepted (header %+v), Go's Describe refuses: %v", hc, err)
-	}
-	plan, err := core.PlanImport(hg.Device, flags, req)
-	if err != nil {
-		t.Fatalf("C accepted request %+v, Go's PlanImport refuses: %v", req, err)
-	}
-	if plan.Copy || plan.Device != hg.Device {
-		t.Fatalf("C accepted request %+v, Go plans a copy: %+v", req, plan)
-	}
+	defer cfixture.DropOwner(hg.Owner)
+	require.Zero(t, calls(), "Go copied (and released the producer's tensor) where C did not")
+	hc.Owner, hg.Owner = nil, nil
 	if hc != hg {
 		t.Fatalf("headers differ: C %+v, Go %+v", hc, hg)
 	}
@@ -304,7 +289,6 @@ func diffDescribe(t *testing.T, m unsafe.Pointer, versioned bool, req core.Impor
 	if !slices.Equal(sc[:n], sg[:n]) || !slices.Equal(tc[:n], tg[:n]) {
 		t.Fatalf("dims differ: C shape %v strides %v, Go shape %v strides %v", sc[:n], tc[:n], sg[:n], tg[:n])
 	}
-	require.Zero(t, calls(), "Describe called the deleter")
 	return true
 }
 

@@ -15,9 +15,10 @@ import (
 	"github.com/godlpack/godlpack/core"
 )
 
-// The C fast paths of core/fastpath.c, callable from the test suites (cgo
-// cannot be used in _test.go files). Requests are converted the way
-// pyext/exports.go converts them in the other direction.
+// Helpers for the tests of the C fast paths of core/fastpath.c, which run
+// through core/glue.h (glue.go). exportReq and importReq fill the C request
+// structs; core.ExportRequestOf / ImportRequestOf, which pyext's exports use,
+// must read them back unchanged (tests_go/fastpath_test.go).
 
 // exportReq and importReq are the C gd_export_req / gd_import_req of r.
 func exportReq(r *core.ExportRequest) C.gd_export_req {
@@ -49,28 +50,6 @@ func cbool(b bool) C.int32_t {
 		return 1
 	}
 	return 0
-}
-
-// FastExport runs gd_fast_export on h (shape and strides need h.Ndim
-// entries when it is in range) into block, C memory of ExportBlockSizeC
-// bytes. It reports whether the fast path took the request and, if so,
-// whether it made a versioned tensor.
-func FastExport(h *core.Header, shape, strides []int64, r core.ExportRequest, block unsafe.Pointer) (ok, versioned bool) {
-	req := exportReq(&r)
-	var v C.int32_t
-	got := C.gd_fast_export((*C.gd_header)(unsafe.Pointer(h)), ptr(shape), ptr(strides), &req, block, &v)
-	return got != 0, v != 0
-}
-
-// FastDescribe runs gd_fast_describe on m, a *DLManagedTensorVersioned
-// (versioned) or *DLManagedTensor. shape and strides need MaxNdim entries.
-func FastDescribe(m unsafe.Pointer, versioned bool, r core.ImportRequest, h *core.Header, shape, strides []int64) bool {
-	req := importReq(&r)
-	v := C.int(0)
-	if versioned {
-		v = 1
-	}
-	return C.gd_fast_describe(m, v, &req, (*C.gd_header)(unsafe.Pointer(h)), ptr(shape), ptr(strides)) != 0
 }
 
 // ExportBlockSizeC is GD_EXPORT_BLOCK_SIZE(ndim), the C twin of
