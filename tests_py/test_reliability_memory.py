@@ -81,6 +81,8 @@ def _run(case, rounds):
     return int(grew), int(go_allocs), float(dt)
 
 
+@pytest.mark.slow
+@pytest.mark.stress
 @pytest.mark.parametrize("case", list(_CASES))
 def test_rss_flat_over_many_rounds(case):
     lib = _NEEDS.get(case)

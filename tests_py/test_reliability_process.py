@@ -180,6 +180,7 @@ assert not gd._native._in_fork_child()
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", list(_FORK_CALLS))
 def test_fork_child_works_and_refuses_go_runtime(how):
     code = _PARENT_WARMUP + _CHILD_WORK + _FORK_AND_REPORT.replace("{fork}", _FORK_CALLS[how])
@@ -190,6 +191,7 @@ def test_fork_child_works_and_refuses_go_runtime(how):
     assert res == {k: True for k in ("view", "legacy", "copy", "fill", "error", "numpy", "child_flag", "gc_refused")}, res
 
 
+@pytest.mark.slow
 def test_fork_child_error_budget_then_runtime_error():
     # Every error allocates a little Go heap that a forked child never collects:
     # after GD_FORK_ERROR_BUDGET (100,000) errors the child raises RuntimeError
@@ -217,6 +219,7 @@ print("budget ok")
     assert "budget ok" in ok(run_py(code, timeout=60))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
 def test_multiprocessing_pools(method):
     code = _PARENT_WARMUP + _CHILD_WORK + f"""
@@ -302,6 +305,8 @@ print(json.dumps(counts))
 """
 
 
+@pytest.mark.slow
+@pytest.mark.stress
 def test_fork_right_after_go_calls_never_hangs():
     out = ok(run_py(_FORK_LOOP.format(n=FORKS, t=FORK_CHILD_TIMEOUT), timeout=FORKS * 0.1 + 60))
     import json
@@ -318,6 +323,7 @@ def test_fork_right_after_go_calls_never_hangs():
         assert r["held"] == FORKS, r
 
 
+@pytest.mark.slow
 def test_fork_in_forked_child():
     # A forked child that forks again: its pthread_atfork handlers make no Go
     # call (the GC stays off, nothing to pin) and both generations keep working.
@@ -348,6 +354,7 @@ print("nested fork ok")
     assert "nested fork ok" in ok(run_py(code, timeout=60))
 
 
+@pytest.mark.slow
 @requires("torch")
 def test_torch_exchange_in_forked_child(torch):
     code = """
@@ -419,6 +426,7 @@ def _assert_clean_exit(p):
     assert p.stderr == "", p.stderr
 
 
+@pytest.mark.slow
 @requires("numpy")
 @pytest.mark.parametrize("place", list(_PLACES))
 @pytest.mark.parametrize("item", list(_ITEMS))
@@ -426,6 +434,7 @@ def test_shutdown_with_live_objects(item, place):
     _assert_clean_exit(run_py(_shutdown_script({item: _ITEMS[item]}, place), timeout=60))
 
 
+@pytest.mark.slow
 @requires("numpy")
 @pytest.mark.parametrize("place", list(_PLACES))
 def test_shutdown_with_everything_alive(place):
@@ -435,6 +444,7 @@ def test_shutdown_with_everything_alive(place):
     _assert_clean_exit(run_py(_shutdown_script(items, place), timeout=90))
 
 
+@pytest.mark.slow
 @requires("numpy", "torch")
 @pytest.mark.parametrize("place", ["global", "cycle", "thread"])
 @pytest.mark.parametrize("item", list(_TORCH_ITEMS))
@@ -442,6 +452,7 @@ def test_shutdown_torch(item, place):
     _assert_clean_exit(run_py(_shutdown_script({item: _TORCH_ITEMS[item]}, place), timeout=90))
 
 
+@pytest.mark.slow
 @requires("numpy")
 def test_deleter_after_finalization_does_not_touch_python():
     # A numpy array imported by godlpack whose deleter runs at the very end
@@ -540,6 +551,7 @@ _LONG_OPS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("op,view,scale", [o[1:] for o in _LONG_OPS], ids=[o[0] for o in _LONG_OPS])
 def test_ctrl_c_during_long_copy_within_100ms(op, view, scale):
     # 1 GiB source (copies allocate another 1 GiB / 512 MiB); fills are faster:
@@ -553,6 +565,7 @@ def test_ctrl_c_during_long_copy_within_100ms(op, view, scale):
     assert min(lat) < 0.1, f"KeyboardInterrupt after [{shown}] ms (one op takes {full * 1000:.0f} ms)"
 
 
+@pytest.mark.slow
 @requires("numpy")
 def test_chunked_copy_and_fill_are_exact():
     # With 1 MiB chunks (GODLPACK_CHUNK_MIB=1) every layout below is split:

@@ -141,6 +141,8 @@ def measure(rounds=ROUNDS):
     print("RESULT", len(ops), elapsed, rss1 - rss0, rss2 - rss1, flush=True)
 
 
+@pytest.mark.slow
+@pytest.mark.stress
 @requires("numpy")
 def test_threads_mixed_exchanges(np):
     # A fresh interpreter, with glibc's mmap threshold pinned at 1 MiB: the 2 MiB
@@ -169,6 +171,7 @@ def test_threads_mixed_exchanges(np):
     assert d2 < 2 << 20, f"RSS grew by {d2 / 2**20:.1f} MiB in the second half: a leak?"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("op", ["copy", "strided_copy", "fill", "sum"])
 def test_long_operations_let_other_threads_run(op):
     # A counter thread keeps counting while the main thread is inside one long
