@@ -20,7 +20,7 @@ import time
 import pytest
 
 import godlpack as gd
-from _helpers import collect, optional, requires, rss_bytes
+from _helpers import IN_CI, collect, need, optional, requires, rss_bytes
 
 np_mod = optional("numpy")
 torch_mod = optional("torch")
@@ -145,6 +145,8 @@ def measure(rounds=ROUNDS):
 @pytest.mark.stress
 @requires("numpy")
 def test_threads_mixed_exchanges(np):
+    if IN_CI:
+        need("torch")  # the torch kinds are part of the run: CI=true fails without them
     # A fresh interpreter, with glibc's mmap threshold pinned at 1 MiB: the 2 MiB
     # copies are then always returned to the system on free, instead of being
     # cached in up to 16 per-thread malloc arenas (the dynamic threshold), which
