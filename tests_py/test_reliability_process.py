@@ -593,11 +593,15 @@ for name, make in shapes:
     c = g.copy()
     assert c.strides == tuple(int(s) // v.itemsize for s in np.empty(v.shape, v.dtype).strides), name
     assert np.from_dlpack(c).tobytes() == np.ascontiguousarray(v).tobytes(), name
-    w = make(base.copy())
+    # fill writes every element of the view and no byte outside it: numpy's
+    # assignment on the same view of another copy is the expected buffer.
+    buf, want = base.copy(), base.copy()
+    w = make(buf)
     gw = gd.from_dlpack(w)
     gw.fill(7)
+    make(want)[...] = 7
     assert (w == 7).all(), name
-    # untouched bytes outside the view stay as they were
+    assert buf.tobytes() == want.tobytes(), name
     # the copies of exports and imports (copy=True), chunked the same way
     for cap in (g.__dlpack__(max_version=(1, 3), copy=True), g.__dlpack__(copy=True)):
         e = gd.from_dlpack(cap)
@@ -605,10 +609,13 @@ for name, make in shapes:
     i = gd.from_dlpack(g.__dlpack__(max_version=(1, 3)), copy=True)
     assert np.from_dlpack(i).tobytes() == np.ascontiguousarray(v).tobytes(), name
     assert np.from_dlpack(i).__array_interface__["data"][0] != v.__array_interface__["data"][0], name
-    w = make(base.copy())
+    buf, want = base.copy(), base.copy()
+    w = make(buf)
     gw = gd.from_dlpack(w)
     gw[...] = 9
+    make(want)[...] = 9
     assert (w == 9).all(), name
+    assert buf.tobytes() == want.tobytes(), name
 # sums: integers (and integer-valued floats, exact in float64) split in chunks
 x = np.arange(3 << 18, dtype=np.int64) - (1 << 18)
 for name, v in [("i64", x), ("i64-rev3", x[::-3]), ("i32-2d-T", x.astype(np.int32).reshape(768, 1024).T),
