@@ -1,7 +1,9 @@
 """Shared helpers for the godlpack pytest suites.
 
 * ``requires(lib)``: a marker; a missing library skips locally and FAILS when the
-  environment variable CI is "true" (see conftest.py).
+  environment variable CI is "true" (see conftest.py). ``need(lib)`` imports
+  lib the same way inside a test, ``missing(what)`` skips/fails for anything
+  else a test lacks (a feature of an older library).
 * ctypes mirrors of the DLPack 1.3 structs (core/dlpack.h) to read capsules
   (name, version, flags, data pointer, shape, strides) without trusting the
   library under test.
@@ -32,14 +34,22 @@ def requires(*libs: str):
     return pytest.mark.requires(*libs)
 
 
+def missing(what: str):
+    """The test cannot run here because a library, or a feature of one, is
+    absent: skip locally, fail when CI=true. Every skip for a missing library
+    goes through here (never pytest.importorskip; conftest.py fails those too
+    under CI)."""
+    if IN_CI:
+        pytest.fail(f"{what}; CI=true makes a missing library a failure: install it", pytrace=False)
+    pytest.skip(what)
+
+
 def need(lib: str):
     """Import lib or skip (locally) / fail (CI=true)."""
     try:
         return importlib.import_module(lib)
     except ImportError as e:  # pragma: no cover - depends on the environment
-        if IN_CI:
-            pytest.fail(f"{lib} is required when CI=true but cannot be imported: {e}", pytrace=False)
-        pytest.skip(f"{lib} is not installed")
+        missing(f"{lib} cannot be imported: {e}")
 
 
 def optional(lib: str):

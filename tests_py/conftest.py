@@ -3,7 +3,9 @@
 ``@requires("numpy")`` / ``@requires("torch")`` (from _helpers) and the ``np`` /
 ``torch`` fixtures skip a test when the library is missing, except under CI
 (environment variable CI == "true"), where a missing interop library is a
-failure, never a skip.
+failure, never a skip. The suite uses those (and _helpers.need / missing),
+never pytest.importorskip; a stray importorskip that fires under CI, in a test
+or at module level, is turned into a failure here all the same.
 """
 
 import os
@@ -18,6 +20,39 @@ from _helpers import IN_CI, need  # noqa: E402
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "requires(*libs): needs these importable libraries (skip locally, fail in CI)")
+
+
+# How pytest.importorskip words its skip.
+_IMPORTORSKIP = "could not import "
+
+
+def _importorskip_reason(longrepr):
+    """The message of an importorskip skip, from a skipped report's longrepr
+    tuple (path, line, "Skipped: <message>"), or None."""
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        msg = str(longrepr[2]).removeprefix("Skipped: ")
+        if msg.startswith(_IMPORTORSKIP):
+            return msg
+    return None
+
+
+def _fail_importorskip(report):
+    msg = _importorskip_reason(report.longrepr) if IN_CI and report.skipped else None
+    if msg is not None:
+        report.outcome = "failed"
+        report.longrepr = (f"{msg}; CI=true makes a missing library a failure: install it "
+                           "(and use _helpers.requires or need, not importorskip)")
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    return _fail_importorskip((yield))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    return _fail_importorskip((yield))
 
 
 def pytest_runtest_setup(item):

@@ -211,17 +211,18 @@ def test_unknown_dtype_rejected(bad):
         gd.empty((2,), dtype=bad)
 
 
-def test_unreachable_device_for_constructor():
-    with pytest.raises((BufferError, ValueError)):
-        gd.empty((2,), device="cuda:0") if not _has_cuda() else pytest.skip("CUDA present")
-
-
-def _has_cuda():
-    try:
-        gd.empty((1,), device="cuda:0")
-        return True
-    except Exception:
-        return False
+# godlpack allocates on the CPU only: every constructor refuses another device,
+# naming itself and the way out, whether or not the machine has a GPU.
+@pytest.mark.parametrize("name,args", [
+    ("empty", ((2,),)), ("zeros", ((2,),)), ("ones", ((2,),)), ("full", ((2,), 1)),
+    ("arange", (3,)), ("asarray", ([1, 2],)),
+])
+@pytest.mark.parametrize("device", ["cuda:0", "cuda:1", "kDLCUDA"])
+def test_unreachable_device_for_constructor(name, args, device):
+    want = "cuda:1" if device == "cuda:1" else "cuda:0"
+    with pytest.raises(BufferError, match=rf'^{name}\(\): godlpack can only allocate on "cpu" so far, '
+                                          rf'not {want}; pass device="cpu"$'):
+        getattr(gd, name)(*args, device=device)
 
 
 def test_arange():

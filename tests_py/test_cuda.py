@@ -1,4 +1,5 @@
-"""CUDA tensors from torch (needs a GPU; skipped without one, also under CI).
+"""CUDA tensors from torch (needs a GPU; skipped without one, also under CI;
+without torch they fail under CI like every missing library).
 
 godlpack has no CUDA backend yet: CUDA tensors are imported as opaque arrays that
 keep their device and pointer; CPU access is refused. NOTE: written without a GPU
@@ -7,10 +8,14 @@ at hand (no device was lent to this task); run it on one before trusting it."""
 import pytest
 
 import godlpack as gd
-from _helpers import CapsuleInfo, gd_ptr, optional
+from _helpers import CapsuleInfo, gd_ptr, optional, requires
 
 torch = optional("torch")
-pytestmark = pytest.mark.skipif(torch is None or not torch.cuda.is_available(), reason="needs torch with CUDA")
+# No GPU is a skip, also under CI; no torch is a failure under CI (requires).
+pytestmark = [
+    requires("torch"),
+    pytest.mark.skipif(torch is not None and not torch.cuda.is_available(), reason="needs a CUDA device"),
+]
 
 
 def test_cuda_tensor_import_is_opaque_zero_copy():

@@ -242,6 +242,7 @@ def test_concurrent_exchanges_threads():
 # ---------------------------------------------------------------- memory (item 26, no RSS growth)
 
 
+@pytest.mark.slow
 def test_big_buffer_freed_when_unconsumed_capsule_dies():
     collect()
     r0 = rss_bytes()
@@ -257,6 +258,7 @@ def test_big_buffer_freed_when_unconsumed_capsule_dies():
     assert rss_bytes() - r0 < 16 * MiB, "buffer not freed after its unconsumed capsule died"
 
 
+@pytest.mark.slow
 def test_big_buffer_freed_after_views_and_imports():
     collect()
     r0 = rss_bytes()
@@ -284,6 +286,7 @@ def _rss_growth(fn, n, warm=2000):
     return rss_bytes() - r0
 
 
+@pytest.mark.slow
 def test_no_rss_growth_gd_self():
     a = gd.arange(64, dtype="float32")
 
@@ -295,6 +298,7 @@ def test_no_rss_growth_gd_self():
     assert _rss_growth(once, 200_000) < 4 * MiB
 
 
+@pytest.mark.slow
 @requires("numpy")
 def test_no_rss_growth_numpy(np):
     x = np.arange(64, dtype=np.float32)
@@ -307,6 +311,7 @@ def test_no_rss_growth_numpy(np):
     assert _rss_growth(once, 200_000) < 4 * MiB
 
 
+@pytest.mark.slow
 @requires("torch")
 def test_no_rss_growth_torch(torch):
     t = torch.arange(64, dtype=torch.float32)
@@ -319,6 +324,7 @@ def test_no_rss_growth_torch(torch):
     assert _rss_growth(once, 50_000, warm=20_000) < 4 * MiB
 
 
+@pytest.mark.slow
 def test_no_rss_growth_refused_imports():
     buf = float64_buffer([0.0] * 4)
 
@@ -336,6 +342,7 @@ def test_no_rss_growth_refused_imports():
     assert _rss_growth(once, 20_000, warm=20_000) < 4 * MiB
 
 
+@pytest.mark.slow
 def test_no_rss_growth_errors():
     a = gd.zeros((4,))
 
@@ -409,6 +416,7 @@ def _run_fork_script(timeout=60.0):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork()")
 def test_forked_child_can_use_godlpack():
     # No retry: fork() right after Go calls no longer hangs the child

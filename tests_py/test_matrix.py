@@ -16,6 +16,9 @@ import pytest
 import _dpenv  # noqa: F401  (OCL_ICD_FILENAMES for the child's dpctl)
 from _helpers import requires
 
+# Every test here starts `python -m godlpack matrix` or another interpreter.
+pytestmark = pytest.mark.slow
+
 # direction -> (negotiated, zero-copy, read-only): substrings of the cells
 EXPECTED = {
     "numpy": {

@@ -9,24 +9,14 @@ live in ``python -m godlpack bench``."""
 
 import ctypes
 import gc
-import os
 
 import pytest
 
 import godlpack as gd
+from _helpers import missing, optional, requires
 from godlpack import _native
 
-np = pytest.importorskip("numpy")
-
-
-def _torch():
-    try:
-        import torch
-    except ImportError:
-        if os.environ.get("CI") == "true":
-            raise
-        pytest.skip("torch not installed")
-    return torch
+np = optional("numpy")
 
 
 # ---- ctypes mirror of dlpack.h --------------------------------------------
@@ -195,6 +185,7 @@ def test_from_py_object_error_sets_python_exception(obj):
     assert out.value is None
 
 
+@requires("numpy")
 def test_from_py_object_numpy_is_refused():
     from_py = fn(our_api(), "managed_tensor_from_py_object_no_sync", FROM_PY)
     with pytest.raises(TypeError):
@@ -344,10 +335,10 @@ def test_consumer_many_types_keep_the_cache_working():
         assert Fake.lookups.count("__dlpack_c_exchange_api__") == 1
 
 
-def test_torch_tensor_goes_through_torch_exchange_api(monkeypatch):
-    torch = _torch()
+@requires("torch")
+def test_torch_tensor_goes_through_torch_exchange_api(torch, monkeypatch):
     if not hasattr(torch.Tensor, "__dlpack_c_exchange_api__"):
-        pytest.skip("this torch has no C exchange API")
+        missing(f"torch {torch.__version__} has no C exchange API (__dlpack_c_exchange_api__)")
     calls = []
     orig = torch.Tensor.__dlpack__
 
@@ -381,6 +372,7 @@ def test_go_allocs_counter_works():
     assert isinstance(_native._go_allocs(), int) and _native._go_allocs() > 0
 
 
+@requires("numpy")
 @pytest.mark.parametrize(
     "name",
     [
@@ -422,8 +414,8 @@ def test_hot_paths_allocate_nothing_on_the_go_heap(name):
     assert _allocs(f) == 0
 
 
-def test_torch_import_allocates_nothing_on_the_go_heap():
-    torch = _torch()
+@requires("torch")
+def test_torch_import_allocates_nothing_on_the_go_heap(torch):
     t = torch.arange(16, dtype=torch.float64)
     assert _allocs(lambda: gd.from_dlpack(t)) == 0
     a = gd.arange(16.0)
@@ -467,6 +459,7 @@ def test_go_crossings_counter_counts_the_go_path():
     assert _crossings(lambda: a.__dlpack__(max_version=(1, 3), copy=True), n=10) == 10
 
 
+@requires("numpy")
 @pytest.mark.parametrize(
     "name",
     [
@@ -523,8 +516,8 @@ def test_fast_paths_make_no_go_call(name):
     assert _crossings(f) == 0
 
 
-def test_torch_exchanges_make_no_go_call():
-    torch = _torch()
+@requires("torch")
+def test_torch_exchanges_make_no_go_call(torch):
     t = torch.arange(16, dtype=torch.float64)
     a = gd.arange(16.0)
     assert _crossings(lambda: gd.from_dlpack(t)) == 0
@@ -541,6 +534,7 @@ def test_producer_copy_then_fast_import():
     assert a[0] == 0.0
 
 
+@requires("numpy")
 @pytest.mark.parametrize(
     "call",
     [
@@ -588,6 +582,7 @@ def _arrays():
     yield "read-only", _readonly_array()
 
 
+@requires("numpy")
 @pytest.mark.parametrize("max_version", [None, (0, 9), (1, 0), (1, 3), (2, 0)])
 def test_fast_export_equals_go_export(max_version):
     for what, a in _arrays():

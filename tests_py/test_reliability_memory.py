@@ -16,7 +16,7 @@ import textwrap
 import pytest
 
 import godlpack as gd
-from _helpers import requires
+from _helpers import need
 
 PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(gd.__file__)))
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -81,14 +81,12 @@ def _run(case, rounds):
     return int(grew), int(go_allocs), float(dt)
 
 
+@pytest.mark.slow
+@pytest.mark.stress
 @pytest.mark.parametrize("case", list(_CASES))
 def test_rss_flat_over_many_rounds(case):
-    lib = _NEEDS.get(case)
-    if lib:
-        requires(lib)  # noqa: B018 - documentation; the check is below
-        from _helpers import need
-
-        need(lib)
+    if case in _NEEDS:
+        need(_NEEDS[case])
     rounds = ROUNDS
     grew, go_allocs, dt = _run(case, rounds)
     print(f"{case}: {rounds} rounds in {dt:.1f} s, RSS {grew / 1024:+.0f} KiB, Go heap objects +{go_allocs}")

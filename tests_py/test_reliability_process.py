@@ -12,12 +12,11 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 
 import godlpack as gd
-from _helpers import optional, requires
+from _helpers import IN_CI, need, optional, requires
 
 np_mod = optional("numpy")
 torch_mod = optional("torch")
@@ -103,7 +102,7 @@ def test_go_panic_in_threads():
 # (would-be parallel) copy, and the runtime hook, then exits.
 _CHILD_WORK = """
 def child_work(i=0):
-    import godlpack as gd, time
+    import godlpack as gd
     out = {}
     a = gd.arange(0, 1000, dtype="float64")
     v = a.reshape((10, 100))[::2, ::-3]              # views
@@ -126,12 +125,11 @@ def child_work(i=0):
     except ImportError:
         out["numpy"] = True
     out["child_flag"] = gd._native._in_fork_child()
-    t = time.monotonic()
     try:
         gd._native._test_go_gc()
         out["gc_refused"] = False
     except RuntimeError as e:
-        out["gc_refused"] = "spawn" in str(e) and "forkserver" in str(e) and time.monotonic() - t < 1.0
+        out["gc_refused"] = "spawn" in str(e) and "forkserver" in str(e)
     return {k: bool(v) for k, v in out.items()}
 """
 
@@ -180,6 +178,7 @@ assert not gd._native._in_fork_child()
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", list(_FORK_CALLS))
 def test_fork_child_works_and_refuses_go_runtime(how):
     code = _PARENT_WARMUP + _CHILD_WORK + _FORK_AND_REPORT.replace("{fork}", _FORK_CALLS[how])
@@ -190,6 +189,7 @@ def test_fork_child_works_and_refuses_go_runtime(how):
     assert res == {k: True for k in ("view", "legacy", "copy", "fill", "error", "numpy", "child_flag", "gc_refused")}, res
 
 
+@pytest.mark.slow
 def test_fork_child_error_budget_then_runtime_error():
     # Every error allocates a little Go heap that a forked child never collects:
     # after GD_FORK_ERROR_BUDGET (100,000) errors the child raises RuntimeError
@@ -217,6 +217,7 @@ print("budget ok")
     assert "budget ok" in ok(run_py(code, timeout=60))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
 def test_multiprocessing_pools(method):
     code = _PARENT_WARMUP + _CHILD_WORK + f"""
@@ -302,6 +303,8 @@ print(json.dumps(counts))
 """
 
 
+@pytest.mark.slow
+@pytest.mark.stress
 def test_fork_right_after_go_calls_never_hangs():
     out = ok(run_py(_FORK_LOOP.format(n=FORKS, t=FORK_CHILD_TIMEOUT), timeout=FORKS * 0.1 + 60))
     import json
@@ -318,6 +321,7 @@ def test_fork_right_after_go_calls_never_hangs():
         assert r["held"] == FORKS, r
 
 
+@pytest.mark.slow
 def test_fork_in_forked_child():
     # A forked child that forks again: its pthread_atfork handlers make no Go
     # call (the GC stays off, nothing to pin) and both generations keep working.
@@ -348,6 +352,7 @@ print("nested fork ok")
     assert "nested fork ok" in ok(run_py(code, timeout=60))
 
 
+@pytest.mark.slow
 @requires("torch")
 def test_torch_exchange_in_forked_child(torch):
     code = """
@@ -419,6 +424,7 @@ def _assert_clean_exit(p):
     assert p.stderr == "", p.stderr
 
 
+@pytest.mark.slow
 @requires("numpy")
 @pytest.mark.parametrize("place", list(_PLACES))
 @pytest.mark.parametrize("item", list(_ITEMS))
@@ -426,15 +432,18 @@ def test_shutdown_with_live_objects(item, place):
     _assert_clean_exit(run_py(_shutdown_script({item: _ITEMS[item]}, place), timeout=60))
 
 
+@pytest.mark.slow
 @requires("numpy")
 @pytest.mark.parametrize("place", list(_PLACES))
 def test_shutdown_with_everything_alive(place):
     items = dict(_ITEMS)
-    if torch_mod is not None:
+    if torch_mod is not None or IN_CI:
+        need("torch")  # CI=true: no torch fails, rather than a smaller test
         items.update(_TORCH_ITEMS)
     _assert_clean_exit(run_py(_shutdown_script(items, place), timeout=90))
 
 
+@pytest.mark.slow
 @requires("numpy", "torch")
 @pytest.mark.parametrize("place", ["global", "cycle", "thread"])
 @pytest.mark.parametrize("item", list(_TORCH_ITEMS))
@@ -442,6 +451,7 @@ def test_shutdown_torch(item, place):
     _assert_clean_exit(run_py(_shutdown_script({item: _TORCH_ITEMS[item]}, place), timeout=90))
 
 
+@pytest.mark.slow
 @requires("numpy")
 def test_deleter_after_finalization_does_not_touch_python():
     # A numpy array imported by godlpack whose deleter runs at the very end
@@ -460,99 +470,87 @@ print('done')
 
 # ---------------------------------------------------------------- Ctrl-C during long copies
 
+# One fresh child per operation. A helper thread sends SIGINT to the process as
+# soon as it runs; with a switch interval far longer than any test it can run
+# only when the main thread releases the GIL, which happens inside op() (between
+# in_op.set() and op() nothing releases it). So the signal arrives while op() is
+# in flight, and the op, split in 1 MiB chunks here, must stop at a chunk
+# boundary and raise KeyboardInterrupt. That it stopped before its end is
+# checked without a clock: the last 8 MiB of the array it reads or writes are
+# mprotect()ed PROT_NONE (reaching them faults), and `full`, which makes a new
+# array, must not have touched all of it (peak RSS). How soon it stops is
+# measured by tests_py/latency_stress.py, not asserted here.
 _SIGINT_CHILD = """
-import godlpack as gd, sys, time
+import ctypes, json, os, signal, sys, threading
+import godlpack as gd
+from _helpers import gd_ptr
 n = {n}
 a = gd.zeros((n,), dtype="uint8")
 a.fill(1)
 src = a{view}
 def op():
     return {op}
-t = time.monotonic(); b = op(); full = time.monotonic() - t
-b = None
-print("full", full, flush=True)
-sys.stdin.readline()                    # "go"
-print("start", time.monotonic(), flush=True)
+def peak_rss():                                    # this process image's (not ru_maxrss: kept across exec)
+    with open("/proc/self/status") as f:
+        return next(int(ln.split()[1]) << 10 for ln in f if ln.startswith("VmHWM:"))
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+page = os.sysconf("SC_PAGE_SIZE")
+end = (gd_ptr(a) + n) // page * page
+guard = (end - (8 << 20), 8 << 20)
+assert libc.mprotect(*guard, 0) == 0, ctypes.get_errno()      # PROT_NONE
+in_op = threading.Event()
+def interrupt():
+    in_op.wait()
+    os.kill(os.getpid(), signal.SIGINT)
+sys.setswitchinterval(1000.0)
+threading.Thread(target=interrupt, daemon=True).start()
+rss0 = peak_rss()
+NOT_RUN = object()
+b, interrupted = NOT_RUN, False
 try:
+    in_op.set()
     b = op()
-    print("completed", time.monotonic(), flush=True)
 except KeyboardInterrupt:
-    print("interrupted", time.monotonic(), flush=True)
+    interrupted = True
+grew = peak_rss() - rss0
+sys.setswitchinterval(0.005)
+assert libc.mprotect(*guard, 3) == 0, ctypes.get_errno()      # PROT_READ | PROT_WRITE
+print(json.dumps(dict(interrupted=interrupted, result=b is not NOT_RUN, rss_grew=grew)), flush=True)
 """
 
-
-def _sigint_once(op, view, n, frac):
-    """One fresh child, one operation, one SIGINT at frac x its duration.
-    Returns (duration of one operation, delay or None if it completed first)."""
-    e = dict(os.environ)
-    e["PYTHONPATH"] = os.pathsep.join([PKG_DIR, HERE, e.get("PYTHONPATH", "")])
-    p = subprocess.Popen([sys.executable, "-c", _SIGINT_CHILD.format(n=n, op=op, view=view)], env=e,
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
-    try:
-        full = float(p.stdout.readline().split()[1])
-        p.stdin.write("go\n")
-        p.stdin.flush()
-        p.stdout.readline()  # start
-        time.sleep(full * frac)
-        t_kill = time.monotonic()
-        p.send_signal(signal.SIGINT)
-        line = p.stdout.readline()
-        p.wait(30)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    if line.startswith("interrupted"):
-        return full, float(line.split()[1]) - t_kill
-    assert line.startswith("completed"), (line, p.stderr.read())
-    return full, None
-
-
-def _sigint_latencies(op, view, n, want=3):
-    lat, full = [], 0.0
-    for attempt in range(3 * want):
-        full, d = _sigint_once(op, view, n, 0.3 / (attempt // want + 1))
-        if d is not None:
-            lat.append(d)
-            if len(lat) == want:
-                break
-    assert len(lat) == want, f"only {len(lat)} operations were interrupted"
-    return full, lat
-
-
-SIGINT_BYTES = int(os.environ.get("GODLPACK_SIGINT_BYTES", 1 << 30))  # 1 GiB source
-
+SIGINT_BYTES = int(os.environ.get("GODLPACK_SIGINT_BYTES", 256 << 20))
 
 # Every long operation of the C skin: copies, fills, the sum, and the copies
 # that exports and imports make when asked to.
 _LONG_OPS = [
-    ("copy-contiguous", "src.copy()", "", 1),
-    ("copy-strided", "src.copy()", "[::2]", 1),
-    ("fill", "src.fill(2)", "[::3]", 2),
-    ("setitem-slice", "src.__setitem__(slice(None, None, 3), 5)", "", 2),
-    ("full", "gd.full((n,), 3, dtype='uint8')", "", 2),
-    ("sum", "src.sum()", "[::2]", 2),
-    ("dlpack-copy", "src.__dlpack__(max_version=(1, 3), copy=True)", "[::2]", 1),
-    ("from_dlpack-capsule-copy", "gd.from_dlpack(src.__dlpack__(max_version=(1, 3)), copy=True)", "[::2]", 1),
-    ("from_dlpack-copy", "gd.from_dlpack(src, copy=True)", "", 1),
-    ("asarray-copy", "gd.asarray(src, copy=True)", "[::2]", 1),
+    ("copy-contiguous", "src.copy()", ""),
+    ("copy-strided", "src.copy()", "[::2]"),
+    ("fill", "src.fill(2)", "[::3]"),
+    ("setitem-slice", "src.__setitem__(slice(None, None, 3), 5)", ""),
+    ("full", "gd.full((n,), 3, dtype='uint8')", ""),
+    ("sum", "src.sum()", "[::2]"),
+    ("dlpack-copy", "src.__dlpack__(max_version=(1, 3), copy=True)", "[::2]"),
+    ("from_dlpack-capsule-copy", "gd.from_dlpack(src.__dlpack__(max_version=(1, 3)), copy=True)", "[::2]"),
+    ("from_dlpack-copy", "gd.from_dlpack(src, copy=True)", ""),
+    ("asarray-copy", "gd.asarray(src, copy=True)", "[::2]"),
 ]
 
 
-@pytest.mark.parametrize("op,view,scale", [o[1:] for o in _LONG_OPS], ids=[o[0] for o in _LONG_OPS])
-def test_ctrl_c_during_long_copy_within_100ms(op, view, scale):
-    # 1 GiB source (copies allocate another 1 GiB / 512 MiB); fills are faster:
-    # a 2 GiB array, every third byte.
-    # Three interrupts; the best must be < 100 ms (the others are printed: on a
-    # shared, overloaded CPU a 4 MiB chunk can wait for the scheduler).
-    full, lat = _sigint_latencies(op, view, SIGINT_BYTES * scale)
-    shown = ", ".join(f"{x * 1000:.1f}" for x in lat)
-    print(f"{op}{view}: one op {full * 1000:.0f} ms, SIGINT -> KeyboardInterrupt [{shown}] ms")
-    assert full > 0.03, f"the operation is too short to test ({full:.3f} s)"
-    assert min(lat) < 0.1, f"KeyboardInterrupt after [{shown}] ms (one op takes {full * 1000:.0f} ms)"
+@pytest.mark.slow
+@pytest.mark.parametrize("op,view", [o[1:] for o in _LONG_OPS], ids=[o[0] for o in _LONG_OPS])
+def test_ctrl_c_interrupts_long_operation(op, view):
+    code = _SIGINT_CHILD.format(n=SIGINT_BYTES, op=op, view=view)
+    out = ok(run_py(code, timeout=120, env={"GODLPACK_CHUNK_MIB": "1"}))
+    import json
+
+    r = json.loads(out.strip().splitlines()[-1])
+    assert r["interrupted"] and not r["result"], r
+    if op.startswith("gd.full"):
+        assert r["rss_grew"] < SIGINT_BYTES // 2, f"full() wrote most of its array before stopping: {r}"
 
 
+@pytest.mark.slow
 @requires("numpy")
 def test_chunked_copy_and_fill_are_exact():
     # With 1 MiB chunks (GODLPACK_CHUNK_MIB=1) every layout below is split:
@@ -579,11 +577,15 @@ for name, make in shapes:
     c = g.copy()
     assert c.strides == tuple(int(s) // v.itemsize for s in np.empty(v.shape, v.dtype).strides), name
     assert np.from_dlpack(c).tobytes() == np.ascontiguousarray(v).tobytes(), name
-    w = make(base.copy())
+    # fill writes every element of the view and no byte outside it: numpy's
+    # assignment on the same view of another copy is the expected buffer.
+    buf, want = base.copy(), base.copy()
+    w = make(buf)
     gw = gd.from_dlpack(w)
     gw.fill(7)
+    make(want)[...] = 7
     assert (w == 7).all(), name
-    # untouched bytes outside the view stay as they were
+    assert buf.tobytes() == want.tobytes(), name
     # the copies of exports and imports (copy=True), chunked the same way
     for cap in (g.__dlpack__(max_version=(1, 3), copy=True), g.__dlpack__(copy=True)):
         e = gd.from_dlpack(cap)
@@ -591,10 +593,13 @@ for name, make in shapes:
     i = gd.from_dlpack(g.__dlpack__(max_version=(1, 3)), copy=True)
     assert np.from_dlpack(i).tobytes() == np.ascontiguousarray(v).tobytes(), name
     assert np.from_dlpack(i).__array_interface__["data"][0] != v.__array_interface__["data"][0], name
-    w = make(base.copy())
+    buf, want = base.copy(), base.copy()
+    w = make(buf)
     gw = gd.from_dlpack(w)
     gw[...] = 9
+    make(want)[...] = 9
     assert (w == 9).all(), name
+    assert buf.tobytes() == want.tobytes(), name
 # sums: integers (and integer-valued floats, exact in float64) split in chunks
 x = np.arange(3 << 18, dtype=np.int64) - (1 << 18)
 for name, v in [("i64", x), ("i64-rev3", x[::-3]), ("i32-2d-T", x.astype(np.int32).reshape(768, 1024).T),

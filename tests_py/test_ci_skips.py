@@ -1,0 +1,77 @@
+"""The suite's own rule: with CI=true a missing library fails, never skips
+(conftest.py and _helpers.requires / need / missing), pytest.importorskip
+included; a skip for absent hardware stays a skip."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ABSENT = "godlpack_no_such_module"
+
+_PROBE = f"""
+import pytest
+from _helpers import missing, need, requires
+
+def test_importorskip():
+    pytest.importorskip("{ABSENT}")
+
+@requires("{ABSENT}")
+def test_requires():
+    pass
+
+def test_need():
+    need("{ABSENT}")
+
+def test_missing():
+    missing("this torch has no such feature")
+
+def test_no_gpu_skip():
+    pytest.skip("no GPU")
+
+@pytest.mark.skipif(True, reason="no GPU")
+def test_no_gpu_skipif():
+    pass
+"""
+
+_PROBE_MODULE = f"""
+import pytest
+lib = pytest.importorskip("{ABSENT}")
+
+def test_uses_lib():
+    pass
+"""
+
+
+def _outcomes(tmp_path, ci):
+    """{test name (the module's name for the whole module): passed/failed/error/skipped}."""
+    import xml.etree.ElementTree as ET
+
+    for name in ("conftest.py", "_helpers.py"):
+        shutil.copy(os.path.join(HERE, name), tmp_path / name)
+    (tmp_path / "test_probe.py").write_text(_PROBE)
+    (tmp_path / "test_probe_module.py").write_text(_PROBE_MODULE)
+    env = dict(os.environ, CI="true" if ci else "false")
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "--no-header", "-p", "no:cacheprovider",
+                        "--continue-on-collection-errors", "--junitxml", "junit.xml", "."],
+                       capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    out = {}
+    for case in ET.parse(tmp_path / "junit.xml").iter("testcase"):
+        kids = [k.tag for k in case if k.tag in ("failure", "error", "skipped")]
+        out[case.get("name")] = kids[0] if kids else "passed"
+    return out, p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("ci", [False, True], ids=["local", "CI"])
+def test_missing_library_fails_under_ci(tmp_path, ci):
+    out, log = _outcomes(tmp_path, ci)
+    lib = ("failure", "error") if ci else ("skipped",)
+    for test in ("test_importorskip", "test_requires", "test_need", "test_missing", "test_probe_module"):
+        assert out.get(test) in lib, (test, out, log)
+    for test in ("test_no_gpu_skip", "test_no_gpu_skipif"):
+        assert out.get(test) == "skipped", (test, out, log)
