@@ -167,7 +167,10 @@ matrix: setup $(VENV)/.interop
 #             10x longer than in `make test` (which already runs 16 threads x 100k
 #             exchanges and 1M export/import rounds per kind), then
 #             tests_py/latency_stress.py: medians of how soon Ctrl-C stops a long
-#             operation and another thread gets the GIL (tests assert only that they do).
+#             operation and another thread gets the GIL (tests assert only that they do),
+#             and tests_py/fork_stress.py: FORKS forks per scenario (default 20000: 100,000
+#             forks in all), counting hung children.
+FORKS ?= 20000
 FUZZTIME ?= 20s
 FUZZ_TARGETS := FuzzDescribeVersioned FuzzDescribeLegacy FuzzPlanExport FuzzPlanImport FuzzFastDescribe FuzzFastExport
 .PHONY: fuzz-smoke stress
@@ -181,3 +184,4 @@ stress: setup
 	GODLPACK_THREAD_ROUNDS=1000000 GODLPACK_MEMORY_ROUNDS=10000000 $(PY) -m pytest -q -s -p no:cacheprovider \
 	  -m stress tests_py
 	PYTHONPATH=python $(PY) tests_py/latency_stress.py
+	PYTHONPATH=python $(PY) tests_py/fork_stress.py $(FORKS)

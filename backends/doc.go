@@ -1,9 +1,12 @@
 // Package backends describes where godlpack tensor memory lives and how it is
 // allocated, freed, copied and synchronised on a device.
 //
-// A backend is a small value that implements Backend. Package cpu serves host
-// memory (kDLCPU) with posix_memalign'ed, 256-byte aligned C memory; a CUDA
-// backend can be added later without touching core.
+// A backend is a small value that implements Backend and registers itself for
+// its device type from an init function (Register); core finds it with For
+// and allocates, frees and copies through it, and asks it whether the CPU can
+// read its memory and how its tensors carry byte_offset. Package cpu serves
+// host memory (kDLCPU) with 256-byte aligned C memory from malloc; a oneAPI or
+// CUDA backend is one more package, without edits to core.
 //
 // # Ownership and lifetime
 //
@@ -23,6 +26,7 @@
 //
 // # Dependencies
 //
-// backends never imports core: core imports backends/cpu. Device types are
-// therefore plain int32 values with DLPack's numbering (kDLCPU = 1).
+// backends never imports core: core imports backends (and backends/cpu, so
+// that the host backend is always registered). Device types are therefore
+// plain int32 values with DLPack's numbering (kDLCPU = 1).
 package backends

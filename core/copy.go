@@ -44,12 +44,9 @@ var serialOnly atomic.Bool
 // goroutines hangs the process; tests use it to cover the serial path.
 func SetSerial(on bool) { serialOnly.Store(on) }
 
-// Serial reports whether kernels must stay on the calling goroutine:
-// SetSerial(true), or a fork() child flagged from C (gd_serial_only, set by
-// a pthread_atfork child handler: it sees fork() calls that no Go or Python
-// hook sees, such as a C library calling fork directly). Reading a C
-// variable is a plain load, no call into C.
-func Serial() bool { return serialOnly.Load() || C.gd_serial_only != 0 }
+// Serial reports whether kernels must stay on the calling goroutine
+// (SetSerial(true)).
+func Serial() bool { return serialOnly.Load() }
 
 // plan is a copy or fill over at most MaxNdim dimensions, strides in bytes.
 type plan struct {

@@ -102,6 +102,9 @@ func applyIndex(where string, h *Header, shape, strides []int64, ops []IndexOp, 
 	off := hdr.Offset
 	ax, k := 0, 0
 	var ok bool
+	// An empty array addresses no element: its offset and strides are never
+	// used to reach memory, so they are carried without overflow checks.
+	empty := hasZero(ish[:nd])
 	for i := range ops {
 		op := &ops[i]
 		switch op.Kind {
@@ -114,8 +117,10 @@ func applyIndex(where string, h *Header, shape, strides []int64, ops []IndexOp, 
 			if idx < 0 || idx >= n {
 				return 0, fmt.Errorf("%s: index %d is out of bounds for axis %d with size %d: %w", where, op.I, ax, n, ErrIndex)
 			}
-			if off, ok = offsetAdd(off, idx, ist[ax]); !ok {
-				return 0, overflowErr(where)
+			if !empty {
+				if off, ok = offsetAdd(off, idx, ist[ax]); !ok {
+					return 0, overflowErr(where)
+				}
 			}
 			ax++
 		case IdxSlice:
@@ -125,11 +130,13 @@ func applyIndex(where string, h *Header, shape, strides []int64, ops []IndexOp, 
 			start, length, step := adjustSlice(ish[ax], op.Start, op.Stop, op.Step, op.HasStart, op.HasStop)
 			st := ist[ax]
 			if length > 1 {
-				if st, ok = mulCheck(st, step); !ok {
+				if p, ok := mulCheck(st, step); ok {
+					st = p
+				} else if !empty {
 					return 0, overflowErr(where)
 				}
 			}
-			if length > 0 {
+			if length > 0 && !empty {
 				if off, ok = offsetAdd(off, start, ist[ax]); !ok {
 					return 0, overflowErr(where)
 				}

@@ -10,31 +10,40 @@
 //
 // # Files
 //
-// One concern per file:
+// One concern per file; docs/architecture.md maps every DLPack rule to the
+// file that decides it.
 //
 //	abi.go, abi_check.go  DLPack structs and enums (Version, Device, DataType,
 //	                      DLTensor, DLManagedTensor[Versioned], Flag* bits);
 //	                      build-time check that they match dlpack.h
-//	constants.go          capsule names, DLPackVersion (1.3), MaxNdim, Alignment
-//	dtype.go              predefined DataTypes, names, ParseDataType, sizes,
-//	                      ValidateDataType
-//	device.go             device type names, ParseDevice, CPUAccessible,
-//	                      ValidateDevice
-//	negotiate.go          PlanExport (rules P1–P5) and PlanImport (C5–C7)
+//	consts_check.go       build-time check of every number C and Go share
+//	constants.go          DLPackVersion (1.3), MaxNdim, Alignment, Header flags
+//	dtype.go, tables.go   predefined DataTypes, names, ParseDataType, sizes,
+//	                      ValidateDataType; the aliases Python's tables use
+//	device.go             device type names, ParseDevice, ValidateDevice, and
+//	                      the device facts: CPUAccessible, FoldsByteOffset
+//	backend.go            the backends.Backend of a device
+//	negotiate.go          PlanExport (rules P1–P5), PlanImport (C5–C7, C9)
+//	serve.go              ServeExport / ServeImport: the whole bodies of the
+//	                      CPython skin's two hot operations
 //	errors.go             Class, sentinel errors, ClassOf, WithClass
-//	header.go, owner.go   Header (the fixed part of an array) and Owner (the
-//	                      refcounted C owner of the memory)
+//	header.go, owner.go   Header (the fixed part of an array, with the derived
+//	                      flags the skin reads) and Owner (the refcounted C
+//	                      owner of the memory)
 //	validate.go, import.go, export.go
 //	                      DescribeVersioned/Legacy, ImportVersioned/Legacy,
-//	                      ExportVersioned/Legacy
-//	array.go, view.go, desc.go, typed.go, iter.go, copy.go, fill.go
+//	                      ExportVersioned/Legacy, ExportView
+//	layout.go             C- and Fortran-contiguity, contiguous strides
+//	array.go, view.go, desc.go, typed.go, iter.go
 //	                      Array, Empty/Zeros, views (Index, Slice, Transpose,
 //	                      Reshape), zero-allocation descriptor kernels
-//	                      (ApplyIndex, ReshapeDesc, CopyInto, Fill, Sum), typed
-//	                      access and iteration
-//	owner.c, fastpath.c   C: owner refcounting and deleters; the zero-crossing
-//	                      fast paths of export and import (keep in sync with
-//	                      export.go, validate.go, negotiate.go, dtype.go)
+//	                      (ApplyIndex, ReshapeDesc), typed access, iteration
+//	copy.go, fill.go, sum.go, float16.go
+//	                      CopyInto, Fill, Sum, float16/bfloat16 decoding
+//	owner.c               C: owner refcounting and deleters
+//	fastpath.c, glue.h    C: the zero-crossing twin of the no-copy export
+//	                      and import, and the glue that runs it before the
+//	                      one call into Go (ServeExport / ServeImport)
 //
 // # Data types and devices
 //
@@ -52,8 +61,12 @@
 //
 // Device is DLDevice {Type, ID}; String gives "cpu:0", "cuda:1", and
 // ParseDevice reads the same forms. Memory of kDLCPU, kDLCUDAHost,
-// kDLROCMHost and kDLCUDAManaged is CPU-accessible; godlpack's cpu backend
-// can copy it to kDLCPU. No other device is reachable yet.
+// kDLROCMHost and kDLCUDAManaged is CPU-accessible (CPUAccessible, or the
+// device's backend); godlpack's cpu backend can copy it to kDLCPU. No other
+// device is reachable yet. On the CPU an import adds byte_offset to data and
+// an export points data at the first element; other devices keep their data
+// pointer, which may be an opaque handle, and carry the offset in
+// byte_offset (FoldsByteOffset).
 //
 // # Negotiation
 //

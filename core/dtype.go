@@ -287,7 +287,6 @@ func (d DataType) PackedBytes(n int64) int64 {
 // ValidateDataType does not allocate when d is valid. Errors wrap the
 // sentinel and describe d; callers add the entry point.
 func ValidateDataType(d DataType, flags uint64) error {
-	_ = flags
 	if d.Lanes != 1 {
 		return dtypeErr(d, ErrLanes, "lanes must be 1")
 	}

@@ -183,9 +183,16 @@ func exportTensor(block unsafe.Pointer, h *Header, shape, strides []int64, versi
 	if n == 0 {
 		*sh, *st = 1, 1
 	}
-	// The byte_offset policy of the device (FoldsByteOffset): data at the
-	// first element, or data as held and the offset in byte_offset. Offsets
-	// of live arrays lie inside their buffer: the product fits int64.
+	fillTensor(t, h, size, itemsize, sh, st)
+	return p, nil
+}
+
+// fillTensor writes the DLTensor of h (size elements of itemsize bytes) with
+// the given shape and strides arrays. The byte_offset policy of the device
+// (FoldsByteOffset): data at the first element, or data as held and the
+// offset in byte_offset. Offsets of live arrays lie inside their buffer: the
+// product fits int64.
+func fillTensor(t *DLTensor, h *Header, size, itemsize int64, shape, strides *int64) {
 	var data unsafe.Pointer
 	var byteOffset uint64
 	if size != 0 && h.Data != nil {
@@ -198,11 +205,48 @@ func exportTensor(block unsafe.Pointer, h *Header, shape, strides []int64, versi
 	*t = DLTensor{
 		Data:       data,
 		Device:     h.Device,
-		Ndim:       ndim,
-		DType:      dt,
-		Shape:      sh,
-		Strides:    st,
+		Ndim:       h.Ndim,
+		DType:      h.DType,
+		Shape:      shape,
+		Strides:    strides,
 		ByteOffset: byteOffset,
 	}
-	return p, nil
+}
+
+// ExportView fills t with a non-owning DLTensor of the array h, shape,
+// strides (the exchange API's dltensor_from_py_object_no_sync): t.shape and
+// t.strides point at the caller's arrays, and t is valid only while they and
+// the array live. Like a legacy export it cannot say read-only, so a
+// read-only array is refused (ErrReadOnlyLegacy, P2), and so is a released
+// one (ErrReleased), an ndim outside 0..MaxNdim (ErrNdim) and a view of
+// packed sub-byte data (ErrSubByteView). It allocates nothing on success.
+func ExportView(h *Header, shape, strides []int64, t *DLTensor) error {
+	if h == nil || h.Owner == nil {
+		return fmt.Errorf("%w; cannot export it", ErrReleased)
+	}
+	if h.Flags&HeaderReadOnly != 0 {
+		return fmt.Errorf("%w: a DLTensor cannot say read-only; export with a versioned capsule (max_version=(1, 0) or newer) or make a writable copy", ErrReadOnlyLegacy)
+	}
+	n := int(h.Ndim)
+	if n < 0 || n > MaxNdim || n > len(shape) || n > len(strides) {
+		return fmt.Errorf("%w: ndim is %d", ErrNdim, h.Ndim)
+	}
+	size := int64(1)
+	for _, d := range shape[:n] {
+		size *= d
+	}
+	itemsize := h.DType.ItemSize()
+	if h.DType.IsSubByte() {
+		if h.Flags&HeaderSubBytePadded != 0 {
+			itemsize = 1
+		} else if h.Offset != 0 || !isCContiguous(shape[:n], strides[:n]) {
+			return fmt.Errorf("%w: only a whole C-contiguous packed sub-byte array can be exported", ErrSubByteView)
+		}
+	}
+	var sh, st *int64
+	if n > 0 {
+		sh, st = &shape[0], &strides[0]
+	}
+	fillTensor(t, h, size, itemsize, sh, st)
+	return nil
 }

@@ -1,6 +1,6 @@
 /*
  * glue.h: the C glue of the two hot operations. The CPython skin runs it
- * (pyext/crossing.h) and tests_go runs the very same functions with the same
+ * (pyext/gocall.h) and tests_go runs the very same functions with the same
  * core functions behind the slow path (tests_go/cfixture), so the fast path
  * is compared with what the skin really does.
  *

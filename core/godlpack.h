@@ -88,7 +88,7 @@ typedef struct gd_export_req {
   int32_t has_stream;
   int64_t stream;
   /* in: > 0 asks Go to leave a planned copy of more than this many bytes to
-   * the C skin, which copies in interruptible chunks (pyext/reliability.c)
+   * the C skin, which copies in interruptible chunks (pyext/chunk.c)
    * and calls again with precopied set. */
   int64_t defer_copy_over;
   /* out: 1 when Go planned a copy and left it to the C skin (nothing was
@@ -125,15 +125,9 @@ typedef struct gd_import_req {
    * the header then describes the producer's tensor, owned. */
   int32_t copy_deferred;
   /* in: > 0 asks Go to leave a planned copy of more than this many bytes to
-   * the C skin, which copies in interruptible chunks (pyext/reliability.c). */
+   * the C skin, which copies in interruptible chunks (pyext/chunk.c). */
   int64_t defer_copy_over;
 } gd_import_req;
-
-/* Non-zero makes every core kernel run on the calling goroutine (core.Serial):
- * a forked child cannot start goroutines. Set by a pthread_atfork child
- * handler (pyext/reliability.c), so that fork() calls no Python hook sees
- * are covered too. Defined in core/owner.c. */
-extern volatile int gd_serial_only;
 
 /* Owner API (core/owner.c). gd_owner_new returns NULL when out of memory. */
 gd_owner *gd_owner_new(int32_t kind, void *ptr, void (*free_fn)(void *));

@@ -5,8 +5,6 @@
 
 #include "godlpack.h"
 
-volatile int gd_serial_only = 0;
-
 gd_owner *gd_owner_new(int32_t kind, void *ptr, void (*free_fn)(void *)) {
   gd_owner *o = (gd_owner *)malloc(sizeof(gd_owner));
   if (o == NULL) return NULL;

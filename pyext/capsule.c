@@ -9,17 +9,17 @@
  *
  * Consumer: gd_from_dlpack_impl asks the object for a capsule (C1), checks the
  * name before reading anything (C2), validates, describes and takes ownership
- * in gd_serve_import (crossing.h: the pure-C fast path of core/fastpath.c for a
- * no-copy CPU tensor, else ONE Go call, gdgo_import), then renames the
+ * in gd_serve_import (gocall.h and core/glue.h: the pure-C fast path of core/fastpath.c for a
+ * no-copy CPU tensor, else ONE Go call, core.ServeImport), then renames the
  * capsule (C3). A refusal before ownership leaves the capsule to its own
  * destructor (C4).
  */
 #include <string.h>
 
 #include "_cgo_export.h"
-#include "crossing.h"
+#include "gocall.h"
 #include "skin.h"
-#include "reliability.h"
+#include "chunk.h"
 
 /* Capsule names must outlive the capsules: static strings. */
 static const char gd_name_versioned[] = GD_CAPSULE_VERSIONED;
@@ -208,16 +208,14 @@ static PyObject *gd_raise_import(int cls, const char *msg, int entry_asarray) {
 /* the C exchange API (C9): type(x).__dlpack_c_exchange_api__            */
 
 static const DLPackExchangeAPI *gd_exchange_api_lookup(PyObject *tp) {
+  /* Only a PyCapsule named "dlpack_exchange_api" (DLPack 1.3) is trusted. An
+   * address in a Python int (DLPack 1.2's __c_dlpack_exchange_api__) could
+   * be any number a Python class chose: such producers are served through
+   * __dlpack__ instead. */
   const DLPackExchangeAPI *api = NULL;
   PyObject *o = PyObject_GetAttrString(tp, "__dlpack_c_exchange_api__");
-  if (o != NULL) {
-    if (PyCapsule_IsValid(o, GD_CAPSULE_EXCHANGE_API))
-      api = (const DLPackExchangeAPI *)PyCapsule_GetPointer(o, GD_CAPSULE_EXCHANGE_API);
-  } else {
-    PyErr_Clear();
-    o = PyObject_GetAttrString(tp, "__c_dlpack_exchange_api__"); /* DLPack 1.2: an int */
-    if (o != NULL && PyLong_Check(o)) api = (const DLPackExchangeAPI *)PyLong_AsVoidPtr(o);
-  }
+  if (o != NULL && PyCapsule_IsValid(o, GD_CAPSULE_EXCHANGE_API))
+    api = (const DLPackExchangeAPI *)PyCapsule_GetPointer(o, GD_CAPSULE_EXCHANGE_API);
   Py_XDECREF(o);
   if (PyErr_Occurred()) PyErr_Clear();
   /* The api lives for the whole process. Find a version we speak (major 1,
@@ -519,7 +517,7 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
      * for nothing (one Go call decides, core.AsksHostCopy). */
     long t = gd_producer_device_type(x);
     if (t < 0) return NULL;
-    if (t > 0 && gdgo_asks_host_copy((int32_t)t)) {
+    if (t > 0 && gd_go_asks_host_copy((int32_t)t)) {
       retry_dev = (int)t;
       goto host_copy;
     }

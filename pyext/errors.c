@@ -3,7 +3,7 @@
 /* errors.c: the one mapping from core.Class (bridge.h GD_ERR_*) to Python
  * exceptions. Keep in sync with core/errors.go. */
 #include "skin.h"
-#include "reliability.h"
+#include "fork.h"
 
 static PyObject *gd_exc_of(int cls) {
   switch (cls) {
@@ -24,7 +24,6 @@ static PyObject *gd_exc_of(int cls) {
 }
 
 PyObject *gd_raise(int cls, const char *msg) {
-  if (gd_fork_child_error() != NULL) return NULL; /* reliability.c: forked child out of budget */
   if (cls == GD_ERR_MEMORY && (msg == NULL || msg[0] == '\0')) return PyErr_NoMemory();
   PyErr_SetString(gd_exc_of(cls), (msg != NULL && msg[0] != '\0') ? msg : "godlpack: unknown error");
   return NULL;

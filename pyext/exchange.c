@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "_cgo_export.h"
-#include "crossing.h"
+#include "gocall.h"
 #include "skin.h"
 
 /* The callbacks carry no module: the one module instance's state. */
@@ -34,7 +34,7 @@ static int gd_api_allocator(DLTensor *prototype, DLManagedTensorVersioned **out,
   msg[0] = '\0';
   int cls = (prototype == NULL || out == NULL)
                 ? (snprintf(msg, sizeof msg, "managed_tensor_allocator(): NULL argument"), GD_ERR_VALUE)
-                : gdgo_alloc_export(prototype->dtype, prototype->ndim, prototype->shape, prototype->device, &m,
+                : gd_go_alloc_export(prototype->dtype, prototype->ndim, prototype->shape, prototype->device, &m,
                                     scratch, msg);
   if (cls != GD_OK) {
     if (SetError != NULL) SetError(error_ctx, kinds[cls >= 1 && cls <= 6 ? cls : 5], msg);
@@ -96,20 +96,20 @@ static int gd_api_to_py(DLManagedTensorVersioned *tensor, void **out_py_object) 
 }
 
 /* dltensor_from_py_object_no_sync: a non-owning view, valid while the array
- * lives and control has not returned to Python. Pure C. */
+ * lives and control has not returned to Python (core.ExportView: the
+ * byte_offset policy of the device; read-only arrays are refused, since a
+ * DLTensor cannot say read-only). */
 static int gd_api_dltensor_from_py(void *py_object, DLTensor *out) {
   PyObject *o = (PyObject *)py_object;
   if (!gd_api_array_check(o)) return -1;
   gd_array *a = (gd_array *)o;
-  int64_t n = gd_size_of(a->h.ndim, GD_SHAPE(a));
-  int64_t is = gd_array_itemsize(&a->h);
-  out->data = (n == 0 || a->h.data == NULL) ? NULL : (char *)a->h.data + a->h.offset * is;
-  out->device = a->h.device;
-  out->ndim = a->h.ndim;
-  out->dtype = a->h.dtype;
-  out->shape = GD_SHAPE(a);
-  out->strides = GD_STRIDES(a);
-  out->byte_offset = 0;
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gd_go_export_view(&a->h, GD_SHAPE(a), GD_STRIDES(a), out, msg);
+  if (cls != GD_OK) {
+    gd_raise(cls, msg);
+    return -1;
+  }
   return 0;
 }
 

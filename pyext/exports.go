@@ -93,7 +93,7 @@ func elemBytes(elem unsafe.Pointer, dt core.DataType) []byte {
 // ---- DLPack ----
 
 // gdgo_export answers __dlpack__: core.ServeExport. block is a C buffer of
-// core.ExportBlockSize(ndim) bytes (crossing.h allocates it) that becomes the
+// core.ExportBlockSize(ndim) bytes (core/glue.h allocates it) that becomes the
 // managed tensor: no Go->C call on success. *out receives the managed tensor
 // (NULL when Go deferred a planned copy to the C skin, req.copy_deferred),
 // *versioned says which struct it is. scratch holds MaxNdim int64.
@@ -122,7 +122,7 @@ func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req
 // the C side must then rename the capsule, even if a later step failed (the
 // deleter has run by then). Before that, a refusal or a retry (req.retry)
 // leaves the capsule untouched (C4). ownerBlock is sizeof(gd_owner) bytes of
-// malloc'ed C memory (crossing.h) that becomes the owner; it stays the
+// malloc'ed C memory (core/glue.h) that becomes the owner; it stays the
 // caller's while *consumed is 0.
 //
 //export gdgo_import
@@ -136,6 +136,21 @@ func gdgo_import(managed unsafe.Pointer, versioned C.int, req *C.gd_import_req, 
 	}
 	if err != nil {
 		return failAt(msg, "from_dlpack()", err)
+	}
+	return 0
+}
+
+// gdgo_export_view is the exchange API's dltensor_from_py_object_no_sync:
+// core.ExportView into out (a DLTensor pointing at the array's own shape and
+// strides).
+//
+//export gdgo_export_view
+func gdgo_export_view(h *C.gd_header, shape, strides *C.int64_t, out unsafe.Pointer, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "dltensor_from_py_object_no_sync()")
+	H := hdr(h)
+	nd := int(H.Ndim)
+	if err := core.ExportView(H, dims(shape, nd), dims(strides, nd), (*core.DLTensor)(out)); err != nil {
+		return failAt(msg, "dltensor_from_py_object_no_sync()", err)
 	}
 	return 0
 }
@@ -275,7 +290,7 @@ func gdgo_sum(h *C.gd_header, shape, strides *C.int64_t, res *C.gd_sum_result, m
 	if err != nil {
 		return failAt(msg, "sum()", err)
 	}
-	// accumulate: a chunk of a chunked sum (reliability.c) adds to the total
+	// accumulate: a chunk of a chunked sum (chunk.c) adds to the total
 	// so far; int64/uint64 wrap as in one pass.
 	acc := res.accumulate != 0
 	switch r.Kind {
@@ -469,12 +484,3 @@ func gdgo_go_allocs() (n C.uint64_t) {
 }
 
 var allocSample = [1]metrics.Sample{{Name: "/gc/heap/allocs:objects"}}
-
-// gdgo_set_serial forces single-goroutine kernels (called in a forked
-// child, where a Go runtime cannot start threads).
-//
-//export gdgo_set_serial
-func gdgo_set_serial(on C.int) {
-	defer func() { _ = recover() }()
-	core.SetSerial(on != 0)
-}

@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "_cgo_export.h"
+#include "gocall.h"
 #include "skin.h"
-#include "reliability.h"
+#include "chunk.h"
+#include "fork.h"
 
 gd_state *gd_state_of_module(PyObject *m) { return (gd_state *)PyModule_GetState(m); }
 
@@ -116,7 +118,7 @@ static PyObject *gd_alloc_array(gd_state *st, DLDataType dt, int32_t ndim, const
     chunked = gd_chunk_eligible(&probe, shape);
   }
   GD_NOGIL_BEGIN(!chunked && elem != NULL && gd_size_of(ndim, shape) * (gd_itemsize(dt) + 1) >= GD_NOGIL_BYTES);
-  int cls = gdgo_alloc(dt, ndim, (int64_t *)shape, chunked ? NULL : (void *)elem, &h, strides, msg);
+  int cls = gd_go_alloc(dt, ndim, (int64_t *)shape, chunked ? NULL : (void *)elem, &h, strides, msg);
   GD_NOGIL_END();
   if (cls != GD_OK) return gd_raise(cls, msg);
   if (chunked && gd_chunked_fill(&h, shape, strides, elem) < 0) {
@@ -360,7 +362,7 @@ static PyObject *gd_mod_from_buffer(PyObject *m, PyObject *obj) {
   if (!gd_fast_describe(&bt, 1, &req, &h, shape, strides)) {
     char msg[GD_MSG_CAP];
     msg[0] = '\0';
-    int cls = gdgo_describe(&bt, &h, shape, strides, msg);
+    int cls = gd_go_describe(&bt, &h, shape, strides, msg);
     if (cls != GD_OK) {
       gd_raise(cls, msg);
       goto fail;
@@ -414,10 +416,8 @@ static PyObject *gd_mod_init(PyObject *m, PyObject *args) {
 
 /* _go_allocs(): Go heap objects allocated so far (tests: hot paths add none). */
 static PyObject *gd_mod_go_allocs(PyObject *m, PyObject *unused) {
-  return PyLong_FromUnsignedLongLong(gdgo_go_allocs());
+  return PyLong_FromUnsignedLongLong(gd_go_allocs());
 }
-
-uint64_t gd_go_crossings = 0; /* crossing.h */
 
 /* _go_crossings(): calls into Go made by exports and imports so far (tests:
  * the fast paths add none). Reading it makes no Go call. */
@@ -425,8 +425,7 @@ static PyObject *gd_mod_go_crossings(PyObject *m, PyObject *unused) {
   return PyLong_FromUnsignedLongLong(__atomic_load_n(&gd_go_crossings, __ATOMIC_RELAXED));
 }
 
-/* _after_fork_child (os.register_at_fork), _in_fork_child, _fork_held, _test_panic and
- * _test_go_gc live in reliability.c. */
+/* _in_fork_child, _test_panic and _test_go_gc live in fork.c. */
 
 static PyMethodDef gd_module_methods[] = {
     {"from_dlpack", (PyCFunction)(void (*)(void))gd_mod_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
@@ -439,9 +438,7 @@ static PyMethodDef gd_module_methods[] = {
     {"_arange", gd_mod_arange, METH_VARARGS, NULL},
     {"_from_buffer", gd_mod_from_buffer, METH_O, NULL},
     {"_init", gd_mod_init, METH_VARARGS, NULL},
-    {"_after_fork_child", gd_mod_after_fork_child, METH_NOARGS, NULL},
     {"_in_fork_child", gd_mod_in_fork_child, METH_NOARGS, NULL},
-    {"_fork_held", gd_mod_fork_held, METH_NOARGS, NULL},
     {"_test_panic", gd_mod_test_panic, METH_NOARGS, NULL},
     {"_test_go_gc", gd_mod_test_go_gc, METH_NOARGS, NULL},
     {"_go_allocs", gd_mod_go_allocs, METH_NOARGS,

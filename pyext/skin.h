@@ -5,7 +5,7 @@
  * (Py_LIMITED_API=0x030B0000, abi3) and never links libpython. It parses
  * arguments, builds Python objects and calls Go at most once per operation
  * through the exports declared in _cgo_export.h (see bridge.h for the
- * conventions); the no-copy CPU exchanges need no call (crossing.h).
+ * conventions); the no-copy CPU exchanges need no call (gocall.h, core/glue.h).
  */
 #ifndef GODLPACK_SKIN_H_
 #define GODLPACK_SKIN_H_

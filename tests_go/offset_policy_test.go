@@ -94,3 +94,50 @@ func TestDevicePolicyTable(t *testing.T) {
 	assert.False(t, core.CPUAccessible(0))
 	assert.False(t, core.CPUAccessible(99))
 }
+
+// ExportView: the exchange API's non-owning DLTensor follows the same
+// byte_offset policy and refuses what it cannot describe.
+func TestExportView(t *testing.T) {
+	o, err := core.NewOwner(core.OwnNone, nil, nil)
+	require.NoError(t, err)
+	defer o.Release()
+	base := cfixture.Alloc(256) // never read: only its address matters
+	defer cfixture.FreeMem(base)
+	addr := uintptr(base)
+	shape, strides := []int64{3}, []int64{-1}
+	cases := []struct {
+		name     string
+		h        core.Header
+		wantData uintptr
+		wantOff  uint64
+		err      error
+	}{
+		{name: "cpu folds", h: core.Header{Data: base, Owner: o, Offset: 4, DType: core.Float32, Ndim: 1, Device: core.CPU},
+			wantData: addr + 16},
+		{name: "opencl keeps the handle", h: core.Header{Data: base, Owner: o, Offset: 4, DType: core.Float32, Ndim: 1, Device: core.Device{Type: core.KDLOpenCL}},
+			wantData: addr, wantOff: 16},
+		{name: "read-only refused", h: core.Header{Data: base, Owner: o, DType: core.Float32, Ndim: 1, Device: core.CPU, Flags: core.HeaderReadOnly},
+			err: core.ErrReadOnlyLegacy},
+		{name: "released refused", h: core.Header{DType: core.Float32, Ndim: 1, Device: core.CPU}, err: core.ErrReleased},
+		{name: "packed sub-byte view refused", h: core.Header{Data: base, Owner: o, Offset: 1, DType: core.Float4E2M1FN, Ndim: 1, Device: core.CPU},
+			err: core.ErrSubByteView},
+	}
+	for _, c := range cases {
+		var dl core.DLTensor
+		err := core.ExportView(&c.h, shape, strides, &dl)
+		if c.err != nil {
+			assert.ErrorIs(t, err, c.err, c.name)
+			continue
+		}
+		require.NoError(t, err, c.name)
+		assert.Equal(t, c.wantData, uintptr(dl.Data), c.name)
+		assert.Equal(t, c.wantOff, dl.ByteOffset, c.name)
+		assert.Equal(t, &shape[0], dl.Shape, "%s: the caller's shape", c.name)
+		assert.Equal(t, &strides[0], dl.Strides, c.name)
+		assert.Equal(t, c.h.Device, dl.Device, c.name)
+	}
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		var dl core.DLTensor
+		_ = core.ExportView(&cases[0].h, shape, strides, &dl)
+	}), "ExportView allocates nothing on success")
+}

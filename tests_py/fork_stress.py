@@ -1,29 +1,41 @@
-"""fork() right after Go calls, many times; counts the children that hang.
+"""fork() under load, many times: counts children that hang, fail or are refused.
 
-    python tests_py/fork_stress.py [FORKS] [--kind tight|copy|threads] [--timeout S] [--gdb]
+    python tests_py/fork_stress.py [FORKS] [--scenario NAME ...] [--timeout S] [--gdb]
 
-Each iteration makes a Go call (tight: one small copy; copy: also a parallel
-1M-element copy every third fork, i.e. goroutines that just finished; threads:
-two Python threads keep calling godlpack while the main thread forks; gcerr:
-a Go GC before each fork, an error first thing in the child), then
-os.fork()s at once. The child makes a few godlpack calls and exits; the parent
-polls waitpid and, after --timeout seconds (default 5), counts the child as
-hung and SIGKILLs it (--gdb first writes `gdb -batch -ex "thread apply all bt"`
-of the hung child to fork_hang_<pid>.txt). Prints one line: forks, hung,
-failed, held (children whose forking thread's P was pinned by the fork-hold of
-pyext/reliability.c) and the median time of os.fork() in the parent.
+A forked child never enters the Go runtime (pyext/fork.c, pyext/gocall.h): it
+either works through the C paths or gets RuntimeError at once. Each scenario
+forks FORKS times (default 1000 each) and every child does the same thing:
+exchanges and reads an array the parent made (np/torch-free: godlpack's own
+capsules, memoryview, tolist, element access) and then asks for work that
+needs Go (a copy, a view, a fill, a sum, a new array), which must raise
+RuntimeError naming forkserver/spawn. Scenarios, all with no sleep before
+fork():
 
-GODLPACK_FORK_HOLD=0 turns the fork-hold off (the behaviour before it),
-GODLPACK_FORK_HOLD=gc keeps only its GC part. README "Reliability" has the
-figures. Not collected by pytest (test_reliability_process.py runs a short
-version).
+  after-calls  the parent makes Go calls (copies, sums, a GC every 50 forks)
+               right before each fork()
+  threads      5 Python threads stay inside Go calls (large copies and sums,
+               the GIL released) while the main thread forks
+  reproducer   the loop of issue 11: the parent runs b.fill(2.0); b[::2].copy()
+               and forks; the child runs c.fill, a strided copy and
+               c.reshape(7, 3) and exits
+  c-fork       fork() called by C code (ctypes), no Python at-fork hook runs
+  nested       each child forks a grandchild, which does the same work
+
+A child still alive after --timeout seconds (default 10) counts as hung: with
+--gdb its stacks are written to fork_hang_<pid>.txt first, then it is killed.
+Prints one line per scenario and a total: forks, hung, failed, refused (the
+RuntimeErrors children saw), and the median os.fork() time in the parent.
+Not collected by pytest; tests_py/test_reliability_process.py runs short
+versions of the same scenarios.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import threading
@@ -31,82 +43,145 @@ import time
 
 import godlpack as gd
 
+# Exit codes of a child: 0 all as expected; 2 a C path gave a wrong answer;
+# 3 a Go operation was not refused; 4 an exception of another kind.
+_EXPECTED_REFUSALS = 5
+
+
+def child_work(a) -> int:
+    """Runs in a forked child: C paths work, Go work is refused. Returns the
+    child's exit code (0 when everything behaved)."""
+    try:
+        b = gd.from_dlpack(a.__dlpack__(max_version=(1, 3)))   # fast export + fast import
+        mv = memoryview(b)
+        if b[3] != 3.0 or mv[5] != 5.0 or a.tolist()[:3] != [0.0, 1.0, 2.0] or b.shape != a.shape:
+            return 2
+        refused = 0
+        for op in (lambda: a.copy(), lambda: a[::2], lambda: b.fill(1.0), lambda: a.sum(), lambda: gd.zeros(3)):
+            try:
+                op()
+            except RuntimeError as e:
+                refused += "forkserver" in str(e) and "spawn" in str(e)
+        if refused != _EXPECTED_REFUSALS:
+            return 3
+        return 0
+    except BaseException:
+        return 4
+
+
+def _stacks(pid: int) -> None:
+    with open(f"fork_hang_{pid}.txt", "w") as f:
+        subprocess.run(["gdb", "-batch", "-p", str(pid), "-ex", "thread apply all bt"],
+                       stdout=f, stderr=subprocess.STDOUT, timeout=60, check=False)
+
+
+def _wait(pid: int, timeout: float, gdb: bool) -> str:
+    deadline = time.monotonic() + timeout
+    while True:
+        r, st = os.waitpid(pid, os.WNOHANG)
+        if r:
+            return "ok" if os.waitstatus_to_exitcode(st) == 0 else "failed"
+        if time.monotonic() > deadline:
+            if gdb:
+                _stacks(pid)
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return "hung"
+        time.sleep(0.0002)
+
+
+_libc_fork = ctypes.PyDLL(None).fork
+
+
+def run(scenario: str, forks: int, timeout: float, gdb: bool) -> dict:
+    a = gd.arange(64, dtype="float64")
+    big = gd.arange(1 << 20, dtype="float64")
+    b = gd.zeros(1 << 16)
+    stop = threading.Event()
+    threads = []
+    if scenario == "threads":
+        def busy():
+            x = gd.arange(4 << 20, dtype="float64")     # 32 MiB: copies and sums release the GIL
+            while not stop.is_set():
+                x.copy(); x.sum(); x[::3].copy()
+        threads = [threading.Thread(target=busy, daemon=True) for _ in range(5)]
+        for t in threads:
+            t.start()
+        time.sleep(0.2)
+    counts = {"forks": 0, "hung": 0, "failed": 0}
+    fork_ns = []
+    try:
+        for i in range(forks):
+            if scenario == "after-calls":
+                if i % 3 == 0:
+                    big.copy()
+                if i % 50 == 25:
+                    gd._native._test_go_gc()
+                a.sum(); a[::-1].copy()
+            elif scenario == "reproducer":
+                b.fill(2.0); b[::2].copy()
+            t0 = time.perf_counter_ns()
+            pid = _libc_fork() if scenario == "c-fork" else os.fork()
+            if pid == 0:
+                code = 4
+                try:
+                    if scenario == "reproducer":
+                        code = 0
+                        c = b
+                        for op in (lambda: c.fill(1.0), lambda: c[::3].copy(), lambda: c[:21].reshape(7, 3)):
+                            try:
+                                op()
+                                code = 3
+                            except ValueError:
+                                code = 3
+                            except RuntimeError:
+                                pass
+                        code = code or child_work(a)
+                    elif scenario == "nested":
+                        g = os.fork()
+                        if g == 0:
+                            os._exit(child_work(a))
+                        r = _wait(g, timeout, gdb)
+                        code = {"ok": 0, "failed": 2, "hung": 5}[r] or child_work(a)
+                    else:
+                        code = child_work(a)
+                finally:
+                    os._exit(code)
+            fork_ns.append(time.perf_counter_ns() - t0)
+            counts["forks"] += 1
+            r = _wait(pid, timeout, gdb)
+            if r != "ok":
+                counts[r] += 1
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    counts["refused"] = (counts["forks"] - counts["hung"] - counts["failed"]) * _EXPECTED_REFUSALS
+    counts["fork_ms_median"] = round(statistics.median(fork_ns) / 1e6, 3) if fork_ns else 0.0
+    return counts
+
+
+SCENARIOS = ("after-calls", "threads", "reproducer", "c-fork", "nested")
+
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("forks", type=int, nargs="?", default=3000)
-    ap.add_argument("--kind", choices=("tight", "copy", "threads", "gcerr"), default="tight")
-    ap.add_argument("--timeout", type=float, default=5.0)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("forks", type=int, nargs="?", default=1000, help="forks per scenario")
+    ap.add_argument("--scenario", action="append", choices=SCENARIOS)
+    ap.add_argument("--timeout", type=float, default=10.0)
     ap.add_argument("--gdb", action="store_true")
-    a = ap.parse_args()
-
-    big = gd.arange(1 << 20, dtype="float64")
-    small = gd.arange(1000, dtype="float64")
-    stop = threading.Event()
-    workers = []
-    if a.kind == "threads":
-        def work():
-            x = gd.arange(1 << 16, dtype="float64")
-            while not stop.is_set():
-                x.copy(); x.sum()
-                time.sleep(0.0005)
-        workers = [threading.Thread(target=work, daemon=True) for _ in range(2)]
-        for t in workers:
-            t.start()
-
-    hung = failed = held = 0
-    fork_ns = []
+    args = ap.parse_args()
+    total = {"forks": 0, "hung": 0, "failed": 0, "refused": 0}
     t0 = time.monotonic()
-    for i in range(a.forks):
-        if a.kind == "copy" and i % 3 == 0:
-            big.copy()
-        if a.kind == "gcerr":
-            gd._native._test_go_gc()  # a GC empties sync.Pools: the child's first error refills fmt's
-        small.copy()
-        t = time.perf_counter_ns()
-        pid = os.fork()
-        if pid == 0:
-            code = 3
-            try:
-                if a.kind == "gcerr":
-                    try:
-                        small.__dlpack__(stream=7)  # an error message: fmt, a sync.Pool
-                    except BufferError:
-                        pass
-                b = small[::-1].copy()
-                b.fill(1.0)
-                c = gd.from_dlpack(small.__dlpack__(max_version=(1, 0)))
-                ok = b.sum() == 1000.0 and c.sum() == small.sum()
-                code = (0 if ok else 2) + (4 if gd._native._fork_held() else 0)
-            finally:
-                os._exit(code)
-        fork_ns.append(time.perf_counter_ns() - t)
-        deadline = time.monotonic() + a.timeout
-        while True:
-            r, st = os.waitpid(pid, os.WNOHANG)
-            if r:
-                rc = os.waitstatus_to_exitcode(st)
-                held += rc == 4
-                failed += rc not in (0, 4)
-                break
-            if time.monotonic() > deadline:
-                hung += 1
-                print(f"fork {i}: child {pid} hung", flush=True)
-                if a.gdb:
-                    out = subprocess.run(["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt"],
-                                         capture_output=True, text=True)
-                    with open(f"fork_hang_{pid}.txt", "w") as f:
-                        f.write(out.stdout + out.stderr)
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                break
-            time.sleep(0.0002)
-    stop.set()
-    fork_ns.sort()
-    print(f"forks={a.forks} hung={hung} failed={failed} held={held} kind={a.kind} "
-          f"hold={os.environ.get('GODLPACK_FORK_HOLD', 'on')} "
-          f"fork_median_us={fork_ns[len(fork_ns) // 2] / 1e3:.0f} secs={time.monotonic() - t0:.1f}", flush=True)
-    return 1 if hung or failed else 0
+    for s in args.scenario or SCENARIOS:
+        c = run(s, args.forks, args.timeout, args.gdb)
+        print(f"{s:12s} forks={c['forks']} hung={c['hung']} failed={c['failed']} refused={c['refused']} "
+              f"fork_ms_median={c['fork_ms_median']}", flush=True)
+        for k in total:
+            total[k] += c[k]
+    print(f"{'total':12s} forks={total['forks']} hung={total['hung']} failed={total['failed']} "
+          f"refused={total['refused']} secs={time.monotonic() - t0:.0f}", flush=True)
+    return 0 if total["hung"] == 0 and total["failed"] == 0 else 1
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import gc
 import pytest
 
 import godlpack as gd
-from _helpers import missing, optional, requires
+from _helpers import CapsuleInfo, collect, craft_capsule, missing, optional, requires
 from godlpack import _native
 
 np = optional("numpy")
@@ -46,6 +46,7 @@ _NewCapsule = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char
 _steal = ctypes.pythonapi.Py_DecRef
 _steal.argtypes = [ctypes.c_void_p]
 API_NAME = b"dlpack_exchange_api"
+_WRONG_NAME = b"dlpack_exchange_api_x"  # capsule names must outlive their capsules
 
 
 def our_api() -> ExchangeAPI:
@@ -224,6 +225,30 @@ def test_dltensor_from_py_object_view():
         view([1.0], ctypes.byref(t))
 
 
+def test_dltensor_from_py_object_refuses_read_only():
+    """A DLTensor cannot say read-only: writing through it changed an
+    immutable bytes object (issue 12 item 3). Refused like a legacy capsule."""
+    view = fn(our_api(), "dltensor_from_py_object_no_sync", DLTENSOR_FROM_PY)
+    a = gd.asarray(memoryview(b"immutable"))
+    assert a.readonly
+    t = DLTensor()
+    with pytest.raises(BufferError, match=r"^dltensor_from_py_object_no_sync\(\): .*read-only"):
+        view(a, ctypes.byref(t))
+
+
+def test_dltensor_from_py_object_keeps_device_handles():
+    """Device memory keeps its data pointer and carries the offset."""
+    cap, rec = craft_capsule(shape=(10,), strides=(1,), dtype=(2, 32, 1), data=0x10000, byte_offset=64, device=(4, 0))
+    a = gd.from_dlpack(cap)[2:]
+    view = fn(our_api(), "dltensor_from_py_object_no_sync", DLTENSOR_FROM_PY)
+    t = DLTensor()
+    assert view(a, ctypes.byref(t)) == 0
+    assert (t.data, t.byte_offset, t.device.device_type) == (0x10000, 72, 4)
+    del a, cap
+    collect()
+    assert rec.deleted == 1
+
+
 def test_current_work_stream_cpu_is_null():
     stream = fn(our_api(), "current_work_stream", STREAM)
     out = ctypes.c_void_p(1234)
@@ -311,12 +336,25 @@ def test_consumer_ignores_api_older_than_1_2():
     assert api.calls == 0 and Fake.dlpack_calls == 1
 
 
-def test_consumer_accepts_dlpack_1_2_int_attribute():
+@pytest.mark.parametrize("attr, value", [
+    ("__c_dlpack_exchange_api__", "address"),   # DLPack 1.2's int: any number a class chose
+    ("__c_dlpack_exchange_api__", 12345),       # issue 12 item 1: segfaulted
+    ("__dlpack_c_exchange_api__", 12345),
+    ("__dlpack_c_exchange_api__", "not a capsule"),
+    ("__dlpack_c_exchange_api__", "wrong-name capsule"),
+])
+def test_consumer_ignores_exchange_api_that_is_not_our_capsule(attr, value):
+    """Only a PyCapsule named "dlpack_exchange_api" is used; anything else is
+    ignored and the object goes through __dlpack__, never a crash."""
     api = _Counting(minor=2)
-    Fake = _fake_type(api, attr="__c_dlpack_exchange_api__", value=ctypes.addressof(api.api))
+    if value == "address":
+        value = ctypes.addressof(api.api)
+    elif value == "wrong-name capsule":
+        value = _NewCapsule(ctypes.addressof(api.api), _WRONG_NAME, None)
+    Fake = _fake_type(api, attr=attr, value=value)
     b = gd.from_dlpack(Fake(gd.arange(3.0)))
     assert b.tolist() == [0.0, 1.0, 2.0]
-    assert api.calls == 1 and Fake.dlpack_calls == 0
+    assert api.calls == 0 and Fake.dlpack_calls == 1
 
 
 def test_consumer_device_keyword_takes_dlpack_path():
@@ -425,14 +463,14 @@ def test_torch_import_allocates_nothing_on_the_go_heap(torch):
 # ---- zero-crossing fast paths (core/fastpath.c) ------------------------------------
 #
 # The no-copy CPU export and import never call into Go: _native._go_crossings()
-# counts the calls made by exports and imports (crossing.h). A request just
+# counts the calls made by exports and imports (gocall.h). A request just
 # outside the fast path's subset (stream=-1 on export; an unknown flag bit,
 # which Go ignores, on import) forces the Go path, and both must give the same
 # result.
 
 import struct  # noqa: E402
 
-from _helpers import FLAG_IS_COPIED, FLAG_READ_ONLY, CapsuleInfo, DLManagedTensor, craft_capsule  # noqa: E402
+from _helpers import FLAG_IS_COPIED, FLAG_READ_ONLY, DLManagedTensor  # noqa: E402
 
 GO_ONLY_FLAG = 1 << 3  # not a DLPack flag: Go ignores it, the fast path declines it
 
@@ -600,14 +638,8 @@ def test_fast_export_equals_go_export(max_version):
 
 
 def _described(a):
-    view = fn(our_api(), "dltensor_from_py_object_no_sync", DLTENSOR_FROM_PY)
-    t = DLTensor()
-    assert view(a, ctypes.byref(t)) == 0
-    n = t.ndim
-    return (
-        t.data, (t.device.device_type, t.device.device_id), (t.dtype.code, t.dtype.bits, t.dtype.lanes),
-        tuple(t.shape[i] for i in range(n)), tuple(t.strides[i] for i in range(n)), a.readonly,
-    )
+    info = CapsuleInfo(a.__dlpack__(max_version=(1, 3)))
+    return (info.first_element if a.size else 0, info.device, info.dtype, info.shape, info.strides, a.readonly)
 
 
 _FAST_IMPORT_CASES = [

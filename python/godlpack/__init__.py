@@ -13,7 +13,6 @@ module holds the Python value types and the creation functions.
 
 from __future__ import annotations
 
-import os as _os
 
 # _native first: loading it starts the Go runtime on a thread of its own,
 # which then initialises while the modules below import.
@@ -62,11 +61,9 @@ _COMPLEX128 = _types._BY_DTYPE_NAME["complex128"]
 
 _native._init(_types._BY_KEY, Device, DLDeviceType, Device((int(DLDeviceType.kDLCPU), 0)), _types._device_pair)
 
-# A forked child must not start goroutines: Go kernels run serially there.
-# (fork() itself is made safe by pthread_atfork handlers installed by the
-# extension: pyext/reliability.c, README "Reliability".)
-if hasattr(_os, "register_at_fork"):
-    _os.register_at_fork(after_in_child=_native._after_fork_child)
+# A forked child never enters the Go runtime: the extension's pthread_atfork
+# child handler flags it (pyext/fork.c), and every call that needs Go then
+# raises RuntimeError naming forkserver/spawn (docs/reliability.md#fork).
 
 
 def __getattr__(name: str) -> Any:

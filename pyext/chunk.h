@@ -1,9 +1,8 @@
 /*
- * reliability.h: fork, signal and panic handling of the C skin (issue 6).
- * Implemented in reliability.c (C) and reliability.go (Go exports).
+ * chunk.h: long operations in interruptible chunks (chunk.c).
  */
-#ifndef GODLPACK_RELIABILITY_H_
-#define GODLPACK_RELIABILITY_H_
+#ifndef GODLPACK_CHUNK_H_
+#define GODLPACK_CHUNK_H_
 
 #include "skin.h"
 
@@ -14,27 +13,8 @@
  * (a few ms). Copies (copy(), __dlpack__(copy=True), from_dlpack(copy=True),
  * asarray copies), fills (fill(), full/zeros/ones, a[slice] = v) and sum()
  * all go through it. */
-#define GD_CHUNK_MIB 32 /* 16 cost ~5 % on 256 MiB copies (a goroutine fan-out per chunk) */
+#define GD_CHUNK_MIB 32
 int64_t gd_chunk_bytes(void);
-
-/* A forked child stops turning Go errors into Python exceptions after this
- * many (each error allocates a little Go heap, never collected in a child):
- * it raises RuntimeError naming the spawn/forkserver start methods instead. */
-#define GD_FORK_ERROR_BUDGET 100000
-
-extern int gd_in_fork_child;
-
-/* fork() right after a Go call could hang the child forever on its first Go
- * call: a Go runtime thread (sysmon retaking the P of the thread that calls
- * fork, a stop-the-world, an M parking) held the goroutine's scan bit or
- * sched.lock when fork() copied the process, and the child, which has only
- * the forking thread, waits for it forever. gd_fork_install registers
- * pthread_atfork handlers (reliability.c) that turn the GC off around fork()
- * and pin the forking thread's P so that the child's first Go call needs no
- * lock and no other thread. GODLPACK_FORK_HOLD=0 turns them off, =gc keeps
- * only the GC part (for measurements). Called once, from module init. */
-int gd_fork_install(void);
-extern int gd_fork_held_in_child; /* child: the forking thread's P was pinned */
 
 /* Work bigger than gd_chunk_bytes() on a CPU array of byte-sized elements
  * (1), or 0: then one Go call does it all. */
@@ -67,14 +47,4 @@ int gd_import_finish_copy(gd_header *h, const int64_t *shape, int64_t *strides, 
 PyObject *gd_copy_chunked(PyObject *self);
 PyObject *gd_fill_chunked(PyObject *self, const void *elem);
 
-/* errors.c hook: NULL when the error may be raised normally. */
-PyObject *gd_fork_child_error(void);
-
-/* module methods: _after_fork_child, _in_fork_child, _fork_held, _test_panic, _test_go_gc */
-PyObject *gd_mod_after_fork_child(PyObject *m, PyObject *unused);
-PyObject *gd_mod_in_fork_child(PyObject *m, PyObject *unused);
-PyObject *gd_mod_fork_held(PyObject *m, PyObject *unused);
-PyObject *gd_mod_test_panic(PyObject *m, PyObject *unused);
-PyObject *gd_mod_test_go_gc(PyObject *m, PyObject *unused);
-
-#endif /* GODLPACK_RELIABILITY_H_ */
+#endif /* GODLPACK_CHUNK_H_ */

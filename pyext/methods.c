@@ -1,0 +1,188 @@
+//go:build pyext
+
+/* methods.c: Array.tolist, copy, fill, sum, reshape, transpose: argument
+ * translation around one Go call each (or the chunked operations of
+ * chunk.c for long work). */
+#include <string.h>
+
+#include "_cgo_export.h"
+#include "array.h"
+#include "gocall.h"
+#include "chunk.h"
+#include "skin.h"
+
+/* ------------------------------------------------------------------ */
+/* methods                                                             */
+
+static PyObject *gd_tolist_rec(const gd_array *a, int32_t axis, int64_t off) {
+  if (axis == a->h.ndim) return gd_unpack(a->h.dtype, gd_elem_ptr(a, off));
+  int64_t d = GD_SHAPE(a)[axis], s = GD_STRIDES(a)[axis];
+  PyObject *l = PyList_New((Py_ssize_t)d);
+  if (l == NULL) return NULL;
+  for (int64_t i = 0; i < d; i++) {
+    PyObject *x = gd_tolist_rec(a, axis + 1, off + i * s);
+    if (x == NULL) {
+      Py_DECREF(l);
+      return NULL;
+    }
+    PyList_SetItem(l, (Py_ssize_t)i, x);
+  }
+  return l;
+}
+
+PyObject *gd_array_tolist(PyObject *self, PyObject *unused) {
+  gd_array *a = (gd_array *)self;
+  if (!gd_host(&a->h)) {
+    PyErr_SetString(PyExc_BufferError, "tolist(): the array is not in CPU memory");
+    return NULL;
+  }
+  if (gd_itemsize(a->h.dtype) == 0) {
+    PyErr_SetString(PyExc_TypeError, "tolist(): packed sub-byte arrays have no Python values; export them with __dlpack__");
+    return NULL;
+  }
+  return gd_tolist_rec(a, 0, 0);
+}
+
+PyObject *gd_array_copy(PyObject *self, PyObject *unused) {
+  gd_array *a = (gd_array *)self;
+  if (gd_chunk_eligible(&a->h, GD_SHAPE(a))) return gd_copy_chunked(self); /* Ctrl-C between chunks */
+  gd_header out;
+  int64_t ostrides[GD_MAX_NDIM];
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  GD_NOGIL_BEGIN(gd_is_big(a));
+  int cls = gd_go_copy(&a->h, GD_SHAPE(a), GD_STRIDES(a), &out, ostrides, msg);
+  GD_NOGIL_END();
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  return gd_array_new(gd_st(self), &out, GD_SHAPE(a), ostrides);
+}
+
+PyObject *gd_array_fill(PyObject *self, PyObject *value) {
+  gd_array *a = (gd_array *)self;
+  if (gd_check_writable(a, "fill()") < 0) return NULL;
+  int64_t is = gd_itemsize(a->h.dtype);
+  unsigned char elem[16];
+  if (is == 0 || is > 16) {
+    PyErr_SetString(PyExc_TypeError, "fill(): packed sub-byte arrays cannot be filled");
+    return NULL;
+  }
+  if (gd_pack(a->h.dtype, value, elem) < 0) return NULL;
+  if (gd_chunk_eligible(&a->h, GD_SHAPE(a))) return gd_fill_chunked(self, elem); /* Ctrl-C between chunks */
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  GD_NOGIL_BEGIN(gd_is_big(a));
+  int cls = gd_go_fill(&a->h, GD_SHAPE(a), GD_STRIDES(a), elem, msg);
+  GD_NOGIL_END();
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  Py_RETURN_NONE;
+}
+
+PyObject *gd_array_sum(PyObject *self, PyObject *unused) {
+  gd_array *a = (gd_array *)self;
+  gd_sum_result r;
+  memset(&r, 0, sizeof(r));
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  if (gd_chunk_eligible(&a->h, GD_SHAPE(a))) { /* Ctrl-C between chunks */
+    if (gd_chunked_sum(&a->h, GD_SHAPE(a), GD_STRIDES(a), &r) < 0) return NULL;
+  } else {
+    GD_NOGIL_BEGIN(gd_is_big(a));
+    int cls = gd_go_sum(&a->h, GD_SHAPE(a), GD_STRIDES(a), &r, msg);
+    GD_NOGIL_END();
+    if (cls != GD_OK) return gd_raise(cls, msg);
+  }
+  switch (r.kind) {
+    case GD_SUM_INT:
+      return PyLong_FromLongLong(r.i);
+    case GD_SUM_UINT:
+      return PyLong_FromUnsignedLongLong(r.u);
+    case GD_SUM_FLOAT:
+      return PyFloat_FromDouble(r.f);
+    case GD_SUM_COMPLEX:
+      return PyComplex_FromDoubles(r.re, r.im);
+  }
+  PyErr_SetString(PyExc_RuntimeError, "sum(): unknown result kind");
+  return NULL;
+}
+
+/* Reads a shape-like argument list: f(3, 4) or f((3, 4)) or f([3, 4]). */
+static Py_ssize_t gd_int_args(PyObject *args, int64_t *out, Py_ssize_t cap, const char *entry) {
+  PyObject *seq = args;
+  Py_ssize_t n = PyTuple_Size(args);
+  if (n == 1 && !PyLong_Check(PyTuple_GetItem(args, 0))) {
+    seq = PyTuple_GetItem(args, 0);
+    if (seq == Py_None) return 0;
+    if (!PySequence_Check(seq)) {
+      PyErr_Format(PyExc_TypeError, "%s: expected ints or a sequence of ints, got %R", entry, seq);
+      return -1;
+    }
+  }
+  PyObject *fast = PySequence_Tuple(seq);
+  if (fast == NULL) return -1;
+  n = PyTuple_Size(fast);
+  if (n > cap) {
+    Py_DECREF(fast);
+    PyErr_Format(PyExc_ValueError, "%s: at most %d dimensions", entry, (int)cap);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *x = PyNumber_Index(PyTuple_GetItem(fast, i));
+    if (x == NULL) {
+      Py_DECREF(fast);
+      return -1;
+    }
+    out[i] = PyLong_AsLongLong(x);
+    Py_DECREF(x);
+    if (out[i] == -1 && PyErr_Occurred()) {
+      Py_DECREF(fast);
+      return -1;
+    }
+  }
+  Py_DECREF(fast);
+  return n;
+}
+
+PyObject *gd_array_reshape(PyObject *self, PyObject *args) {
+  gd_array *a = (gd_array *)self;
+  int64_t ns[GD_MAX_NDIM];
+  Py_ssize_t n = gd_int_args(args, ns, GD_MAX_NDIM, "reshape()");
+  if (n < 0) return NULL;
+  gd_header out;
+  int64_t ostrides[GD_MAX_NDIM];
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  GD_NOGIL_BEGIN(gd_is_big(a));
+  int cls = gd_go_reshape(&a->h, GD_SHAPE(a), GD_STRIDES(a), ns, (int)n, &out, ostrides, msg);
+  GD_NOGIL_END();
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  /* gdgo_reshape resolved a -1 in ns and returned a new reference */
+  return gd_array_new(gd_st(self), &out, ns, ostrides);
+}
+
+PyObject *gd_transpose_impl(PyObject *self, const int32_t *axes, int32_t naxes) {
+  gd_array *a = (gd_array *)self;
+  gd_header out;
+  int64_t oshape[GD_MAX_NDIM], ostrides[GD_MAX_NDIM];
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gd_go_transpose(&a->h, GD_SHAPE(a), GD_STRIDES(a), (int32_t *)axes, naxes, &out, oshape,
+                           ostrides, msg);
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  gd_owner_incref(out.owner);
+  return gd_array_new(gd_st(self), &out, oshape, ostrides);
+}
+
+PyObject *gd_array_transpose(PyObject *self, PyObject *args) {
+  int64_t ax[GD_MAX_NDIM];
+  Py_ssize_t n = gd_int_args(args, ax, GD_MAX_NDIM, "transpose()");
+  if (n < 0) return NULL;
+  int32_t axes[GD_MAX_NDIM];
+  for (Py_ssize_t i = 0; i < n; i++) {
+    if (ax[i] < INT32_MIN || ax[i] > INT32_MAX) {
+      PyErr_SetString(PyExc_IndexError, "transpose(): axis out of range");
+      return NULL;
+    }
+    axes[i] = (int32_t)ax[i];
+  }
+  return gd_transpose_impl(self, axes, (int32_t)n);
+}

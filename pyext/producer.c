@@ -1,0 +1,215 @@
+//go:build pyext
+
+/* producer.c: Array.__dlpack__ and __dlpack_device__. Turns the keywords
+ * into a gd_export_req (types and ranges only: core.PlanExport decides P1-P5)
+ * and the managed tensor into a capsule. */
+#include <string.h>
+
+#include "_cgo_export.h"
+#include "array.h"
+#include "gocall.h"
+#include "chunk.h"
+#include "skin.h"
+
+/* ------------------------------------------------------------------ */
+/* DLPack producer                                                     */
+
+static int gd_kw_is(PyObject *name, PyObject *interned, const char *ascii) {
+  if (name == interned) return 1;
+  return PyUnicode_CompareWithASCIIString(name, ascii) == 0;
+}
+
+static int gd_kw_code(gd_state *st, PyObject *k) {
+  if (k == st->s_max_version) return GD_KW_MAX_VERSION; /* interned: pointers first */
+  if (k == st->s_copy) return GD_KW_COPY;
+  if (k == st->s_dl_device) return GD_KW_DL_DEVICE;
+  if (k == st->s_stream) return GD_KW_STREAM;
+  if (gd_kw_is(k, st->s_max_version, "max_version")) return GD_KW_MAX_VERSION;
+  if (gd_kw_is(k, st->s_copy, "copy")) return GD_KW_COPY;
+  if (gd_kw_is(k, st->s_dl_device, "dl_device")) return GD_KW_DL_DEVICE;
+  if (gd_kw_is(k, st->s_stream, "stream")) return GD_KW_STREAM;
+  return -1;
+}
+
+/* Codes of the keywords in kwnames (-1: unknown), cached per tuple. Returns
+ * the cached codes or fills buf. */
+static const signed char *gd_kw_codes(gd_state *st, PyObject *kwnames, Py_ssize_t nkw, signed char *buf) {
+  for (int i = 0; i < st->kw_cache_n; i++)
+    if (st->kw_cache[i].kwnames == kwnames) return st->kw_cache[i].code;
+  int all_known = nkw <= GD_KW_MAX;
+  for (Py_ssize_t i = 0; i < nkw && i < GD_KW_MAX; i++) {
+    buf[i] = (signed char)gd_kw_code(st, PyTuple_GetItem(kwnames, i));
+    if (buf[i] < 0) all_known = 0;
+  }
+  /* Cache a tuple seen twice in a row (a caller's constant kwnames; calls
+   * with **kwargs build a new tuple each time). The pointer in kw_last is
+   * only compared, never used: a cached tuple is decoded from the object
+   * itself and kept alive by the cache. */
+  int again = st->kw_last == (void *)kwnames;
+  st->kw_last = kwnames;
+  if (again && all_known && st->kw_cache_n < GD_KW_CACHE) {
+    gd_kw_entry *e = &st->kw_cache[st->kw_cache_n++];
+    Py_INCREF(kwnames);
+    e->kwnames = kwnames;
+    memcpy(e->code, buf, GD_KW_MAX);
+    return e->code;
+  }
+  return buf;
+}
+
+/* max_version: None or a 2-tuple of ints (P1). */
+static int gd_parse_max_version(PyObject *v, gd_export_req *req) {
+  if (v == Py_None) return 0;
+  if (!PyTuple_Check(v) || PyTuple_Size(v) != 2 || !PyLong_Check(PyTuple_GetItem(v, 0)) ||
+      !PyLong_Check(PyTuple_GetItem(v, 1))) {
+    PyErr_Format(PyExc_TypeError,
+                 "__dlpack__(): max_version must be None or a 2-tuple of ints, got %R; "
+                 "pass e.g. max_version=(1, 3)",
+                 v);
+    return -1;
+  }
+  int of = 0;
+  long long maj = PyLong_AsLongLongAndOverflow(PyTuple_GetItem(v, 0), &of);
+  if (maj == -1 && PyErr_Occurred()) return -1;
+  if (of > 0 || maj > UINT32_MAX) maj = UINT32_MAX;
+  if (of < 0 || maj < 0) maj = 0;
+  long long min = PyLong_AsLongLongAndOverflow(PyTuple_GetItem(v, 1), &of);
+  if (min == -1 && PyErr_Occurred()) return -1;
+  if (of > 0 || min > UINT32_MAX) min = UINT32_MAX;
+  if (of < 0 || min < 0) min = 0;
+  req->has_max_version = 1;
+  req->max_major = (uint32_t)maj;
+  req->max_minor = (uint32_t)min;
+  return 0;
+}
+
+int gd_parse_copy(PyObject *copy, int32_t *mode, const char *entry) {
+  if (copy == NULL || copy == Py_None) {
+    *mode = GD_COPY_IF_NEEDED;
+  } else if (copy == Py_True) {
+    *mode = GD_COPY_ALWAYS;
+  } else if (copy == Py_False) {
+    *mode = GD_COPY_NEVER;
+  } else {
+    PyErr_Format(PyExc_ValueError, "%s: copy must be None, True or False, got %R", entry, copy);
+    return -1;
+  }
+  return 0;
+}
+
+PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames) {
+  gd_array *a = (gd_array *)self;
+  gd_state *st = gd_st(self);
+  if (nargs != 0) {
+    PyErr_SetString(PyExc_TypeError,
+                    "__dlpack__(): takes keyword arguments only (stream, max_version, dl_device, copy)");
+    return NULL;
+  }
+  gd_export_req req;
+  memset(&req, 0, sizeof(req));
+  Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+  signed char buf[GD_KW_MAX];
+  const signed char *codes = nkw ? gd_kw_codes(st, kwnames, nkw, buf) : buf;
+  for (Py_ssize_t i = 0; i < nkw; i++) {
+    PyObject *v = args[i];
+    int code = i < GD_KW_MAX ? codes[i] : gd_kw_code(st, PyTuple_GetItem(kwnames, i));
+    if (code == GD_KW_MAX_VERSION) {
+      if (gd_parse_max_version(v, &req) < 0) return NULL;
+    } else if (code == GD_KW_COPY) {
+      if (v != Py_None && gd_parse_copy(v, &req.copy, "__dlpack__()") < 0) return NULL;
+    } else if (code == GD_KW_DL_DEVICE) {
+      if (v != Py_None) {
+        if (!PyTuple_Check(v) || PyTuple_Size(v) != 2 || !PyLong_Check(PyTuple_GetItem(v, 0)) ||
+            !PyLong_Check(PyTuple_GetItem(v, 1))) {
+          PyErr_Format(PyExc_TypeError,
+                       "__dlpack__(): dl_device must be None or a 2-tuple (device_type, device_id) "
+                       "of ints, got %R; pass e.g. dl_device=(1, 0)",
+                       v);
+          return NULL;
+        }
+        int ovt = 0, ovd = 0; /* a huge int is an unsupported device too (P3) */
+        long t = PyLong_AsLongAndOverflow(PyTuple_GetItem(v, 0), &ovt);
+        long d = PyLong_AsLongAndOverflow(PyTuple_GetItem(v, 1), &ovd);
+        if (PyErr_Occurred()) return NULL;
+        if (ovt || ovd || t < INT32_MIN || t > INT32_MAX || d < INT32_MIN || d > INT32_MAX) {
+          PyErr_Format(PyExc_BufferError, "__dlpack__(): unsupported dl_device %R; pass dl_device=None", v);
+          return NULL;
+        }
+        req.has_dl_device = 1;
+        req.dl_type = (int32_t)t;
+        req.dl_id = (int32_t)d;
+      }
+    } else if (code == GD_KW_STREAM) {
+      if (v != Py_None) {
+        if (!PyLong_Check(v)) {
+          PyErr_Format(PyExc_TypeError,
+                       "__dlpack__(): stream must be None or an int, got %R; pass stream=None on CPU", v);
+          return NULL;
+        }
+        int of = 0;
+        long long s = PyLong_AsLongLongAndOverflow(v, &of);
+        if (s == -1 && PyErr_Occurred()) return NULL;
+        if (of != 0) {
+          PyErr_Format(PyExc_BufferError, "__dlpack__(): stream %R is out of range; pass stream=None", v);
+          return NULL;
+        }
+        req.has_stream = 1;
+        req.stream = s;
+      }
+    } else {
+      PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument '%U'",
+                   PyTuple_GetItem(kwnames, i));
+      return NULL;
+    }
+  }
+  /* Go plans first (one call); a long copy it plans is left to the C skin,
+   * which copies in interruptible chunks and asks Go again to export that
+   * copy (IS_COPIED). A request Go refuses never copies. */
+  req.defer_copy_over = gd_chunk_bytes();
+  void *managed = NULL;
+  int32_t versioned = 0;
+  int64_t scratch[GD_MAX_NDIM];
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  GD_NOGIL_BEGIN((req.copy == GD_COPY_ALWAYS || req.has_dl_device) && gd_is_big(a));
+  int cls = gd_serve_export(&a->h, GD_SHAPE(a), GD_STRIDES(a), &req, &managed, &versioned, scratch, msg);
+  GD_NOGIL_END();
+  if (cls == GD_OK && req.copy_deferred) {
+    gd_header pre;
+    int64_t prestrides[GD_MAX_NDIM];
+    if (gd_copy_new(&a->h, GD_SHAPE(a), GD_STRIDES(a), &pre, prestrides, "__dlpack__()") < 0) return NULL;
+    req.precopied = &pre;
+    req.precopied_strides = prestrides;
+    req.copy_deferred = 0;
+    cls = gd_serve_export(&a->h, GD_SHAPE(a), GD_STRIDES(a), &req, &managed, &versioned, scratch, msg);
+    gd_owner_decref(pre.owner); /* the export holds its own reference */
+  }
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  return gd_capsule_wrap(managed, versioned);
+}
+
+PyObject *gd_array_dlpack_device(PyObject *self, PyObject *unused) {
+  gd_array *a = (gd_array *)self;
+  gd_state *st = gd_st(self);
+  if (a->h.device.device_type == kDLCPU && a->h.device.device_id == 0 && st->cpu_dlpack_device != NULL) {
+    Py_INCREF(st->cpu_dlpack_device);
+    return st->cpu_dlpack_device;
+  }
+  PyObject *t = gd_devtype_member(st, a->h.device.device_type);
+  if (t == NULL) return NULL;
+  PyObject *id = PyLong_FromLong(a->h.device.device_id);
+  if (id == NULL) {
+    Py_DECREF(t);
+    return NULL;
+  }
+  PyObject *r = PyTuple_New(2);
+  if (r == NULL) {
+    Py_DECREF(t);
+    Py_DECREF(id);
+    return NULL;
+  }
+  PyTuple_SetItem(r, 0, t);
+  PyTuple_SetItem(r, 1, id);
+  return r;
+}
