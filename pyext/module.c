@@ -503,6 +503,16 @@ PyModuleDef gd_module_def = {
 };
 
 PyMODINIT_FUNC PyInit__native(void) {
+  /* One interpreter per process: the Go runtime, the fork flag and the DLPack
+   * exchange API (one process-wide struct whose functions reach the module
+   * state through a static pointer) exist once. A second interpreter that
+   * imported godlpack used to repoint that state and leave it dangling. */
+  if (PyInterpreterState_GetID(PyInterpreterState_Get()) != 0) {
+    PyErr_SetString(PyExc_ImportError,
+                    "godlpack cannot be imported in a subinterpreter: its Go runtime and its DLPack exchange "
+                    "API are process-wide; import godlpack in the main interpreter");
+    return NULL;
+  }
   PyObject *m = PyModule_Create(&gd_module_def);
   if (m == NULL) return NULL;
   if (gd_fork_install() != 0) {

@@ -83,3 +83,45 @@ def test_empty_crafted_tensor_indexes_without_overflow(key, want):
     del a, v, cap
     collect()
     assert rec.deleted == 1
+
+
+# ---- 2. subinterpreters cannot repoint the exchange API's state ---------------
+
+_SUBINTERP = r"""
+import ctypes, sys, _testcapi
+import godlpack as gd
+code = _testcapi.run_in_subinterp(
+    "try:\n"
+    "    import godlpack\n"
+    "    print('IMPORTED')\n"
+    "except ImportError as e:\n"
+    "    print('REFUSED', 'subinterpreter' in str(e) and 'main interpreter' in str(e))\n")
+# the main interpreter's exchange API still works: export, then import back
+api_cap = type(gd.arange(1.0)).__dlpack_c_exchange_api__
+get = ctypes.pythonapi.PyCapsule_GetPointer
+get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+api = get(api_cap, b"dlpack_exchange_api")
+fields = (ctypes.c_void_p * 8).from_address(api)   # header (version, prev_api), then the functions
+FROM_PY = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(ctypes.c_void_p))
+TO_PY = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
+m = ctypes.c_void_p()
+assert FROM_PY(fields[3])(gd.arange(3.0), ctypes.byref(m)) == 0
+out = ctypes.c_void_p()
+assert TO_PY(fields[4])(m, ctypes.byref(out)) == 0
+b = ctypes.cast(out, ctypes.py_object).value
+ctypes.pythonapi.Py_DecRef(ctypes.py_object(b))
+print("MAIN", type(b).__name__, b.tolist())
+"""
+
+
+def test_subinterpreter_import_is_refused_and_main_keeps_working():
+    import os
+    import subprocess
+    import sys
+
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(gd.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([pkg, os.environ.get("PYTHONPATH", "")]))
+    p = subprocess.run([sys.executable, "-c", _SUBINTERP], capture_output=True, text=True, timeout=60, env=env)
+    assert p.returncode == 0, p.stderr
+    assert "REFUSED True" in p.stdout and "IMPORTED" not in p.stdout, p.stdout + p.stderr
+    assert "MAIN Array [0.0, 1.0, 2.0]" in p.stdout, p.stdout + p.stderr
