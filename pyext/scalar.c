@@ -87,19 +87,24 @@ static double gd_f8_decode(const gd_f8fmt *f, uint8_t v) {
   return sign ? -r : r;
 }
 
-/* Nearest representable value, ties to even; overflow gives inf where the
- * format has one, else NaN (ml_dtypes' behaviour). Brute force over the 256
- * codes: used for single assignments and small conversions only. */
+/* ml_dtypes' conversion: the double is first rounded to float32 (as
+ * ml_dtypes and numpy's casts do), then to the nearest representable value,
+ * ties to even (e8m0fnu: ties to the larger power of two); a value that
+ * rounds to zero in an fnuz format is +0 (there is no -0); overflow gives inf
+ * where the format has one, else NaN. Brute force over the 256 codes: used
+ * for single assignments and small conversions only; tests_py compares every
+ * representable value, midpoint and neighbour with ml_dtypes. */
 static uint8_t gd_f8_encode(const gd_f8fmt *f, double x) {
   uint8_t nan_code = f->unsigned_e ? 0xff : f->nan_0x80 ? 0x80 : f->fn ? 0x7f : (uint8_t)(0x7f);
   if (isnan(x)) return nan_code;
+  x = (double)(float)x;
   double maxv = 0;
   for (int c = 0; c < 256; c++) {
     double d = gd_f8_decode(f, (uint8_t)c);
     if (isfinite(d) && d > maxv) maxv = d;
   }
   if (f->unsigned_e && x < 0) return nan_code; /* e8m0fnu has no sign */
-  if (f->unsigned_e && x == 0) return 0;       /* no zero: smallest value, 2^-127 */
+  if (f->unsigned_e && x == 0) return nan_code; /* no zero either (ml_dtypes: NaN) */
   if (x == 0) {
     /* fnuz formats have no negative zero: -0.0 is +0 */
     return (uint8_t)((signbit(x) && !f->nan_0x80) ? 0x80 : 0x00);
@@ -124,9 +129,10 @@ static uint8_t gd_f8_encode(const gd_f8fmt *f, double x) {
   for (int c = 0; c < 256; c++) {
     double d = gd_f8_decode(f, (uint8_t)c);
     if (!isfinite(d)) continue;
-    if (d == 0 && signbit(d) != signbit(x)) continue;
+    if (d == 0 && signbit(d) != signbit(x) && !f->nan_0x80) continue;
     double dist = fabs(d - x);
-    if (dist < bestd || (dist == bestd && (c & 1) == 0 && (best & 1) == 1)) {
+    int tie_wins = f->unsigned_e ? fabs(d) > fabs(gd_f8_decode(f, (uint8_t)best)) : (c & 1) == 0 && (best & 1) == 1;
+    if (dist < bestd || (dist == bestd && tie_wins)) {
       best = c;
       bestd = dist;
     }

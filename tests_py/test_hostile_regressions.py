@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import threading
 
+from _helpers import requires
+
 import pytest
 
 import godlpack as gd
@@ -125,3 +127,90 @@ def test_subinterpreter_import_is_refused_and_main_keeps_working():
     assert p.returncode == 0, p.stderr
     assert "REFUSED True" in p.stdout and "IMPORTED" not in p.stdout, p.stdout + p.stderr
     assert "MAIN Array [0.0, 1.0, 2.0]" in p.stdout, p.stdout + p.stderr
+
+
+# ---- 5. float8 / float16 / bfloat16 values encode exactly as ml_dtypes ---------
+
+_F8 = ["float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
+       "float8_e5m2fnuz", "float8_e8m0fnu"]
+
+
+def _reference(name):
+    """(numpy scalar type, unsigned view type) of a godlpack dtype, from ml_dtypes / numpy."""
+    import numpy as np
+
+    from _helpers import need
+
+    md = need("ml_dtypes")
+    if name == "float16":
+        return np.float16, np.uint16
+    return getattr(md, name), (np.uint16 if name == "bfloat16" else np.uint8)
+
+
+def _values(mt, view):
+    """Every finite value of the type, both signs, every midpoint between
+    neighbours and the doubles just either side of it, and specials."""
+    import numpy as np
+
+    codes = np.arange(np.iinfo(view).max + 1, dtype=view).view(mt).astype(np.float64)
+    fin = np.unique(np.concatenate([codes[np.isfinite(codes)], -codes[np.isfinite(codes)]]))
+    mids = (fin[:-1] + fin[1:]) / 2
+    specials = [0.0, -0.0, np.inf, -np.inf, 1e300, -1e300, 1e-300, -1e-300, 1e-40, -1e-40, 2.0**-128,
+                0.75 * 2.0**-127, 1.5 * 2.0**-127, 2.0**-149, 3.4e38, 3.5e38, 65504.0, 65520.0]
+    return np.concatenate([fin, mids, np.nextafter(mids, np.inf), np.nextafter(mids, -np.inf), specials])
+
+
+def _bits(a, view):
+    import ctypes
+
+    import numpy as np
+
+    from _helpers import CapsuleInfo
+
+    info = CapsuleInfo(a.__dlpack__(max_version=(1, 3)))
+    n = a.size * np.dtype(view).itemsize
+    return np.frombuffer(bytes((ctypes.c_uint8 * n).from_address(info.first_element)), dtype=view)
+
+
+def _same(got, want, mt, view):
+    """Equal bits, or both NaN (formats with several NaN codes)."""
+    import numpy as np
+
+    g, w = got.view(mt).astype(np.float64), want.view(mt).astype(np.float64)
+    return (got == want) | (np.isnan(g) & np.isnan(w))
+
+
+@requires("numpy", "ml_dtypes")
+@pytest.mark.parametrize("name", _F8 + ["float16", "bfloat16"])
+def test_float_encoding_matches_ml_dtypes_exhaustively(name):
+    import numpy as np
+
+    mt, view = _reference(name)
+    vals = _values(mt, view)
+    with np.errstate(over="ignore"):
+        want = vals.astype(mt).view(view)
+    got = _bits(gd.asarray(vals.tolist(), dtype=name), view)
+    bad = np.nonzero(~_same(got, want, mt, view))[0]
+    assert bad.size == 0, [(float(vals[i]), hex(got[i]), hex(want[i])) for i in bad[:8]]
+
+
+@requires("numpy", "ml_dtypes")
+@pytest.mark.parametrize("name", ["float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e8m0fnu"])
+def test_float_encoding_of_full_fill_and_setitem(name):
+    """The same encoder behind full(), fill() and a[i] = v (issue 12: fnuz
+    negatives that round to zero gave 0x01/0x81; e8m0fnu ties went down)."""
+    import numpy as np
+
+    mt, view = _reference(name)
+    vals = [-1e-9, -2.0**-20, 3.0, 0.75, -0.0, 1.5 * 2.0**-127]
+    with np.errstate(over="ignore"):
+        want = np.array(vals).astype(mt).view(view)
+    for i, v in enumerate(vals):
+        a = gd.full((3,), v, dtype=name)
+        b = gd.zeros(3, dtype=name)
+        b.fill(v)
+        c = gd.zeros(3, dtype=name)
+        c[1] = v
+        for arr, k in ((a, 0), (b, 2), (c, 1)):
+            got = _bits(arr, view)[k:k + 1]
+            assert _same(got, want[i:i + 1], mt, view).all(), (v, hex(got[0]), hex(want[i]))
