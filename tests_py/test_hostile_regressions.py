@@ -214,3 +214,31 @@ def test_float_encoding_of_full_fill_and_setitem(name):
         for arr, k in ((a, 0), (b, 2), (c, 1)):
             got = _bits(arr, view)[k:k + 1]
             assert _same(got, want[i:i + 1], mt, view).all(), (v, hex(got[0]), hex(want[i]))
+
+
+# ---- 6. a low address-space limit fails the import, not the process ------------
+
+
+@pytest.mark.parametrize("kib", [600_000, 700_000])
+def test_import_under_low_address_space_limit_raises_import_error(kib):
+    """The Go runtime reserves ~800 MiB of address space as the extension
+    loads, and ended the process (exit 2, "failed to reserve page summary
+    memory") under ulimit -v 700000."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(gd.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([pkg, os.environ.get("PYTHONPATH", "")]))
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (kib * 1024, kib * 1024))
+
+    code = ("try:\n    import godlpack\nexcept ImportError as e:\n    print('IMPORT ERROR', e)\n"
+            "else:\n    print('IMPORTED')\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env,
+                       preexec_fn=limit)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "IMPORT ERROR import godlpack: the address-space limit" in p.stdout, p.stdout + p.stderr
+    assert "ulimit -v" in p.stdout and "fatal error" not in p.stderr

@@ -13,12 +13,45 @@ module holds the Python value types and the creation functions.
 
 from __future__ import annotations
 
+# Address space the extension needs when it loads: the Go runtime reserves
+# about 800 MiB of it (virtual, not memory) at start, and ends the process,
+# not the import, when a limit (ulimit -v, RLIMIT_AS) forbids it.
+_GO_ADDRESS_SPACE = 850 << 20
+
+
+def _check_address_space() -> None:
+    try:
+        with open("/proc/self/limits", "rb") as f:
+            lines = f.read().splitlines()
+    except OSError:  # not Linux: nothing to check
+        return
+    for line in lines:
+        if line.startswith(b"Max address space"):
+            soft = line.split()[3]
+            if soft == b"unlimited":
+                return
+            import os
+
+            with open("/proc/self/statm", "rb") as f:
+                used = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+            free = int(soft) - used
+            if free < _GO_ADDRESS_SPACE:
+                raise ImportError(
+                    f"import godlpack: the address-space limit (ulimit -v, RLIMIT_AS) leaves {free >> 20} MiB, "
+                    f"but godlpack's Go runtime reserves about 800 MiB of address space when it starts (virtual "
+                    f"memory, not RAM); raise the limit to at least {(used + _GO_ADDRESS_SPACE) >> 10} KiB "
+                    f"(ulimit -v {(used + _GO_ADDRESS_SPACE) >> 10}) or remove it (ulimit -v unlimited)"
+                )
+            return
+
+
+_check_address_space()
 
 # _native first: loading it starts the Go runtime on a thread of its own,
 # which then initialises while the modules below import.
-from . import _native, _tables, _types
-from ._native import Array, from_dlpack
-from ._types import DLDeviceType, DType, Device, _as_dtype, _parse_device
+from . import _native, _tables, _types  # noqa: E402
+from ._native import Array, from_dlpack  # noqa: E402
+from ._types import DLDeviceType, DType, Device, _as_dtype, _parse_device  # noqa: E402
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
