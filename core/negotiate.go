@@ -243,6 +243,20 @@ type ImportPlan struct {
 	Device Device
 }
 
+// CheckImportDevice is the first check of PlanImport, which needs no
+// tensor: from_dlpack(x, device=d) for a device godlpack cannot produce (C7)
+// is refused before the producer is asked for anything. Without a backend
+// for d godlpack can neither copy there nor work with its memory, so it is
+// refused even when the tensor already lives there (ErrDevice).
+func CheckImportDevice(req ImportRequest) error {
+	if req.HasDevice && !CPUAccessible(req.Device.Type) {
+		return errorf(ErrDevice,
+			"from_dlpack(): godlpack has no memory backend for device=%s; pass device=None or \"cpu\"",
+			req.Device)
+	}
+	return nil
+}
+
 // AsksHostCopy reports whether from_dlpack(x) with device=None asks a
 // producer whose tensor lives on device type t for a host copy
 // (dl_device=(kDLCPU, 0)) instead of holding it: memory the CPU cannot read
@@ -288,6 +302,9 @@ func PlanImport(got Device, flags uint64, req ImportRequest) (ImportPlan, error)
 	if req.Copy != CopyIfNeeded && req.Copy != CopyAlways && req.Copy != CopyNever {
 		return ImportPlan{}, errorf(ErrCopyArg, "from_dlpack(): invalid copy mode %d; pass copy=None, True or False", int(req.Copy))
 	}
+	if err := CheckImportDevice(req); err != nil {
+		return ImportPlan{}, err
+	}
 	p := ImportPlan{Device: got}
 	if req.NoSync && !NoSyncImportOK(got.Type) {
 		p.Retry = RetryDLPack
@@ -298,14 +315,6 @@ func PlanImport(got Device, flags uint64, req ImportRequest) (ImportPlan, error)
 		return p, nil
 	}
 	needCopy := false
-	if req.HasDevice && !CPUAccessible(req.Device.Type) {
-		// C7: a device we cannot produce. Without a backend for it we can
-		// neither copy there nor work with its memory, so asking for it is
-		// refused even when the tensor already lives there.
-		return ImportPlan{}, errorf(ErrDevice,
-			"from_dlpack(): godlpack has no memory backend for device=%s; pass device=None or \"cpu\"",
-			req.Device)
-	}
 	if req.HasDevice && req.Device != got {
 		if !CanCopy(got, req.Device) {
 			return ImportPlan{}, errorf(ErrDevice,

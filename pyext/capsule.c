@@ -133,8 +133,55 @@ int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id
  * producers. Sets *negotiated. Returns a new reference or NULL. One
  * PyObject_VectorcallMethod (no bound method, no kwargs dict); the common
  * call, max_version only, uses a prebuilt kwnames tuple. */
+/* A producer's __dlpack__ raised (not for our keywords): the error names
+ * the entry point the user called and what was asked. BufferError, and
+ * ValueError / RuntimeError / NotImplementedError of producers that use
+ * those for "cannot export" (torch's "Found no NVIDIA driver"), become
+ * BufferError; a TypeError stays one; the producer's exception is the
+ * __cause__. Others (MemoryError, KeyboardInterrupt) pass unchanged. */
+static void gd_wrap_producer_error(PyObject *x, const gd_import_req *req, const char *entry) {
+  PyObject *cls;
+  if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+    cls = PyExc_TypeError;
+  } else if (PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_ValueError) ||
+             PyErr_ExceptionMatches(PyExc_RuntimeError) || PyErr_ExceptionMatches(PyExc_NotImplementedError)) {
+    cls = PyExc_BufferError;
+  } else {
+    return;
+  }
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  if (tb != NULL && value != NULL) PyException_SetTraceback(value, tb);
+  PyObject *tn = PyType_GetQualName(Py_TYPE(x));
+  PyObject *en = type ? PyType_GetQualName((PyTypeObject *)type) : NULL;
+  if (tn == NULL || en == NULL || value == NULL) {
+    Py_XDECREF(tn);
+    Py_XDECREF(en);
+    PyErr_Restore(type, value, tb);
+    return;
+  }
+  char asked[64] = "";
+  if (req->has_device) snprintf(asked, sizeof asked, "dl_device=(%d, %d)", (int)req->dev_type, (int)req->dev_id);
+  PyErr_Format(cls, "%s: %U.__dlpack__(%s) failed: %U: %S; %s", entry, tn, asked, en, value,
+               req->has_device ? "pass device=None to keep the tensor where it is, or copy it with its own library"
+                               : "the producer cannot export this tensor; convert it with its own library first");
+  PyObject *t2, *v2, *tb2;
+  PyErr_Fetch(&t2, &v2, &tb2);
+  PyErr_NormalizeException(&t2, &v2, &tb2);
+  if (v2 != NULL) PyException_SetCause(v2, value); /* steals value */
+  else Py_DECREF(value);
+  PyErr_Restore(t2, v2, tb2);
+  Py_XDECREF(type);
+  Py_XDECREF(tb);
+  Py_DECREF(tn);
+  Py_DECREF(en);
+}
+
+/* entry: the user's entry point, to word a producer's failure
+ * (gd_wrap_producer_error), or NULL to leave it as raised. */
 static PyObject *gd_request_capsule(gd_state *st, PyObject *x, const gd_import_req *req,
-                                    PyObject *copy_obj, int *negotiated) {
+                                    PyObject *copy_obj, int *negotiated, const char *entry) {
   PyObject *args[4] = {x, st->max_version, NULL, NULL};
   PyObject *kwnames = st->kw_max_version, *dev = NULL;
   Py_ssize_t nkw = 1;
@@ -191,6 +238,7 @@ static PyObject *gd_request_capsule(gd_state *st, PyObject *x, const gd_import_r
     Py_DECREF(tn);
     return NULL;
   }
+  if (cap == NULL && entry != NULL) gd_wrap_producer_error(x, req, entry);
   return cap;
 }
 
@@ -494,6 +542,10 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
     if (gd_parse_device_pair(st, device, &req.dev_type, &req.dev_id, entry, "device") < 0)
       return NULL;
     req.has_device = 1;
+    char msg[GD_MSG_CAP];
+    msg[0] = '\0';
+    int cls = gd_go_check_import_device(req.dev_type, req.dev_id, msg);
+    if (cls != GD_OK) return gd_raise_import(cls, msg, entry_asarray);
   }
   int retry_dev = 0;
   if (PyCapsule_CheckExact(x)) {
@@ -524,7 +576,7 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
   }
   gd_import_req plain;
   memset(&plain, 0, sizeof(plain));
-  PyObject *cap = gd_request_capsule(st, x, own ? &plain : &req, copy, &negotiated);
+  PyObject *cap = gd_request_capsule(st, x, own ? &plain : &req, copy, &negotiated, entry);
   if (cap == NULL) return NULL;
   req.negotiated = negotiated && !own;
   req.may_ask_host_copy = req.negotiated && !req.has_device;
@@ -540,7 +592,7 @@ host_copy:
   req.has_device = 1;
   req.dev_type = kDLCPU;
   req.dev_id = 0;
-  cap = gd_request_capsule(st, x, &req, copy, &negotiated);
+  cap = gd_request_capsule(st, x, &req, copy, &negotiated, NULL);
   if (cap == NULL) {
     if (PyErr_ExceptionMatches(PyExc_BufferError)) gd_raise_host_refused(x, retry_dev, copy, entry);
     return NULL;

@@ -155,6 +155,21 @@ func gdgo_export_view(h *C.gd_header, shape, strides *C.int64_t, out unsafe.Poin
 	return 0
 }
 
+// gdgo_check_import_device is core.CheckImportDevice for from_dlpack(x,
+// device=(t, id)), before the producer is asked for anything.
+//
+//export gdgo_check_import_device
+func gdgo_check_import_device(t, id C.int32_t, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "from_dlpack()")
+	err := core.CheckImportDevice(core.ImportRequest{
+		HasDevice: true, Device: core.Device{Type: core.DeviceType(t), ID: int32(id)},
+	})
+	if err != nil {
+		return failAt(msg, "from_dlpack()", err)
+	}
+	return 0
+}
+
 // gdgo_asks_host_copy is core.AsksHostCopy for the device type a producer's
 // __dlpack_device__() reported (from_dlpack(x, copy=True)).
 //

@@ -54,6 +54,13 @@ static inline int gd_go_export_view(gd_header *h, int64_t *shape, int64_t *strid
   return gdgo_export_view(h, shape, strides, out, msg);
 }
 
+/* core.CheckImportDevice; a forked child skips it (its import decides). */
+static inline int gd_go_check_import_device(int32_t t, int32_t id, char *msg) {
+  if (gd_in_fork_child) return GD_OK;
+  __atomic_add_fetch(&gd_go_crossings, 1, __ATOMIC_RELAXED);
+  return gdgo_check_import_device(t, id, msg);
+}
+
 /* core.AsksHostCopy; a forked child asks nothing (its import decides). */
 static inline int gd_go_asks_host_copy(int32_t t) {
   if (gd_in_fork_child) return 0;

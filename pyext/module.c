@@ -54,10 +54,19 @@ static PyObject *gd_mod_asarray_dlpack(PyObject *m, PyObject *args) {
 /* ------------------------------------------------------------------ */
 /* creation                                                            */
 
+/* A dimension that does not fit int64: ValueError naming the entry point
+ * (numpy: "Maximum allowed dimension exceeded"), not a bare OverflowError. */
+static int gd_dim_too_big(PyObject *d, const char *entry) {
+  if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
+  PyErr_Clear();
+  PyErr_Format(PyExc_ValueError, "%s: dimension %R does not fit a 64-bit integer; use a smaller shape", entry, d);
+  return -1;
+}
+
 static int gd_shape_arg(PyObject *shape, int64_t *out, int32_t *ndim, const char *entry) {
   if (PyLong_Check(shape)) {
     out[0] = PyLong_AsLongLong(shape);
-    if (out[0] == -1 && PyErr_Occurred()) return -1;
+    if (out[0] == -1 && PyErr_Occurred()) return gd_dim_too_big(shape, entry);
     *ndim = 1;
   } else {
     PyObject *t = PySequence_Tuple(shape);
@@ -81,11 +90,13 @@ static int gd_shape_arg(PyObject *shape, int64_t *out, int32_t *ndim, const char
         return -1;
       }
       out[i] = PyLong_AsLongLong(x);
-      Py_DECREF(x);
       if (out[i] == -1 && PyErr_Occurred()) {
+        gd_dim_too_big(x, entry);
+        Py_DECREF(x);
         Py_DECREF(t);
         return -1;
       }
+      Py_DECREF(x);
     }
     Py_DECREF(t);
     *ndim = (int32_t)n;

@@ -152,7 +152,8 @@ def _values(mt, view):
     neighbours and the doubles just either side of it, and specials."""
     import numpy as np
 
-    codes = np.arange(np.iinfo(view).max + 1, dtype=view).view(mt).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        codes = np.arange(np.iinfo(view).max + 1, dtype=view).view(mt).astype(np.float64)
     fin = np.unique(np.concatenate([codes[np.isfinite(codes)], -codes[np.isfinite(codes)]]))
     mids = (fin[:-1] + fin[1:]) / 2
     specials = [0.0, -0.0, np.inf, -np.inf, 1e300, -1e300, 1e-300, -1e-300, 1e-40, -1e-40, 2.0**-128,
@@ -225,20 +226,73 @@ def test_import_under_low_address_space_limit_raises_import_error(kib):
     loads, and ended the process (exit 2, "failed to reserve page summary
     memory") under ulimit -v 700000."""
     import os
-    import resource
+    import shlex
     import subprocess
     import sys
 
     pkg = os.path.dirname(os.path.dirname(os.path.abspath(gd.__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([pkg, os.environ.get("PYTHONPATH", "")]))
-
-    def limit():
-        resource.setrlimit(resource.RLIMIT_AS, (kib * 1024, kib * 1024))
-
     code = ("try:\n    import godlpack\nexcept ImportError as e:\n    print('IMPORT ERROR', e)\n"
             "else:\n    print('IMPORTED')\n")
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env,
-                       preexec_fn=limit)
+    # the limit is set by a shell, not preexec_fn (no fork of this threaded process)
+    cmd = f"ulimit -v {kib}; exec {shlex.quote(sys.executable)} -c {shlex.quote(code)}"
+    p = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=60, env=env)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "IMPORT ERROR import godlpack: the address-space limit" in p.stdout, p.stdout + p.stderr
     assert "ulimit -v" in p.stdout and "fatal error" not in p.stderr
+
+
+# ---- 7. the exception classes of the README, with our entry point --------------
+
+
+class _Raising:
+    """A producer whose __dlpack__ raises exc (a CPU tensor, so far as it says)."""
+
+    def __init__(self, exc):
+        self.exc = exc
+
+    def __dlpack__(self, **kw):
+        raise self.exc
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+@pytest.mark.parametrize("exc, cls", [(RuntimeError("Found no NVIDIA driver"), BufferError),
+                                      (BufferError("cannot export"), BufferError),
+                                      (ValueError("bad"), BufferError),
+                                      (NotImplementedError("nope"), BufferError),
+                                      (TypeError("wrong thing"), TypeError)])
+@pytest.mark.parametrize("entry", ["from_dlpack", "asarray"])
+def test_producer_errors_name_the_entry_point(exc, cls, entry):
+    with pytest.raises(cls) as e:
+        getattr(gd, entry)(_Raising(exc))
+    assert str(e.value).startswith(f"{entry}(): _Raising.__dlpack__() failed: {type(exc).__name__}: {exc}")
+    assert e.value.__cause__ is exc
+
+
+def test_producer_memory_error_passes_unchanged():
+    err = MemoryError()
+    with pytest.raises(MemoryError) as e:
+        gd.from_dlpack(_Raising(err))
+    assert e.value is err
+
+
+@requires("torch")
+@pytest.mark.parametrize("device", ["cuda:0", "oneapi:0", (2, 0), (14, 0)])
+def test_unreachable_device_is_refused_before_asking_the_producer(device):
+    import torch
+
+    t = torch.arange(3.0)
+    with pytest.raises(BufferError, match=r"^from_dlpack\(\): godlpack has no memory backend for device="):
+        gd.from_dlpack(t, device=device)
+    spy = _Raising(AssertionError("the producer must not be asked"))
+    with pytest.raises(BufferError, match=r"^asarray\(\): godlpack has no memory backend"):
+        gd.asarray(spy, device=device)
+
+
+@pytest.mark.parametrize("shape", [(2**63,), 2**63, (3, 2**64), (-(2**70),)])
+@pytest.mark.parametrize("ctor", [gd.empty, gd.zeros, gd.ones])
+def test_huge_dimensions_are_value_errors(shape, ctor):
+    with pytest.raises(ValueError, match=r"^empty\(\): dimension -?\d+ does not fit a 64-bit integer"):
+        ctor(shape)

@@ -347,7 +347,8 @@ def test_from_dpnp_device_oneapi_refused(dev, copy):
 def test_from_dpnp_other_oneapi_device_refused(dev):
     x = dpnp.arange(3, device=dev)
     other = dev.get_device_id() + 1
-    with pytest.raises(BufferError, match=rf"targeting `dl_device` \(14, {other}\)"):
+    # refused by godlpack before dpctl is asked: no backend for oneAPI (yet)
+    with pytest.raises(BufferError, match=rf"^from_dlpack\(\): godlpack has no memory backend for device=oneapi:{other}"):
         gd.from_dlpack(x, device=(14, other))
 
 

@@ -693,7 +693,7 @@ def _used_cap(kw):
         (lambda kw: _New(ctypes.addressof(_DUMMY), b"something", None), (ValueError, BufferError, TypeError)),
         (lambda kw: 1 / 0, ZeroDivisionError),
         (lambda kw: (_ for _ in ()).throw(MemoryError("producer")), MemoryError),
-        (lambda kw: (_ for _ in ()).throw(RuntimeError("producer")), RuntimeError),
+        (lambda kw: (_ for _ in ()).throw(RuntimeError("producer")), BufferError),  # worded as ours (issue 12)
         (lambda kw: (_ for _ in ()).throw(KeyError("x")), KeyError),
         (lambda kw: (_ for _ in ()).throw(BufferError("no")), BufferError),
         (lambda kw: gd.zeros(2), (TypeError, BufferError, ValueError)),
