@@ -8,12 +8,14 @@
  * Each method makes at most one call into Go (through gocall.h). The
  * methods live beside what they own: buffer.c, producer.c, index.c,
  * methods.c, repr.c. */
+#include <stddef.h>
 #include <string.h>
 
 #include "_cgo_export.h"
 #include "array.h"
 #include "gocall.h"
 #include "skin.h"
+#include "structmember.h" /* T_PYSSIZET, READONLY: the limited API of 3.11 */
 
 /* ------------------------------------------------------------------ */
 /* construction / destruction                                         */
@@ -47,6 +49,7 @@ PyObject *gd_array_new(gd_state *st, const gd_header *h, const int64_t *shape,
 void gd_array_dealloc(PyObject *self) {
   gd_array *a = (gd_array *)self;
   PyTypeObject *tp = Py_TYPE(self);
+  if (a->weakrefs != NULL) PyObject_ClearWeakRefs(self);
   gd_owner *o = a->h.owner;
   a->h.owner = NULL;
   /* A foreign deleter may run Python code (a ctypes callback): keep an
@@ -196,6 +199,8 @@ static PyMethodDef gd_array_methods[] = {
      "else legacy \"dltensor\")."},
     {"__dlpack_device__", gd_array_dlpack_device, METH_NOARGS,
      "__dlpack_device__($self, /)\n--\n\nReturn (DLDeviceType, device_id)."},
+    {"__complex__", gd_array_complex, METH_NOARGS,
+     "__complex__($self, /)\n--\n\nThe one element of the array as a complex (complex(a))."},
     {"tolist", gd_array_tolist, METH_NOARGS, "tolist($self, /)\n--\n\nNested Python lists of Python scalars."},
     {"copy", gd_array_copy, METH_NOARGS, "copy($self, /)\n--\n\nA C-contiguous deep copy (computed in Go)."},
     {"fill", gd_array_fill, METH_O, "fill($self, value, /)\n--\n\nSet every element to value (computed in Go)."},
@@ -205,8 +210,19 @@ static PyMethodDef gd_array_methods[] = {
     {NULL},
 };
 
+static PyMemberDef gd_array_members[] = {
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(gd_array, weakrefs), READONLY, NULL},
+    {NULL},
+};
+
 static PyType_Slot gd_array_slots[] = {
     {Py_tp_dealloc, gd_array_dealloc},
+    {Py_tp_members, gd_array_members},
+    {Py_tp_hash, PyObject_HashNotImplemented}, /* arrays are unhashable, as in numpy */
+    {Py_nb_bool, gd_nb_bool},
+    {Py_nb_int, gd_nb_int},
+    {Py_nb_float, gd_nb_float},
+    {Py_nb_index, gd_nb_index},
     {Py_tp_repr, gd_array_repr},
     {Py_tp_methods, gd_array_methods},
     {Py_tp_getset, gd_array_getset},

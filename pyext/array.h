@@ -50,6 +50,13 @@ PyObject *gd_array_reshape(PyObject *self, PyObject *args);
 PyObject *gd_array_transpose(PyObject *self, PyObject *args);
 PyObject *gd_transpose_impl(PyObject *self, const int32_t *axes, int32_t naxes);
 
+/* number.c */
+int gd_nb_bool(PyObject *self);
+PyObject *gd_nb_int(PyObject *self);
+PyObject *gd_nb_float(PyObject *self);
+PyObject *gd_nb_index(PyObject *self);
+PyObject *gd_array_complex(PyObject *self, PyObject *unused);
+
 /* repr.c */
 PyObject *gd_array_repr(PyObject *self);
 

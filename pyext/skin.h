@@ -29,7 +29,8 @@
 typedef struct {
   PyObject_VAR_HEAD
   gd_header h;
-  int64_t dims[]; /* 2*ndim entries */
+  PyObject *weakrefs; /* weakref.ref(a): the list CPython keeps (tp_weaklistoffset) */
+  int64_t dims[];     /* 2*ndim entries */
 } gd_array;
 
 #define GD_SHAPE(a) ((a)->dims)

@@ -1,0 +1,86 @@
+//go:build pyext
+
+/* number.c: bool(a), int(a), float(a), complex(a) and operator.index(a), as
+ * numpy answers them: an array of exactly one element (any ndim) converts
+ * that element; others raise numpy's errors. Never a fallback through the
+ * buffer protocol or repr (float() of a buffer object parses its bytes as
+ * text). Element reads are C (no Go): they also work in a forked child. */
+#include "_cgo_export.h"
+#include "array.h"
+#include "gocall.h"
+#include "skin.h"
+
+/* The one element of a, as a Python scalar; NULL + exception otherwise. */
+static PyObject *gd_only_element(PyObject *self, const char *entry) {
+  gd_array *a = (gd_array *)self;
+  int64_t n = gd_size_of(a->h.ndim, GD_SHAPE(a));
+  if (n != 1) {
+    if (entry[0] == 'b') { /* bool() */
+      PyErr_SetString(PyExc_ValueError,
+                      n == 0 ? "bool(): the truth value of an empty array is ambiguous; use a.size > 0"
+                             : "bool(): the truth value of an array with more than one element is ambiguous; "
+                               "use np.from_dlpack(a).any() or .all()");
+    } else {
+      PyErr_Format(PyExc_TypeError, "%s: only arrays of one element can be converted to Python scalars "
+                   "(this one has %lld)", entry, (long long)n);
+    }
+    return NULL;
+  }
+  if (!gd_host(&a->h)) {
+    PyObject *dev = gd_get_device(self, NULL);
+    PyErr_Format(PyExc_BufferError, "%s: the array is on %S, which the CPU cannot read; copy it with "
+                 "godlpack.from_dlpack(a, device=\"cpu\") first", entry, dev);
+    Py_XDECREF(dev);
+    return NULL;
+  }
+  if (gd_itemsize(a->h.dtype) == 0) {
+    PyErr_Format(PyExc_TypeError, "%s: packed sub-byte elements have no Python value; exchange the array "
+                 "with a library that knows the type", entry);
+    return NULL;
+  }
+  return gd_unpack(a->h.dtype, gd_elem_ptr(a, 0));
+}
+
+int gd_nb_bool(PyObject *self) {
+  PyObject *v = gd_only_element(self, "bool()");
+  if (v == NULL) return -1;
+  int r = PyObject_IsTrue(v);
+  Py_DECREF(v);
+  return r;
+}
+
+PyObject *gd_nb_int(PyObject *self) {
+  PyObject *v = gd_only_element(self, "int()");
+  if (v == NULL) return NULL;
+  PyObject *r = PyNumber_Long(v);
+  Py_DECREF(v);
+  return r;
+}
+
+PyObject *gd_nb_float(PyObject *self) {
+  PyObject *v = gd_only_element(self, "float()");
+  if (v == NULL) return NULL;
+  PyObject *r = PyNumber_Float(v);
+  Py_DECREF(v);
+  return r;
+}
+
+PyObject *gd_nb_index(PyObject *self) {
+  gd_array *a = (gd_array *)self;
+  if (a->h.dtype.code != kDLInt && a->h.dtype.code != kDLUInt) {
+    PyErr_SetString(PyExc_TypeError,
+                    "__index__(): only integer arrays of one element can be used as an index; "
+                    "convert with int(a)");
+    return NULL;
+  }
+  return gd_only_element(self, "__index__()");
+}
+
+/* __complex__ (complex() looks it up as a method). */
+PyObject *gd_array_complex(PyObject *self, PyObject *unused) {
+  PyObject *v = gd_only_element(self, "complex()");
+  if (v == NULL) return NULL;
+  PyObject *r = PyObject_CallFunctionObjArgs((PyObject *)&PyComplex_Type, v, NULL);
+  Py_DECREF(v);
+  return r;
+}

@@ -1,0 +1,98 @@
+"""Python's protocols on godlpack.Array (issue 13, the parts done so far):
+truth and number conversions of one-element arrays with numpy's answers,
+unhashable arrays, weak references."""
+
+from __future__ import annotations
+
+import gc
+import operator
+import weakref
+
+import pytest
+
+import godlpack as gd
+from _helpers import optional
+
+np = optional("numpy")
+
+ONE_ELEMENT = [((), 0), ((1,), 2), ((1, 1, 1), 3)]
+
+
+@pytest.mark.parametrize("shape, v", ONE_ELEMENT)
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "uint8", "bool", "float16", "bfloat16",
+                                   "float8_e4m3fn", "complex128"])
+def test_one_element_converts_like_numpy(shape, v, dtype):
+    a = gd.full(shape, v, dtype=dtype)
+    x = a.tolist()
+    while isinstance(x, list):
+        (x,) = x
+    assert bool(a) == bool(x)
+    if dtype != "complex128":
+        assert float(a) == float(x)
+        assert int(a) == int(x)
+    else:
+        with pytest.raises(TypeError):
+            float(a)
+    assert complex(a) == complex(x)
+
+
+def test_the_snippet_of_issue_13():
+    assert bool(gd.asarray([0])) is False
+    assert int(gd.asarray(7)) == 7 and float(gd.asarray(3.5)) == 3.5
+    with pytest.raises(TypeError, match=r"^int\(\): only arrays of one element"):
+        int(gd.asarray(list(b"42"), dtype="uint8"))   # used to read the raw bytes as text: 42
+    with pytest.raises(ValueError, match=r"^bool\(\): the truth value of an array with more than one element"):
+        bool(gd.zeros(3))
+
+
+@pytest.mark.parametrize("conv", [float, int, complex])
+@pytest.mark.parametrize("shape", [(0,), (3,), (2, 2)])
+def test_other_sizes_raise(conv, shape):
+    with pytest.raises(TypeError, match=r"only arrays of one element can be converted to Python scalars"):
+        conv(gd.zeros(shape))
+
+
+def test_empty_truth_is_ambiguous():
+    with pytest.raises(ValueError, match=r"^bool\(\): the truth value of an empty array"):
+        bool(gd.zeros((0, 3)))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint16", "uint64"])
+def test_index_of_integer_arrays(dtype):
+    a = gd.full((), 3, dtype=dtype)
+    assert operator.index(a) == 3
+    assert [10, 11, 12, 13][a] == 13
+
+
+@pytest.mark.parametrize("dtype", ["float64", "bool", "float16"])
+def test_index_of_other_dtypes_is_refused(dtype):
+    with pytest.raises(TypeError, match=r"^__index__\(\): only integer arrays"):
+        operator.index(gd.zeros((), dtype=dtype))
+
+
+def test_device_arrays_refuse_conversion():
+    from _helpers import craft_capsule
+
+    cap, rec = craft_capsule(shape=(1,), strides=(1,), data=0x10000, device=(4, 0))
+    a = gd.from_dlpack(cap)
+    for conv in (bool, int, float):
+        with pytest.raises(BufferError, match="the CPU cannot read"):
+            conv(a)
+    del a, cap
+    gc.collect()
+
+
+def test_arrays_are_unhashable():
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(gd.zeros(2))
+    assert gd.Array.__hash__ is None
+
+
+def test_weakref():
+    a = gd.arange(3.0)
+    r = weakref.ref(a)
+    d = weakref.WeakValueDictionary(k=a)
+    assert r() is a and d["k"] is a
+    del a
+    gc.collect()
+    assert r() is None and "k" not in d
