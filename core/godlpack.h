@@ -150,7 +150,7 @@ void gd_call_deleter_versioned(DLManagedTensorVersioned *t);
 
 /* ---- Zero-crossing fast paths (core/fastpath.c) ----
  *
- * A C->Go call costs ~75 ns, as much as numpy's whole __dlpack__. The two
+ * A C->Go call costs as much as numpy's whole __dlpack__ (go-python-notes.md). The two
  * hottest operations therefore have a pure-C path for a small, clearly
  * bounded subset of requests; everything outside it, and every refusal, goes
  * through Go, which stays authoritative: the fast paths never fail and never
