@@ -23,6 +23,10 @@
 
 #define GD_MSG_CAP 512
 
+/* The largest DLDeviceType value (kDLTrn): size of the skin's cache of
+ * godlpack.DLDeviceType members. */
+#define GD_DEVTYPE_MAX 18
+
 /* Error classes: core.Class values. */
 #define GD_OK 0
 #define GD_ERR_BUFFER 1

@@ -30,4 +30,6 @@ var (
 	_ = [1]struct{}{}[C.GD_SUM_UINT-int64(core.SumUint)]
 	_ = [1]struct{}{}[C.GD_SUM_FLOAT-int64(core.SumFloat)]
 	_ = [1]struct{}{}[C.GD_SUM_COMPLEX-int64(core.SumComplex)]
+
+	_ = [1]struct{}{}[C.GD_DEVTYPE_MAX-int64(core.KDLTrn)]
 )

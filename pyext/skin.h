@@ -4,8 +4,8 @@
  * The skin is compiled against the limited API of CPython 3.11
  * (Py_LIMITED_API=0x030B0000, abi3) and never links libpython. It parses
  * arguments, builds Python objects and calls Go at most once per operation
- * through the exports declared in _cgo_export.h (see bridge.h for the
- * conventions); the no-copy CPU exchanges need no call (gocall.h, core/glue.h).
+ * through the gate of gocall.h (see bridge.h for the conventions); the
+ * no-copy CPU exchanges need no call (core/glue.h, core/fastpath.c).
  */
 #ifndef GODLPACK_SKIN_H_
 #define GODLPACK_SKIN_H_
@@ -17,9 +17,6 @@
 
 #include "bridge.h"
 #include "godlpack.h"
-
-/* Number of dims stored inside the object for every array. */
-#define GD_DEVTYPE_MAX 18
 
 /* The Array object. shape and strides (in elements) follow the fixed part as
  * a variable-size tail of 2*ndim int64 (tp_itemsize = 2*sizeof(int64_t)):
