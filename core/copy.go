@@ -331,7 +331,7 @@ func CopyInto(dst *Header, dstShape, dstStrides []int64, src *Header, srcShape, 
 		return fmt.Errorf("%s: dtypes differ (%v into %v); godlpack does not cast: %w", where, src.DType, dst.DType, ErrDType)
 	}
 	if dst.DType.IsSubByte() {
-		return subByteErr(where, dst.DType)
+		return subByteErr(where, src) // the source says whether it is padded
 	}
 	k := dst.DType.ItemSize()
 	if k <= 0 {
@@ -429,7 +429,7 @@ func (a *Array) Copy() (*Array, error) {
 	}
 	defer h.Owner.Release()
 	if h.DType.IsSubByte() {
-		return nil, subByteErr(where, h.DType)
+		return nil, subByteErr(where, &h)
 	}
 	nd := len(a.shape)
 	var st [MaxNdim]int64

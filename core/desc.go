@@ -62,7 +62,7 @@ func applyIndex(where string, h *Header, shape, strides []int64, ops []IndexOp, 
 		return 0, fmt.Errorf("%s: %d dimensions with %d strides: %w", where, nd, len(strides), ErrNdim)
 	}
 	if h.DType.IsSubByte() {
-		return 0, subByteErr(where, h.DType)
+		return 0, subByteErr(where, h)
 	}
 	var ish, ist [MaxNdim]int64
 	copy(ish[:], shape)
@@ -229,8 +229,24 @@ func overflowErr(where string) error {
 	return fmt.Errorf("%s: offset overflows int64: %w", where, ErrOverflow)
 }
 
-func subByteErr(where string, dt DataType) error {
+func subByteErr(where string, h *Header) error {
+	dt := h.DType
+	if h.Flags&HeaderSubBytePadded != 0 {
+		return fmt.Errorf("%s: %v is a sub-byte type (%d bits) stored one element per byte; views and copies of it are not supported yet, export it as is: %w", where, dt, dt.ItemBits(), ErrSubByteView)
+	}
 	return fmt.Errorf("%s: %v is a packed sub-byte type (%d bits); views and copies are not supported, export it as is: %w", where, dt, dt.ItemBits(), ErrSubByteView)
+}
+
+// subByteCopyErr refuses a copy that an exchange (__dlpack__,
+// from_dlpack) planned for sub-byte data: BufferError, since the tensor
+// cannot be exchanged as asked.
+func subByteCopyErr(where string, h *Header) error {
+	kind := "packed"
+	if h.Flags&HeaderSubBytePadded != 0 {
+		kind = "padded (one element per byte)"
+	}
+	return errorf(ErrSubByte, "%s: the exchange needs a copy of %s %v data, which godlpack cannot copy; pass copy=None and keep the device, to exchange it as is",
+		where, kind, h.DType)
 }
 
 // TransposeDesc permutes the axes of the array described by h, shape and
@@ -245,7 +261,7 @@ func TransposeDesc(h *Header, shape, strides []int64, axes []int, out *Header, o
 		return fmt.Errorf("%s: %d dimensions, %d strides, output buffers %d/%d: %w", where, nd, len(strides), len(outShape), len(outStrides), ErrNdim)
 	}
 	if h.DType.IsSubByte() {
-		return subByteErr(where, h.DType)
+		return subByteErr(where, h)
 	}
 	var ish, ist [MaxNdim]int64
 	copy(ish[:], shape)
@@ -304,7 +320,7 @@ func ReshapeDesc(h *Header, shape, strides []int64, newShape []int64, out *Heade
 		return fmt.Errorf("%s: new shape has %d dimensions (at most %d, strides buffer %d): %w", where, nn, MaxNdim, len(outStrides), ErrNdim)
 	}
 	if h.DType.IsSubByte() {
-		return subByteErr(where, h.DType)
+		return subByteErr(where, h)
 	}
 	size, err := shapeSize(where, shape)
 	if err != nil {

@@ -18,7 +18,7 @@ func Fill(h *Header, shape, strides []int64, elem []byte) error {
 		return fmt.Errorf("%s: array is read-only: %w", where, ErrReadOnly)
 	}
 	if h.DType.IsSubByte() {
-		return subByteErr(where, h.DType)
+		return subByteErr(where, h)
 	}
 	k := h.DType.ItemSize()
 	if k <= 0 || int64(len(elem)) != k {

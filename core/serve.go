@@ -62,6 +62,9 @@ func ServeExport(h *Header, shape, strides []int64, req unsafe.Pointer, block un
 		return nil, false, errorf(ErrNdim, "__dlpack__(): the array has %d dimensions (shape %d, strides %d entries)",
 			nd, len(shape), len(strides))
 	}
+	if plan.Copy && h.DType.IsSubByte() {
+		return nil, false, subByteCopyErr("__dlpack__()", h)
+	}
 	src, srcStrides := h, strides
 	var tmp Header
 	switch {
@@ -131,6 +134,9 @@ func ServeImport(managed unsafe.Pointer, versioned bool, req unsafe.Pointer, own
 	if plan.Retry != RetryNone {
 		r.retry = C.int32_t(plan.Retry)
 		return false, nil
+	}
+	if plan.Copy && h.DType.IsSubByte() {
+		return false, subByteCopyErr("from_dlpack()", h) // not taken: the capsule keeps its tensor (C4)
 	}
 	var o *Owner
 	if ownerBlock != nil {

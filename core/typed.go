@@ -93,7 +93,7 @@ func (a *Array) Bytes() ([]byte, error) {
 		return nil, err
 	}
 	if h.DType.IsSubByte() && h.Offset != 0 {
-		return nil, subByteErr(where, h.DType)
+		return nil, subByteErr(where, &h)
 	}
 	p, n, err := a.contiguousData(where, h)
 	if err != nil {

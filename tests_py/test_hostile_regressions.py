@@ -296,3 +296,36 @@ def test_unreachable_device_is_refused_before_asking_the_producer(device):
 def test_huge_dimensions_are_value_errors(shape, ctor):
     with pytest.raises(ValueError, match=r"^empty\(\): dimension -?\d+ does not fit a 64-bit integer"):
         ctor(shape)
+
+
+@pytest.mark.parametrize("padded", [False, True])
+@pytest.mark.parametrize("how", ["from_dlpack(copy=True)", "__dlpack__(copy=True)", "copy()"])
+def test_sub_byte_copies_are_refused_with_the_right_class_and_words(padded, how):
+    """An exchange that would copy sub-byte data is a BufferError (the tensor
+    cannot be exchanged as asked); copy() stays a ValueError; padded data is
+    not called packed (issue 12 item 7)."""
+    import ctypes
+
+    from _helpers import FLAG_IS_SUBBYTE_TYPE_PADDED, collect, craft_capsule
+
+    buf = (ctypes.c_uint8 * 8)()
+    kw = dict(shape=(8,) if padded else (16,), strides=(1,), dtype=(17, 4, 1),
+              flags=FLAG_IS_SUBBYTE_TYPE_PADDED if padded else 0)
+    cap, rec = craft_capsule(buf, **kw)
+    word = "padded" if padded else "packed"
+    if how == "from_dlpack(copy=True)":
+        with pytest.raises(BufferError, match=rf"^from_dlpack\(\): .*{word}"):
+            gd.from_dlpack(cap, copy=True)
+        assert rec.deleted == 0  # refused before it was taken: the capsule still owns it
+    else:
+        a = gd.from_dlpack(cap)
+        if how == "copy()":
+            with pytest.raises(ValueError, match=r"one element per byte" if padded else r"packed sub-byte"):
+                a.copy()
+        else:
+            with pytest.raises(BufferError, match=rf"^__dlpack__\(\): .*{word}"):
+                a.__dlpack__(copy=True, max_version=(1, 3))
+        del a
+    del cap
+    collect()
+    assert rec.deleted == 1
