@@ -129,6 +129,12 @@ func AllocContiguous(dt DataType, shape []int64, out *Header, outStrides []int64
 	return allocContiguous("AllocContiguous()", dt, shape, out, outStrides, false, true)
 }
 
+// AllocContiguousAt is AllocContiguous whose errors start with where, the
+// entry point the user called (e.g. "empty()").
+func AllocContiguousAt(where string, dt DataType, shape []int64, out *Header, outStrides []int64) error {
+	return allocContiguous(where, dt, shape, out, outStrides, false, true)
+}
+
 // allocContiguous allocates and describes a C-contiguous array. strict
 // checks dt with ValidateDataType (what godlpack exchanges); Copy passes
 // false, since copying an existing array's dtype needs only a byte size.

@@ -457,9 +457,10 @@ static void gd_raise_host_refused(PyObject *x, int dev_type, PyObject *copy, con
  * its destructor), *retry_dev then holding the tensor's device type. */
 static PyObject *gd_import_capsule(gd_state *st, PyObject *cap, gd_import_req *req, int entry_asarray,
                                    int *retry_dev) {
+  const char *entry = entry_asarray ? "asarray()" : "from_dlpack()";
   if (!PyCapsule_CheckExact(cap)) {
-    PyErr_Format(PyExc_TypeError,
-                 "from_dlpack(): __dlpack__() returned %R, not a PyCapsule; the producer is broken", cap);
+    PyErr_Format(PyExc_TypeError, "%s: __dlpack__() returned %R, not a PyCapsule; the producer is broken", entry,
+                 cap);
     Py_DECREF(cap);
     return NULL;
   }
@@ -479,13 +480,12 @@ static PyObject *gd_import_capsule(gd_state *st, PyObject *cap, gd_import_req *r
   } else {
     if (name != NULL && (strcmp(name, gd_name_versioned_used) == 0 || strcmp(name, gd_name_legacy_used) == 0)) {
       PyErr_Format(PyExc_BufferError,
-                   "from_dlpack(): the DLPack capsule was already consumed (its name is '%s'); a "
+                   "%s: the DLPack capsule was already consumed (its name is '%s'); a "
                    "capsule can be imported only once: call x.__dlpack__() again for a new one",
-                   name);
+                   entry, name);
     } else {
       PyErr_Format(PyExc_BufferError,
-                   "from_dlpack(): not a DLPack capsule (name '%s'); expected 'dltensor_versioned' or "
-                   "'dltensor'",
+                   "%s: not a DLPack capsule (name '%s'); expected 'dltensor_versioned' or 'dltensor'", entry,
                    name ? name : "NULL");
     }
     Py_DECREF(cap);
@@ -494,7 +494,7 @@ static PyObject *gd_import_capsule(gd_state *st, PyObject *cap, gd_import_req *r
   void *managed = PyCapsule_GetPointer(cap, name);
   if (managed == NULL) {
     if (!PyErr_Occurred())
-      PyErr_SetString(PyExc_BufferError, "from_dlpack(): the DLPack capsule holds a NULL pointer");
+      PyErr_Format(PyExc_BufferError, "%s: the DLPack capsule holds a NULL pointer", entry);
     Py_DECREF(cap);
     return NULL;
   }

@@ -216,8 +216,8 @@ func gdgo_alloc(dt C.DLDataType, ndim C.int32_t, shape *C.int64_t, elem unsafe.P
 	nd := int(ndim)
 	sh, ost := dims(shape, nd), dims(ostrides, core.MaxNdim)
 	O := hdr(out)
-	if err := core.AllocContiguous(d, sh, O, ost); err != nil {
-		return fail(msg, err)
+	if err := core.AllocContiguousAt("empty()", d, sh, O, ost); err != nil {
+		return failAt(msg, "empty()", err)
 	}
 	if elem != nil {
 		if err := core.Fill(O, sh, ost[:nd], elemBytes(elem, d)); err != nil {

@@ -1,0 +1,171 @@
+"""The README's exception table, walked: every "when" of every row has calls
+here, one per entry point it concerns, and each raises the row's class with
+a message that starts with the entry point the user called. A row or item
+added to the README without cases here fails (issue 12)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import godlpack as gd
+from _helpers import craft_capsule
+
+README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
+
+
+def _table():
+    """{class name: [when, ...]} from the README's Exceptions table."""
+    text = open(README, encoding="utf-8").read()
+    section = text.split("## Exceptions", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        m = re.match(r"\| `(\w+)` \| (.*) \|$", line)
+        if m:
+            when = m.group(2).split(": ", 1)[-1]
+            rows[m.group(1)] = [w.strip() for w in when.split("; ")]
+    return rows
+
+
+_KEEP = []  # crafted capsules' buffers live as long as the module
+
+
+def _device_array(device=(4, 0)):
+    cap, rec = craft_capsule(shape=(4,), strides=(1,), dtype=(2, 32, 1), data=0x10000, device=device)
+    _KEEP.append((cap, rec))
+    return gd.from_dlpack(cap)
+
+
+def _host_kind_array():
+    buf = (ctypes.c_float * 4)()
+    cap, rec = craft_capsule(buf, shape=(4,), strides=(1,), dtype=(2, 32, 1), device=(3, 0))  # kDLCUDAHost
+    _KEEP.append((buf, cap, rec))
+    return gd.from_dlpack(cap)
+
+
+def _capsule(**kw):
+    buf = (ctypes.c_uint8 * 64)()
+    cap, rec = craft_capsule(buf, **kw)
+    _KEEP.append((buf, cap, rec))
+    return cap
+
+
+def _read_only():
+    return gd.asarray(memoryview(b"12345678"))
+
+
+def _used():
+    c = gd.arange(3.0).__dlpack__(max_version=(1, 3))
+    gd.from_dlpack(c)
+    return c
+
+
+class _Failing:
+    def __dlpack__(self, **kw):
+        raise RuntimeError("no driver")
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+a = gd.arange(4.0)
+
+CASES = {
+    "BufferError": {
+        "unreachable `dl_device`/`device`": [
+            ("__dlpack__()", lambda: a.__dlpack__(max_version=(1, 3), dl_device=(10, 0))),
+            ("from_dlpack()", lambda: gd.from_dlpack(a, device="cuda:0")),
+            ("asarray()", lambda: gd.asarray(a, device=(14, 0))),
+        ],
+        "a `stream` on the CPU": [("__dlpack__()", lambda: a.__dlpack__(stream=7))],
+        "`copy=False` when a copy is needed": [
+            ("from_dlpack()", lambda: gd.from_dlpack(_host_kind_array(), device="cpu", copy=False)),
+            ("__dlpack__()", lambda: _host_kind_array().__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=False)),
+        ],
+        "a read-only array asked for as a legacy capsule": [("__dlpack__()", lambda: _read_only().__dlpack__())],
+        "a consumed capsule": [("from_dlpack()", lambda: gd.from_dlpack(_used())),
+                               ("asarray()", lambda: gd.asarray(_used()))],
+        "an unsupported dtype, lanes or DLPack major version": [
+            ("from_dlpack()", lambda: gd.from_dlpack(_capsule(shape=(2,), dtype=(3, 64, 1)))),
+            ("from_dlpack()", lambda: gd.from_dlpack(_capsule(shape=(2,), dtype=(2, 32, 4)))),
+            ("from_dlpack()", lambda: gd.from_dlpack(_capsule(shape=(2,), version=(2, 0)))),
+        ],
+        "a producer whose `__dlpack__` fails": [("from_dlpack()", lambda: gd.from_dlpack(_Failing())),
+                                                ("asarray()", lambda: gd.asarray(_Failing()))],
+        "CPU access to an array on another device": [
+            ("memoryview()", lambda: memoryview(_device_array())),
+            ("float()", lambda: float(_device_array()[:1])),
+        ],
+        'allocation on a device other than `"cpu"`': [
+            ("zeros()", lambda: gd.zeros(3, device="cuda:0")),
+            ("empty()", lambda: gd.empty(3, device="oneapi:0")),
+        ],
+    },
+    "TypeError": {
+        "`max_version`/`dl_device` not a 2-tuple of ints": [
+            ("__dlpack__()", lambda: a.__dlpack__(max_version=1)),
+            ("__dlpack__()", lambda: a.__dlpack__(dl_device=(1,))),
+        ],
+        "a non-integer `stream`": [("__dlpack__()", lambda: a.__dlpack__(stream="s"))],
+        "`from_dlpack` of an object without `__dlpack__`": [("from_dlpack()", lambda: gd.from_dlpack(object()))],
+        "`int()`/`float()` of an array of more than one element": [("int()", lambda: int(a)),
+                                                                    ("float()", lambda: float(a))],
+    },
+    "ValueError": {
+        "`copy` not `None`/`True`/`False`": [("from_dlpack()", lambda: gd.from_dlpack(a, copy=2)),
+                                             ("__dlpack__()", lambda: a.__dlpack__(copy=2))],
+        "an unknown device or dtype name": [("from_dlpack()", lambda: gd.from_dlpack(a, device="gpu")),
+                                            ("zeros()", lambda: gd.zeros(3, dtype="float128"))],
+        "a dimension beyond 64 bits": [("empty()", lambda: gd.empty((2**63,)))],
+        "a write to a read-only array": [("__setitem__()", lambda: _read_only().__setitem__(0, 1)),
+                                         ("fill()", lambda: _read_only().fill(1))],
+        "the truth value of an array of more than one element": [("bool()", lambda: bool(a))],
+    },
+    "IndexError": {
+        "an index out of range": [("__getitem__()", lambda: a[10]), ("__setitem__()", lambda: a.__setitem__(-9, 1.0))],
+    },
+    "MemoryError": {
+        "an allocation failed": [("empty()", lambda: gd.empty((1 << 58,)))],
+    },
+    "RuntimeError": {
+        "a recovered Go panic": [("_test_panic()", gd._native._test_panic)],
+        "in a forked child, work that needs the Go runtime (the message names the `spawn` and `forkserver` start methods)": [
+            ("copy()", "fork")],
+    },
+}
+
+
+def test_every_row_and_item_of_the_table_has_cases():
+    table = _table()
+    assert set(table) == set(CASES), "rows of the README's exception table"
+    for cls, items in table.items():
+        assert set(items) == set(CASES[cls]), f"items of the {cls} row"
+
+
+def _forked_child_copy():
+    code = ("import os, godlpack as gd\na = gd.arange(3.0)\npid = os.fork()\nif pid == 0:\n"
+            "    try:\n        a.copy()\n    except RuntimeError as e:\n"
+            "        os._exit(0 if str(e).startswith('copy(): ') and 'spawn' in str(e) and 'forkserver' in str(e) else 3)\n"
+            "    os._exit(4)\nprint(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))\n")
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(gd.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([pkg, os.environ.get("PYTHONPATH", "")]))
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+
+
+@pytest.mark.parametrize("cls, item, entry, call", [
+    (cls, item, entry, call) for cls, items in CASES.items() for item, calls in items.items() for entry, call in calls
+], ids=lambda v: v if isinstance(v, str) and len(v) < 40 else None)
+def test_table_case_raises_its_class_with_the_entry_point(cls, item, entry, call):
+    if call == "fork":
+        p = _forked_child_copy()
+        assert p.stdout.strip() == "0", p.stdout + p.stderr
+        return
+    with pytest.raises(getattr(__builtins__, cls) if isinstance(__builtins__, type(sys)) else __builtins__[cls]) as e:
+        call()
+    assert type(e.value).__name__ == cls
+    assert str(e.value).startswith(entry + ": "), str(e.value)
