@@ -146,6 +146,26 @@ def test_protocol5_out_of_band_readonly_stays_shared():
     assert b.readonly and _ptr(b) == _ptr(a)
 
 
+def test_unpickled_views_release_the_memory_once():
+    buf = (ctypes.c_double * 4)(1.0, 2.0, 3.0, 4.0)
+    cap, rec = craft_capsule(buf, shape=(4,))
+    a = gd.from_dlpack(cap)
+    del cap
+    bufs = []
+    s = pickle.dumps(a, protocol=5, buffer_callback=bufs.append)
+    b = pickle.loads(s, buffers=bufs)
+    c = copy.deepcopy(a)
+    d = pickle.loads(pickle.dumps(a, protocol=4))
+    del a
+    collect()
+    assert rec.deleted == 0, "the out-of-band buffer and the unpickled array hold the memory"
+    assert b.tolist() == [1.0, 2.0, 3.0, 4.0]
+    del b, bufs
+    collect()
+    assert rec.deleted == 1
+    assert c.tolist() == d.tolist() == [1.0, 2.0, 3.0, 4.0]
+
+
 def test_protocol5_in_band_is_a_copy():
     a = gd.arange(4.0)
     b = pickle.loads(pickle.dumps(a, protocol=5))
