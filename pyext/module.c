@@ -448,6 +448,8 @@ static PyMethodDef gd_module_methods[] = {
     {"_from_flat", gd_mod_from_flat, METH_VARARGS, NULL},
     {"_arange", gd_mod_arange, METH_VARARGS, NULL},
     {"_from_buffer", gd_mod_from_buffer, METH_O, NULL},
+    {"_bytes_view", gd_mod_bytes_view, METH_VARARGS, NULL},
+    {"_reinterpret", gd_mod_reinterpret, METH_VARARGS, NULL},
     {"_init", gd_mod_init, METH_VARARGS, NULL},
     {"_in_fork_child", gd_mod_in_fork_child, METH_NOARGS, NULL},
     {"_test_panic", gd_mod_test_panic, METH_NOARGS, NULL},

@@ -166,6 +166,10 @@ PyObject *gd_capsule_wrap(void *managed, int versioned);
 /* exchange.c: our DLPackExchangeAPI (type(a).__dlpack_c_exchange_api__). */
 PyObject *gd_exchange_api_capsule(gd_state *st);
 
+/* pickle.c: _native._bytes_view and _native._reinterpret (pure C) */
+PyObject *gd_mod_bytes_view(PyObject *m, PyObject *args);
+PyObject *gd_mod_reinterpret(PyObject *m, PyObject *args);
+
 /* module.c helpers */
 int gd_parse_copy(PyObject *copy, int32_t *mode, const char *entry);
 int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type,

@@ -94,6 +94,11 @@ _COMPLEX128 = _types._BY_DTYPE_NAME["complex128"]
 
 _native._init(_types._BY_KEY, Device, DLDeviceType, Device((int(DLDeviceType.kDLCPU), 0)), _types._device_pair)
 
+# pickle.dumps(a), copy.copy(a), copy.deepcopy(a): see _pickle.py
+from . import _pickle  # noqa: E402
+
+_pickle.install(Array)
+
 # A forked child never enters the Go runtime: the extension's pthread_atfork
 # child handler flags it (pyext/fork.c), and every call that needs Go then
 # raises RuntimeError naming forkserver/spawn (docs/reliability.md#fork).

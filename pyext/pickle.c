@@ -1,0 +1,158 @@
+//go:build pyext
+
+/* pickle.c: the two byte reinterpretations behind pickling and copying an
+ * Array (python/godlpack/_pickle.py): a contiguous array seen as its bytes,
+ * and bytes seen as a typed array. Both are pure C and make no Go call: no
+ * DLPack rule is involved, and a forked child (which must never enter Go)
+ * can still pickle what it returns to its parent. */
+#include <string.h>
+
+#include "array.h"
+#include "skin.h"
+
+/* Flags core.Header.SetDerivedFlags sets for a host array laid out
+ * contiguously in the given order (layout.go: size-1 dimensions do not
+ * count, a zero dimension makes any layout contiguous). */
+static uint64_t gd_contig_flags(int32_t nd, const int64_t *shape, int fortran) {
+  int big = 0;
+  for (int32_t i = 0; i < nd; i++) {
+    if (shape[i] == 0) return GD_FLAG_C_CONTIG | GD_FLAG_F_CONTIG;
+    if (shape[i] > 1) big++;
+  }
+  uint64_t mine = fortran ? GD_FLAG_F_CONTIG : GD_FLAG_C_CONTIG;
+  uint64_t other = fortran ? GD_FLAG_C_CONTIG : GD_FLAG_F_CONTIG;
+  return big <= 1 ? (mine | other) : mine;
+}
+
+/* _bytes_view(a, entry): (u8, fortran) where u8 is a 1-d uint8 Array over
+ * the bytes of a C- or Fortran-contiguous a (sharing its owner, so a
+ * memoryview or PickleBuffer of u8 keeps the memory alive), or None when a
+ * is neither (the caller pickles a C-contiguous copy). */
+PyObject *gd_mod_bytes_view(PyObject *m, PyObject *args) {
+  gd_state *st = gd_state_of_module(m);
+  PyObject *obj;
+  const char *entry;
+  if (!PyArg_ParseTuple(args, "Os", &obj, &entry)) return NULL;
+  if (!gd_array_check(st, obj)) {
+    PyErr_Format(PyExc_TypeError, "%s: expected a godlpack.Array, got %R", entry, (PyObject *)Py_TYPE(obj));
+    return NULL;
+  }
+  gd_array *a = (gd_array *)obj;
+  if (!gd_host(&a->h)) {
+    PyObject *dev = gd_get_device(obj, NULL);
+    PyErr_Format(PyExc_BufferError,
+                 "%s: the array is on %S, whose memory the CPU cannot read; copy it to the CPU first with "
+                 "godlpack.from_dlpack(a, device=\"cpu\")",
+                 entry, dev ? dev : Py_None);
+    Py_XDECREF(dev);
+    return NULL;
+  }
+  int64_t is = gd_array_itemsize(&a->h);
+  if (is == 0) {
+    PyObject *name = gd_get_dtype(obj, NULL);
+    PyErr_Format(PyExc_TypeError,
+                 "%s: packed sub-byte arrays (dtype %S, several elements per byte) cannot be pickled or "
+                 "copied this way; exchange them through __dlpack__ (e.g. torch.from_dlpack(a)) instead",
+                 entry, name ? name : Py_None);
+    Py_XDECREF(name);
+    return NULL;
+  }
+  uint64_t contig = a->h.flags & (GD_FLAG_C_CONTIG | GD_FLAG_F_CONTIG);
+  if (contig == 0) Py_RETURN_NONE;
+  int fortran = contig == GD_FLAG_F_CONTIG;
+  int64_t n = gd_size_of(a->h.ndim, GD_SHAPE(a)), nbytes, off;
+  if (__builtin_mul_overflow(n, is, &nbytes) || __builtin_mul_overflow(a->h.offset, is, &off)) {
+    PyErr_Format(PyExc_OverflowError, "%s: the array spans more than 2**63 bytes", entry);
+    return NULL;
+  }
+  gd_header h = a->h;
+  h.offset = off;
+  h.dtype.code = kDLUInt;
+  h.dtype.bits = 8;
+  h.dtype.lanes = 1;
+  h.ndim = 1;
+  h.flags = (a->h.flags & GD_FLAG_READONLY) | GD_FLAG_HOST | GD_FLAG_C_CONTIG | GD_FLAG_F_CONTIG;
+  int64_t one = 1;
+  gd_owner_incref(h.owner);
+  PyObject *u8 = gd_array_new(st, &h, &nbytes, &one); /* releases the reference on failure */
+  if (u8 == NULL) return NULL;
+  return Py_BuildValue("(NO)", u8, fortran ? Py_True : Py_False);
+}
+
+/* _reinterpret(u8, key, shape_tuple, fortran, readonly, padded): the typed array
+ * (dtype key, C or Fortran order) over the bytes of a 1-d C-contiguous uint8
+ * host Array, sharing its owner. The byte count must match exactly. */
+PyObject *gd_mod_reinterpret(PyObject *m, PyObject *args) {
+  gd_state *st = gd_state_of_module(m);
+  PyObject *obj, *shape_obj;
+  long key;
+  int fortran, readonly, padded;
+  if (!PyArg_ParseTuple(args, "OlO!ppp", &obj, &key, &PyTuple_Type, &shape_obj, &fortran, &readonly, &padded)) return NULL;
+  const char *entry = "pickle.loads()";
+  if (!gd_array_check(st, obj)) {
+    PyErr_Format(PyExc_TypeError, "%s: expected a godlpack.Array, got %R", entry, (PyObject *)Py_TYPE(obj));
+    return NULL;
+  }
+  gd_array *u = (gd_array *)obj;
+  if (u->h.dtype.code != kDLUInt || u->h.dtype.bits != 8 || u->h.dtype.lanes != 1 || u->h.ndim != 1 ||
+      !(u->h.flags & GD_FLAG_C_CONTIG) || !gd_host(&u->h)) {
+    PyErr_Format(PyExc_ValueError, "%s: the data must be a 1-d contiguous uint8 array in CPU memory; pass the "
+                 "buffers pickle.dumps() handed out", entry);
+    return NULL;
+  }
+  DLDataType dt = gd_dtype_from_key(key);
+  PyObject *dtobj = gd_dtype_object(st, dt); /* an unknown key raises */
+  if (dtobj == NULL) return NULL;
+  Py_DECREF(dtobj);
+  int64_t is = gd_itemsize(dt);
+  if (padded && (int64_t)dt.bits * dt.lanes < 8) is = 1;
+  if (is == 0) {
+    PyErr_Format(PyExc_ValueError, "%s: packed sub-byte dtypes cannot be unpickled; pickle them padded", entry);
+    return NULL;
+  }
+  Py_ssize_t nd = PyTuple_Size(shape_obj);
+  if (nd > GD_MAX_NDIM) {
+    PyErr_Format(PyExc_ValueError, "%s: more than %d dimensions", entry, GD_MAX_NDIM);
+    return NULL;
+  }
+  int64_t shape[GD_MAX_NDIM], strides[GD_MAX_NDIM], n = 1;
+  int overflow = 0;
+  for (Py_ssize_t i = 0; i < nd; i++) {
+    long long d = PyLong_AsLongLong(PyTuple_GetItem(shape_obj, i));
+    if (d == -1 && PyErr_Occurred()) return NULL;
+    if (d < 0) {
+      PyErr_Format(PyExc_ValueError, "%s: negative dimension %lld in the shape", entry, d);
+      return NULL;
+    }
+    shape[i] = d;
+    overflow |= __builtin_mul_overflow(n, (int64_t)d, &n);
+  }
+  int64_t nbytes = 0;
+  if (overflow || __builtin_mul_overflow(n, is, &nbytes)) {
+    PyErr_Format(PyExc_ValueError, "%s: the pickled shape spans more than 2**63 bytes; pass what pickle.dumps() "
+                 "made", entry);
+    return NULL;
+  }
+  if (nbytes != GD_SHAPE(u)[0]) {
+    PyErr_Format(PyExc_ValueError, "%s: the data holds %lld bytes, but the pickled shape needs %lld; pass the "
+                 "buffers pickle.dumps() handed out, in order", entry, (long long)GD_SHAPE(u)[0], (long long)nbytes);
+    return NULL;
+  }
+  /* strides as core.cStrides: dimensions of size 0 and 1 do not grow them */
+  int64_t s = 1;
+  for (Py_ssize_t k = 0; k < nd; k++) {
+    Py_ssize_t i = fortran ? k : nd - 1 - k;
+    strides[i] = s;
+    if (shape[i] > 1) s *= shape[i];
+  }
+  gd_header h = u->h;
+  /* the byte offset of u need not be a whole number of elements: fold it */
+  h.data = (u->h.data != NULL) ? (char *)u->h.data + u->h.offset : NULL;
+  h.offset = 0;
+  h.dtype = dt;
+  h.ndim = (int32_t)nd;
+  h.flags = (u->h.flags & GD_FLAG_READONLY) | (readonly ? GD_FLAG_READONLY : 0) | GD_FLAG_HOST |
+            (padded ? GD_FLAG_SUBBYTE_PADDED : 0) | gd_contig_flags((int32_t)nd, shape, fortran);
+  gd_owner_incref(h.owner);
+  return gd_array_new(st, &h, shape, strides);
+}

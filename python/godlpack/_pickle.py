@@ -1,0 +1,74 @@
+"""Pickling and copying of godlpack.Array (set on the type by ``godlpack``).
+
+The data travels as raw bytes with the dtype key, shape, order (C or
+Fortran) and read-only-ness beside them, so every dtype pickles, bfloat16
+and float8 included (they have no buffer-protocol format). Protocol 5 hands
+the bytes out as a ``pickle.PickleBuffer`` over the array's own memory:
+out of band (``buffer_callback``) the unpickled array shares that memory.
+The byte views are made in C without entering Go, so a forked child can
+pickle the arrays it returns to its parent.
+"""
+
+from __future__ import annotations
+
+from . import _native
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing stays unimported at run time, as in __init__
+    from typing import Any, Optional, Tuple
+
+_UINT8_KEY = 1 | (8 << 8) | (1 << 16)
+
+
+def _bytes_of(a: _native.Array, entry: str) -> Tuple[_native.Array, bool]:
+    got = _native._bytes_view(a, entry)
+    if got is None:  # neither C- nor Fortran-contiguous: its C-contiguous copy
+        got = _native._bytes_view(a.copy(), entry)
+    return got
+
+
+def _reduce_ex(self: _native.Array, protocol: int) -> Tuple[Any, ...]:
+    """pickle support: dtype, shape, order and read-only-ness are kept; the data is an
+    out-of-band-capable PickleBuffer under protocol 5, bytes under protocols <= 4."""
+    u8, fortran = _bytes_of(self, "pickle.dumps()")
+    dt = self.dtype
+    if protocol >= 5:
+        from pickle import PickleBuffer
+
+        data: Any = PickleBuffer(u8)
+    else:
+        data = bytes(memoryview(u8))
+    # a sub-byte dtype that got this far is padded (one element per byte):
+    # packed ones are refused by _bytes_view
+    return (_rebuild, (data, dt._key, self.shape, fortran, self.readonly, dt.bits < 8))
+
+
+def _rebuild(data: Any, key: int, shape: Tuple[int, ...], fortran: bool, readonly: bool, padded: bool) -> _native.Array:
+    """The unpickler's half of _reduce_ex: the array over data (zero-copy) when data's
+    writability matches, else over a writable copy of it."""
+    m = memoryview(data)
+    if m.readonly and not readonly:
+        # bytes of protocols <= 4 (or a read-only buffer handed to loads):
+        # the array was writable, so it gets memory of its own
+        u8 = _native._full((m.nbytes,), _UINT8_KEY, None)
+        memoryview(u8)[:] = m.cast("B")
+    else:
+        u8 = _native._from_buffer(m.cast("B") if m.format != "B" or m.ndim != 1 else m)
+    return _native._reinterpret(u8, key, tuple(shape), fortran, readonly, padded)
+
+
+def _copy(self: _native.Array) -> _native.Array:
+    """copy.copy(a): like numpy's, a new writable C-contiguous array with a's values
+    (a.copy()); it never shares memory with a."""
+    return self.copy()
+
+
+def _deepcopy(self: _native.Array, memo: Optional[dict] = None) -> _native.Array:
+    """copy.deepcopy(a): a.copy(), independent memory (elements are plain values)."""
+    return self.copy()
+
+
+def install(cls: type) -> None:
+    cls.__reduce_ex__ = _reduce_ex  # type: ignore[attr-defined]
+    cls.__copy__ = _copy  # type: ignore[attr-defined]
+    cls.__deepcopy__ = _deepcopy  # type: ignore[attr-defined]
