@@ -37,9 +37,11 @@ from _helpers import (
     FLAG_IS_SUBBYTE_TYPE_PADDED,
     FLAG_READ_ONLY,
     CapsuleInfo,
+    ExchangeAPI,
     capsule_name,
     collect,
     craft_capsule,
+    craft_managed,
     forget,
 )
 
@@ -203,6 +205,9 @@ HOST_DEVICE_TYPES = (1, 3, 11, 13)
 
 
 def _c_contiguous(shape, strides):
+    # numpy's rule: an array with a zero dimension is contiguous, whatever its strides
+    if 0 in shape:
+        return True
     want = 1
     for k in range(len(shape) - 1, -1, -1):
         d = shape[k]
@@ -415,6 +420,72 @@ def _inside(case):
 
 N_RANDOM = 1200
 SEEDS = range(12)  # 12 pytest cases x 100 random combinations
+
+
+_TO_PY = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
+_GET_POINTER = ctypes.pythonapi.PyCapsule_GetPointer
+_GET_POINTER.restype, _GET_POINTER.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+
+
+def _to_py():
+    """Our exchange API's managed_tensor_to_py_object_no_sync."""
+    api = ExchangeAPI.from_address(_GET_POINTER(gd.Array.__dlpack_c_exchange_api__, b"dlpack_exchange_api"))
+    return _TO_PY(api.managed_tensor_to_py_object_no_sync)
+
+
+def run_case_api(case):
+    """run_case through the C exchange API instead of a capsule: the API
+    steals the tensor, so its deleter runs exactly once whether the tensor is
+    taken (when the array dies) or refused (at once). Versioned cases only."""
+    want = expect(case)
+    kw = dict(
+        shape=case["shape"], strides=case["strides"], dtype=case["dtype"], versioned=True, flags=case["flags"],
+        byte_offset=case["byte_offset"], data=case["data"], device=case["device"], deleter=case["deleter"],
+        null_shape=case["null_shape"], version=case["version"],
+    )
+    addr, rec = craft_managed(None, **kw)
+    if case["ndim"] != len(case["shape"]):
+        rec.struct.dl_tensor.ndim = case["ndim"]
+    out = ctypes.c_void_p()
+    err = None
+    arr = None
+    try:
+        rc = _to_py()(addr, ctypes.byref(out))
+        assert rc == 0
+        arr = ctypes.cast(out, ctypes.py_object).value
+        ctypes.pythonapi.Py_DecRef(ctypes.py_object(arr))  # the API returned a new reference
+    except Exception as e:  # checked below
+        err = e
+    try:
+        if want is None:
+            assert err is None, f"{case}: expected an import, got {type(err).__name__}: {err}"
+            _check_import(case, arr)
+        else:
+            assert isinstance(err, BufferError), (
+                f"{case}: expected BufferError ({want}), got {type(err).__name__}: {err}")
+            expected = 1 if case["deleter"] else 0
+            assert rec.deleted == expected, "a refused tensor is released at once: the API owns it"
+    finally:
+        del arr, err
+    expected = 1 if case["deleter"] else 0
+    assert rec.deleted == expected, f"{case}: deleter ran {rec.deleted} times, want {expected}"
+    if expected:
+        forget(rec)
+    return want or "ok"
+
+
+@pytest.mark.parametrize("seed", SEEDS[:4])
+def test_random_hostile_combinations_through_the_exchange_api(seed):
+    rng = random.Random(0xE7C + seed)
+    outcomes = {}
+    for _ in range(N_RANDOM // len(SEEDS)):
+        case = gen_case(rng)
+        if not case["versioned"]:
+            continue
+        out = run_case_api(case)
+        outcomes[out] = outcomes.get(out, 0) + 1
+    assert outcomes.get("ok", 0) >= 10, outcomes
+    assert sum(v for k, v in outcomes.items() if k != "ok") >= 10, outcomes
 
 
 @pytest.mark.parametrize("seed", SEEDS)
