@@ -270,3 +270,7 @@ int gd_fast_describe(const void *managed, int versioned, const gd_import_req *re
   if (flags & ~(uint64_t)(DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED)) return 0;
   return gd_fast_plan_no_copy(req, flags) && gd_fast_describe_tensor(&m->dl_tensor, flags, h, shape, strides);
 }
+
+// core.CheckImportDevice for the one device it always accepts: from_dlpack(x,
+// device=(kDLCPU, 0)). Anything else is Go's to decide.
+int gd_fast_import_device(int32_t type, int32_t id) { return type == kDLCPU && id == 0; }

@@ -191,4 +191,8 @@ int gd_fast_export(const gd_header *h, const int64_t *shape, const int64_t *stri
 int gd_fast_describe(const void *managed, int versioned, const gd_import_req *req, gd_header *h, int64_t *shape,
                      int64_t *strides);
 
+/* 1 when core.CheckImportDevice surely accepts device=(type, id) of
+ * from_dlpack, without a call into Go; 0: ask Go. */
+int gd_fast_import_device(int32_t type, int32_t id);
+
 #endif /* GODLPACK_GODLPACK_H_ */

@@ -56,7 +56,7 @@ static inline int gd_go_export_view(gd_header *h, int64_t *shape, int64_t *strid
 
 /* core.CheckImportDevice; a forked child skips it (its import decides). */
 static inline int gd_go_check_import_device(int32_t t, int32_t id, char *msg) {
-  if (gd_in_fork_child) return GD_OK;
+  if (gd_in_fork_child || gd_fast_import_device(t, id)) return GD_OK;
   __atomic_add_fetch(&gd_go_crossings, 1, __ATOMIC_RELAXED);
   return gdgo_check_import_device(t, id, msg);
 }

@@ -491,3 +491,20 @@ func TestFastPathConstants(t *testing.T) {
 		assert.EqualValues(t, core.ExportBlockSize(int(n)), cfixture.ExportBlockSizeC(n), "block size, ndim %d", n)
 	}
 }
+
+// gd_fast_import_device never accepts a device core.CheckImportDevice refuses.
+func TestFastImportDevice(t *testing.T) {
+	t.Parallel()
+	accepted := 0
+	for typ := int32(-1); typ <= 20; typ++ {
+		for _, id := range []int32{-1, 0, 1, 7} {
+			d := core.Device{Type: core.DeviceType(typ), ID: id}
+			if !cfixture.FastImportDevice(d) {
+				continue
+			}
+			accepted++
+			assert.NoError(t, core.CheckImportDevice(core.ImportRequest{HasDevice: true, Device: d}), "%v", d)
+		}
+	}
+	assert.Equal(t, 1, accepted, "only (kDLCPU, 0) is the C side's to accept")
+}

@@ -77,3 +77,9 @@ func DeleteVersioned(m unsafe.Pointer) {
 
 // DeleteLegacy: see DeleteVersioned.
 func DeleteLegacy(m unsafe.Pointer) { C.gd_call_deleter_legacy((*C.DLManagedTensor)(m)) }
+
+// FastImportDevice is gd_fast_import_device: whether the C side accepts
+// from_dlpack(x, device=d) without asking core.CheckImportDevice.
+func FastImportDevice(d core.Device) bool {
+	return C.gd_fast_import_device(C.int32_t(d.Type), C.int32_t(d.ID)) != 0
+}
