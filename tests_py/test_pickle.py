@@ -10,14 +10,13 @@ import copy
 import ctypes
 import os
 import pickle
-import signal
-import subprocess
 import sys
 import textwrap
 
 import pytest
 
 import godlpack as gd
+from _subproc import run_group
 from godlpack import _native, _tables
 from _helpers import (
     FLAG_IS_SUBBYTE_TYPE_PADDED,
@@ -241,22 +240,7 @@ def test_padded_subbyte_round_trips(name, code, bits):
 # ---------------------------------------------------------------- processes
 
 
-def _run(argv, timeout, env):
-    """subprocess.run in its own session: on timeout the whole process group
-    (pool workers included) is killed. Returns the CompletedProcess, or None
-    on timeout."""
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                         start_new_session=True)
-    try:
-        out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        p.communicate()
-        return None
-    return subprocess.CompletedProcess(argv, p.returncode, out, err)
+_run = run_group
 
 
 def _run_script(tmp_path, code, timeout=180):

@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 import textwrap
 
 import pytest
 
 import godlpack as gd
+from _subproc import run_group
 from _helpers import IN_CI, need, optional, requires
 
 np_mod = optional("numpy")
@@ -26,22 +26,7 @@ PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(gd.__file__)))
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _run(argv, timeout, env):
-    """subprocess.run in its own session: on timeout the whole process group
-    (forked children and pool workers included) is killed, so a hang can never
-    block the test run. Returns the CompletedProcess, or None on timeout."""
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                         start_new_session=True)
-    try:
-        out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        p.communicate()
-        return None
-    return subprocess.CompletedProcess(argv, p.returncode, out, err)
+_run = run_group
 
 
 def run_py(code, timeout=60, env=None):
