@@ -423,8 +423,11 @@ SEEDS = range(12)  # 12 pytest cases x 100 random combinations
 
 
 _TO_PY = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
-_GET_POINTER = ctypes.pythonapi.PyCapsule_GetPointer
-_GET_POINTER.restype, _GET_POINTER.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+# Own prototypes: ctypes.pythonapi's function objects are shared, and other
+# test modules set their argtypes differently.
+_GET_POINTER = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi))
+_DECREF = ctypes.PYFUNCTYPE(None, ctypes.py_object)(("Py_DecRef", ctypes.pythonapi))
 
 
 def _to_py():
@@ -453,7 +456,7 @@ def run_case_api(case):
         rc = _to_py()(addr, ctypes.byref(out))
         assert rc == 0
         arr = ctypes.cast(out, ctypes.py_object).value
-        ctypes.pythonapi.Py_DecRef(ctypes.py_object(arr))  # the API returned a new reference
+        _DECREF(arr)  # the API returned a new reference
     except Exception as e:  # checked below
         err = e
     try:
