@@ -104,20 +104,10 @@ _pickle.install(Array)
 # raises RuntimeError naming forkserver/spawn (docs/reliability.md#fork).
 
 
-def __getattr__(name: str) -> Any:
-    # The typing aliases of the stub (__init__.pyi), built on first use so
-    # that `import godlpack` does not import typing.
-    if name in ("DeviceLike", "DTypeLike", "ShapeLike"):
-        from typing import Any, Sequence, Tuple, Union
-
-        aliases = {
-            "DeviceLike": Union[str, Tuple[int, int], Device],
-            "DTypeLike": Union[DType, str, type, Any],
-            "ShapeLike": Union[int, Sequence[int]],
-        }
-        globals().update(aliases)
-        return aliases[name]
-    raise AttributeError(f"module 'godlpack' has no attribute {name!r}")
+# No module-level __getattr__: CPython specialises `godlpack.name` lookups
+# only in modules without one, and `gd.from_dlpack(x)` in a loop pays for the
+# lookup on every call. The typing aliases DeviceLike, DTypeLike and ShapeLike
+# exist for type checkers only (__init__.pyi).
 
 
 def _check_device(device: Any, entry: str) -> None:
