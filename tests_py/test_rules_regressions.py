@@ -130,6 +130,29 @@ def _read_only(nbytes):
     return a
 
 
+_REFUSED_COPY = r"""
+import json, sys
+import godlpack as gd
+
+def peak_kib():   # VmHWM: this process's peak RSS (ru_maxrss carries the parent's across exec)
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+
+kw = eval(sys.argv[1])
+a = gd.asarray(memoryview(bytes(64 << 20)))           # read-only, 64 MiB
+assert a.readonly
+before_rss = peak_kib()
+before = gd._native._go_crossings()
+try:
+    a.__dlpack__(**kw)
+    out = "exported"
+except BufferError as e:
+    out = str(e)
+print(json.dumps(dict(out=out, calls=gd._native._go_crossings() - before, grew_kib=peak_kib() - before_rss)))
+"""
+
+
 @pytest.mark.parametrize("kw", [
     dict(copy=True),                                  # legacy: a read-only array cannot leave
     dict(copy=True, max_version=(0, 8)),
@@ -138,13 +161,23 @@ def _read_only(nbytes):
     dict(copy=True, max_version=(1, 3), stream=7),
 ])
 def test_refused_copy_export_copies_nothing(kw):
-    """A 64 MiB request that will be refused makes one Go call (the plan) and
-    no copy: the chunked copy of a planned export is one more call per chunk."""
-    a = _read_only(64 << 20)
-    before = gd._native._go_crossings()
-    with pytest.raises(BufferError, match=r"^__dlpack__\(\): "):
-        a.__dlpack__(**kw)
-    assert gd._native._go_crossings() - before == 1
+    """A 64 MiB request that will be refused is decided first: one Go call
+    (the plan), and the process never holds a copy (its peak RSS does not
+    grow by the 64 MiB a copy would take). Used to copy for ~235 ms first."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(gd.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([pkg, os.environ.get("PYTHONPATH", "")]))
+    p = subprocess.run([sys.executable, "-c", _REFUSED_COPY, repr(kw)], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout.strip().splitlines()[-1])
+    assert r["out"].startswith("__dlpack__(): "), r
+    assert r["calls"] == 1, r
+    assert r["grew_kib"] < 16 << 10, r
 
 
 def test_planned_big_copy_export_still_copies_in_chunks():
