@@ -187,17 +187,18 @@ func gdgo_asks_host_copy(t C.int32_t) (ok C.int) {
 }
 
 // gdgo_describe validates and describes a CPU tensor that the C skin built
-// over a Python buffer (asarray(buffer)): core.DescribeVersioned, which also
-// sets the derived flags; no owner, no deleter. shape and strides hold
-// MaxNdim entries.
+// over host memory (a Python buffer for asarray(), pickled bytes):
+// core.DescribeVersioned, which also sets the derived flags; no owner, no
+// deleter. shape and strides hold MaxNdim entries; entry names the user's
+// entry point in errors.
 //
 //export gdgo_describe
-func gdgo_describe(managed unsafe.Pointer, h *C.gd_header, shape, strides *C.int64_t, msg *C.char) (cls C.int) {
-	defer guard(&cls, msg, "asarray()")
+func gdgo_describe(managed unsafe.Pointer, h *C.gd_header, shape, strides *C.int64_t, entry, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "describe")
 	err := core.DescribeVersioned((*core.DLManagedTensorVersioned)(managed), hdr(h),
 		dims(shape, core.MaxNdim), dims(strides, core.MaxNdim))
 	if err != nil {
-		return failAt(msg, "asarray()", err)
+		return failAt(msg, C.GoString(entry), err)
 	}
 	return 0
 }

@@ -68,9 +68,10 @@ static inline int gd_go_asks_host_copy(int32_t t) {
   return gdgo_asks_host_copy(t);
 }
 
-static inline int gd_go_describe(void *managed, gd_header *h, int64_t *shape, int64_t *strides, char *msg) {
-  GD_GO_GATE("asarray()");
-  return gdgo_describe(managed, h, shape, strides, msg);
+static inline int gd_go_describe(void *managed, gd_header *h, int64_t *shape, int64_t *strides, char *entry,
+                                 char *msg) {
+  GD_GO_GATE(entry);
+  return gdgo_describe(managed, h, shape, strides, entry, msg);
 }
 
 static inline int gd_go_alloc(DLDataType dt, int32_t ndim, int64_t *shape, void *elem, gd_header *out,

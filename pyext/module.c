@@ -297,6 +297,29 @@ static void gd_pybuffer_free(void *p) {
   free(v);
 }
 
+int gd_describe_host(void *data, DLDataType dt, int32_t nd, int64_t *shape, int64_t *strides, uint64_t flags,
+                     gd_header *h, int64_t *oshape, int64_t *ostrides, const char *entry) {
+  DLManagedTensorVersioned t;
+  memset(&t, 0, sizeof(t));
+  t.version.major = DLPACK_MAJOR_VERSION;
+  t.version.minor = DLPACK_MINOR_VERSION;
+  t.flags = flags;
+  t.dl_tensor.data = data;
+  t.dl_tensor.device.device_type = kDLCPU;
+  t.dl_tensor.ndim = nd;
+  t.dl_tensor.dtype = dt;
+  t.dl_tensor.shape = shape;
+  t.dl_tensor.strides = strides;
+  gd_import_req req;
+  memset(&req, 0, sizeof(req));
+  if (gd_fast_describe(&t, 1, &req, h, oshape, ostrides)) return 0;
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gd_go_describe(&t, h, oshape, ostrides, (char *)entry, msg);
+  if (cls != GD_OK) return gd_err_from(cls, msg);
+  return 0;
+}
+
 static PyObject *gd_mod_from_buffer(PyObject *m, PyObject *obj) {
   gd_state *st = gd_state_of_module(m);
   Py_buffer *v = (Py_buffer *)malloc(sizeof(Py_buffer));
@@ -356,29 +379,11 @@ static PyObject *gd_mod_from_buffer(PyObject *m, PyObject *obj) {
       bstrides[i] = v->strides[i] / v->itemsize;
     }
   }
-  DLManagedTensorVersioned bt;
-  memset(&bt, 0, sizeof(bt));
-  bt.version.major = DLPACK_MAJOR_VERSION;
-  bt.version.minor = DLPACK_MINOR_VERSION;
-  bt.flags = v->readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
-  bt.dl_tensor.data = v->buf;
-  bt.dl_tensor.device.device_type = kDLCPU;
-  bt.dl_tensor.ndim = nd;
-  bt.dl_tensor.dtype = dt;
-  bt.dl_tensor.shape = nd > 0 ? bshape : NULL;
-  bt.dl_tensor.strides = (nd > 0 && (v->shape == NULL || v->strides != NULL)) ? bstrides : NULL;
   gd_header h;
-  gd_import_req req;
-  memset(&req, 0, sizeof(req));
-  if (!gd_fast_describe(&bt, 1, &req, &h, shape, strides)) {
-    char msg[GD_MSG_CAP];
-    msg[0] = '\0';
-    int cls = gd_go_describe(&bt, &h, shape, strides, msg);
-    if (cls != GD_OK) {
-      gd_raise(cls, msg);
-      goto fail;
-    }
-  }
+  if (gd_describe_host(v->buf, dt, nd, nd > 0 ? bshape : NULL,
+                       (nd > 0 && (v->shape == NULL || v->strides != NULL)) ? bstrides : NULL,
+                       v->readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0, &h, shape, strides, "asarray()") < 0)
+    goto fail;
   gd_owner *o = gd_owner_new(GD_OWN_FREE, v, gd_pybuffer_free);
   if (o == NULL) {
     PyErr_NoMemory();

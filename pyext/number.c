@@ -10,12 +10,13 @@
 #include "gocall.h"
 #include "skin.h"
 
-/* The one element of a, as a Python scalar; NULL + exception otherwise. */
-static PyObject *gd_only_element(PyObject *self, const char *entry) {
+/* The one element of a, as a Python scalar; NULL + exception otherwise
+ * (truth: the ValueError of bool(), else the TypeError of conversions). */
+static PyObject *gd_only_element(PyObject *self, const char *entry, int truth) {
   gd_array *a = (gd_array *)self;
   int64_t n = gd_size_of(a->h.ndim, GD_SHAPE(a));
   if (n != 1) {
-    if (entry[0] == 'b') { /* bool() */
+    if (truth) {
       PyErr_SetString(PyExc_ValueError,
                       n == 0 ? "bool(): the truth value of an empty array is ambiguous; use a.size > 0"
                              : "bool(): the truth value of an array with more than one element is ambiguous; "
@@ -42,7 +43,7 @@ static PyObject *gd_only_element(PyObject *self, const char *entry) {
 }
 
 int gd_nb_bool(PyObject *self) {
-  PyObject *v = gd_only_element(self, "bool()");
+  PyObject *v = gd_only_element(self, "bool()", 1);
   if (v == NULL) return -1;
   int r = PyObject_IsTrue(v);
   Py_DECREF(v);
@@ -50,7 +51,7 @@ int gd_nb_bool(PyObject *self) {
 }
 
 PyObject *gd_nb_int(PyObject *self) {
-  PyObject *v = gd_only_element(self, "int()");
+  PyObject *v = gd_only_element(self, "int()", 0);
   if (v == NULL) return NULL;
   PyObject *r = PyNumber_Long(v);
   Py_DECREF(v);
@@ -58,7 +59,7 @@ PyObject *gd_nb_int(PyObject *self) {
 }
 
 PyObject *gd_nb_float(PyObject *self) {
-  PyObject *v = gd_only_element(self, "float()");
+  PyObject *v = gd_only_element(self, "float()", 0);
   if (v == NULL) return NULL;
   PyObject *r = PyNumber_Float(v);
   Py_DECREF(v);
@@ -73,12 +74,12 @@ PyObject *gd_nb_index(PyObject *self) {
                     "convert with int(a)");
     return NULL;
   }
-  return gd_only_element(self, "__index__()");
+  return gd_only_element(self, "__index__()", 0);
 }
 
 /* __complex__ (complex() looks it up as a method). */
 PyObject *gd_array_complex(PyObject *self, PyObject *unused) {
-  PyObject *v = gd_only_element(self, "complex()");
+  PyObject *v = gd_only_element(self, "complex()", 0);
   if (v == NULL) return NULL;
   PyObject *r = PyObject_CallFunctionObjArgs((PyObject *)&PyComplex_Type, v, NULL);
   Py_DECREF(v);

@@ -10,20 +10,6 @@
 #include "array.h"
 #include "skin.h"
 
-/* Flags core.Header.SetDerivedFlags sets for a host array laid out
- * contiguously in the given order (layout.go: size-1 dimensions do not
- * count, a zero dimension makes any layout contiguous). */
-static uint64_t gd_contig_flags(int32_t nd, const int64_t *shape, int fortran) {
-  int big = 0;
-  for (int32_t i = 0; i < nd; i++) {
-    if (shape[i] == 0) return GD_FLAG_C_CONTIG | GD_FLAG_F_CONTIG;
-    if (shape[i] > 1) big++;
-  }
-  uint64_t mine = fortran ? GD_FLAG_F_CONTIG : GD_FLAG_C_CONTIG;
-  uint64_t other = fortran ? GD_FLAG_C_CONTIG : GD_FLAG_F_CONTIG;
-  return big <= 1 ? (mine | other) : mine;
-}
-
 /* _bytes_view(a, entry): (u8, fortran) where u8 is a 1-d uint8 Array over
  * the bytes of a C- or Fortran-contiguous a (sharing its owner, so a
  * memoryview or PickleBuffer of u8 keeps the memory alive), or None when a
@@ -65,16 +51,16 @@ PyObject *gd_mod_bytes_view(PyObject *m, PyObject *args) {
     PyErr_Format(PyExc_OverflowError, "%s: the array spans more than 2**63 bytes", entry);
     return NULL;
   }
-  gd_header h = a->h;
-  h.offset = off;
-  h.dtype.code = kDLUInt;
-  h.dtype.bits = 8;
-  h.dtype.lanes = 1;
-  h.ndim = 1;
-  h.flags = (a->h.flags & GD_FLAG_READONLY) | GD_FLAG_HOST | GD_FLAG_C_CONTIG | GD_FLAG_F_CONTIG;
-  int64_t one = 1;
+  /* the bytes as a 1-d uint8 host array, described (and flagged) like any import */
+  DLDataType u8t = {kDLUInt, 8, 1};
+  gd_header h;
+  int64_t shape[GD_MAX_NDIM], strides[GD_MAX_NDIM];
+  void *data = a->h.data != NULL ? (char *)a->h.data + off : NULL;
+  uint64_t ro = (a->h.flags & GD_FLAG_READONLY) ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+  if (gd_describe_host(data, u8t, 1, &nbytes, NULL, ro, &h, shape, strides, entry) < 0) return NULL;
+  h.owner = a->h.owner;
   gd_owner_incref(h.owner);
-  PyObject *u8 = gd_array_new(st, &h, &nbytes, &one); /* releases the reference on failure */
+  PyObject *u8 = gd_array_new(st, &h, shape, strides); /* releases the reference on failure */
   if (u8 == NULL) return NULL;
   return Py_BuildValue("(NO)", u8, fortran ? Py_True : Py_False);
 }
@@ -101,9 +87,6 @@ PyObject *gd_mod_reinterpret(PyObject *m, PyObject *args) {
     return NULL;
   }
   DLDataType dt = gd_dtype_from_key(key);
-  PyObject *dtobj = gd_dtype_object(st, dt); /* an unknown key raises */
-  if (dtobj == NULL) return NULL;
-  Py_DECREF(dtobj);
   int64_t is = gd_itemsize(dt);
   if (padded && (int64_t)dt.bits * dt.lanes < 8) is = 1;
   if (is == 0) {
@@ -138,21 +121,23 @@ PyObject *gd_mod_reinterpret(PyObject *m, PyObject *args) {
                  "buffers pickle.dumps() handed out, in order", entry, (long long)GD_SHAPE(u)[0], (long long)nbytes);
     return NULL;
   }
-  /* strides as core.cStrides: dimensions of size 0 and 1 do not grow them */
+  /* Fortran order: the strides of that order (dimensions of size 0 and 1 do
+   * not grow them); C order: NULL strides, which the describe makes
+   * C-contiguous. The describe validates the dtype and sets the flags. */
   int64_t s = 1;
-  for (Py_ssize_t k = 0; k < nd; k++) {
-    Py_ssize_t i = fortran ? k : nd - 1 - k;
-    strides[i] = s;
-    if (shape[i] > 1) s *= shape[i];
+  for (Py_ssize_t k = 0; fortran && k < nd; k++) {
+    strides[k] = s;
+    if (shape[k] > 1) s *= shape[k];
   }
-  gd_header h = u->h;
-  /* the byte offset of u need not be a whole number of elements: fold it */
-  h.data = (u->h.data != NULL) ? (char *)u->h.data + u->h.offset : NULL;
-  h.offset = 0;
-  h.dtype = dt;
-  h.ndim = (int32_t)nd;
-  h.flags = (u->h.flags & GD_FLAG_READONLY) | (readonly ? GD_FLAG_READONLY : 0) | GD_FLAG_HOST |
-            (padded ? GD_FLAG_SUBBYTE_PADDED : 0) | gd_contig_flags((int32_t)nd, shape, fortran);
+  uint64_t flags = ((u->h.flags & GD_FLAG_READONLY) || readonly) ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+  if (padded) flags |= DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
+  gd_header h;
+  int64_t oshape[GD_MAX_NDIM], ostrides[GD_MAX_NDIM];
+  void *data = u->h.data != NULL ? (char *)u->h.data + u->h.offset : NULL; /* u is uint8: offset in bytes */
+  if (gd_describe_host(data, dt, (int32_t)nd, nd > 0 ? shape : NULL, (fortran && nd > 0) ? strides : NULL, flags,
+                       &h, oshape, ostrides, entry) < 0)
+    return NULL;
+  h.owner = u->h.owner;
   gd_owner_incref(h.owner);
-  return gd_array_new(st, &h, shape, strides);
+  return gd_array_new(st, &h, oshape, ostrides);
 }

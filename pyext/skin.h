@@ -167,6 +167,14 @@ PyObject *gd_capsule_wrap(void *managed, int versioned);
 PyObject *gd_exchange_api_capsule(gd_state *st);
 
 /* pickle.c: _native._bytes_view and _native._reinterpret (pure C) */
+/* Host memory described as an array header (owner NULL) and validated like
+ * any import: the fast path of core/fastpath.c, else core.DescribeVersioned
+ * (one Go call, which also sets the derived flags and words every refusal
+ * starting with entry). shape and strides (NULL: C-contiguous) have nd
+ * entries; flags are DLPACK_FLAG_BITMASK_* bits; oshape and ostrides hold
+ * GD_MAX_NDIM. 0, or -1 with an exception. (module.c) */
+int gd_describe_host(void *data, DLDataType dt, int32_t nd, int64_t *shape, int64_t *strides, uint64_t flags,
+                     gd_header *h, int64_t *oshape, int64_t *ostrides, const char *entry);
 PyObject *gd_mod_bytes_view(PyObject *m, PyObject *args);
 PyObject *gd_mod_reinterpret(PyObject *m, PyObject *args);
 

@@ -11,13 +11,12 @@ pickle the arrays it returns to its parent.
 
 from __future__ import annotations
 
-from . import _native
+from . import _native, _types
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing stays unimported at run time, as in __init__
     from typing import Any, Optional, Tuple
 
-_UINT8_KEY = 1 | (8 << 8) | (1 << 16)
 
 
 def _bytes_of(a: _native.Array, entry: str) -> Tuple[_native.Array, bool]:
@@ -50,7 +49,7 @@ def _rebuild(data: Any, key: int, shape: Tuple[int, ...], fortran: bool, readonl
     if m.readonly and not readonly:
         # bytes of protocols <= 4 (or a read-only buffer handed to loads):
         # the array was writable, so it gets memory of its own
-        u8 = _native._full((m.nbytes,), _UINT8_KEY, None)
+        u8 = _native._full((m.nbytes,), _types._BY_DTYPE_NAME["uint8"]._key, None)
         memoryview(u8)[:] = m.cast("B")
     else:
         u8 = _native._from_buffer(m.cast("B") if m.format != "B" or m.ndim != 1 else m)
