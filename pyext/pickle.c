@@ -2,9 +2,10 @@
 
 /* pickle.c: the two byte reinterpretations behind pickling and copying an
  * Array (python/godlpack/_pickle.py): a contiguous array seen as its bytes,
- * and bytes seen as a typed array. Both are pure C and make no Go call: no
- * DLPack rule is involved, and a forked child (which must never enter Go)
- * can still pickle what it returns to its parent. */
+ * and bytes seen as a typed array. Both describe the result like any host
+ * import (gd_describe_host: the zero-crossing fast path, else core), so the
+ * byte-sized dtypes need no Go call and a forked child (which must never
+ * enter Go) can still pickle what it returns to its parent. */
 #include <string.h>
 
 #include "array.h"
