@@ -7,7 +7,7 @@
  * It holds one owner reference, released in C by tp_dealloc (no Go call).
  * Each method makes at most one call into Go (through gocall.h). The
  * methods live beside what they own: buffer.c, producer.c, index.c,
- * methods.c, repr.c. */
+ * methods.c; repr, str and format are Python (python/godlpack/_repr.py). */
 #include <stddef.h>
 #include <string.h>
 
@@ -223,7 +223,6 @@ static PyType_Slot gd_array_slots[] = {
     {Py_nb_int, gd_nb_int},
     {Py_nb_float, gd_nb_float},
     {Py_nb_index, gd_nb_index},
-    {Py_tp_repr, gd_array_repr},
     {Py_tp_methods, gd_array_methods},
     {Py_tp_getset, gd_array_getset},
     {Py_mp_subscript, gd_array_subscript},

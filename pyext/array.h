@@ -1,6 +1,6 @@
 /*
  * array.h: what the files of the godlpack.Array type share (array.c,
- * buffer.c, producer.c, index.c, methods.c, repr.c).
+ * buffer.c, producer.c, index.c, methods.c).
  */
 #ifndef GODLPACK_ARRAY_H_
 #define GODLPACK_ARRAY_H_
@@ -56,8 +56,5 @@ PyObject *gd_nb_int(PyObject *self);
 PyObject *gd_nb_float(PyObject *self);
 PyObject *gd_nb_index(PyObject *self);
 PyObject *gd_array_complex(PyObject *self, PyObject *unused);
-
-/* repr.c */
-PyObject *gd_array_repr(PyObject *self);
 
 #endif /* GODLPACK_ARRAY_H_ */

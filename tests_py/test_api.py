@@ -607,7 +607,8 @@ def test_repr(a_fn):
     a = a_fn()
     r = repr(a)
     assert isinstance(r, str) and 0 < len(r) < 4000
-    assert a.dtype.name in r
+    # numpy leaves out the dtypes a reader infers from the digits (tests_py/test_repr.py)
+    assert (a.dtype.name in r) == (a.dtype.name not in ("float64", "int64") or a.size == 0)
     assert isinstance(str(a), str)
 
 

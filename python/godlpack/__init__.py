@@ -99,6 +99,11 @@ from . import _pickle  # noqa: E402
 
 _pickle.install(Array)
 
+# repr(a), str(a), format(a, spec) as numpy prints: see _repr.py
+from . import _repr  # noqa: E402
+
+_repr.install(Array)
+
 # A forked child never enters the Go runtime: the extension's pthread_atfork
 # child handler flags it (pyext/fork.c), and every call that needs Go then
 # raises RuntimeError naming forkserver/spawn (docs/reliability.md#fork).
