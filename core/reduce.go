@@ -220,8 +220,9 @@ const ScalarBytes = 16
 
 // PlanReduce plans reduction op of an array of dtype h.DType and shape
 // shape. axes lists the axes to reduce (negative ones count from the end);
-// all reduces every axis (axis=None). keepdims keeps reduced axes as length
-// 1. dtype, when hasDType, is numpy's dtype= argument (sum, prod and mean
+// all reduces every axis (axis=None); lone says axes came as one int
+// rather than a tuple (numpy then accepts axis 0 or -1 on a 0-d array, and
+// reduces nothing; not for mean, as numpy). keepdims keeps reduced axes as length 1. dtype, when hasDType, is numpy's dtype= argument (sum, prod and mean
 // only): the accumulator and result type.
 //
 // Errors (messages start with op's entry point): ErrUnsupported (TypeError:
@@ -229,7 +230,7 @@ const ScalarBytes = 16
 // any or all), ErrDType (TypeError: dtype= that numpy's same_kind casting
 // refuses), ErrAxis (ValueError: out of bounds or repeated), ErrNoIdentity
 // (min/max of a size-0 reduction), ErrDevice, ErrShape, ErrOverflow.
-func PlanReduce(op ReduceOp, h *Header, shape []int64, axes []int64, all, keepdims bool, dtype DataType,
+func PlanReduce(op ReduceOp, h *Header, shape []int64, axes []int64, all, lone, keepdims bool, dtype DataType,
 	hasDType bool) (Reduction, error) {
 	where := op.String()
 	var r Reduction
@@ -263,6 +264,9 @@ func PlanReduce(op ReduceOp, h *Header, shape []int64, axes []int64, all, keepdi
 		} else {
 			r.Mask = 1<<uint(nd) - 1
 		}
+	}
+	if lone && op != ReduceMean && nd == 0 && len(axes) == 1 && (axes[0] == 0 || axes[0] == -1) {
+		axes = nil
 	}
 	for _, a := range axes {
 		if all {
@@ -620,7 +624,7 @@ func (r *Reduction) identity(p unsafe.Pointer, n int64) {
 // read), ErrDevice, ErrShape, ErrNullData.
 func Sum(h *Header, shape, strides []int64) (SumResult, error) {
 	var res SumResult
-	r, err := PlanReduce(ReduceSum, h, shape, nil, true, false, DataType{}, false)
+	r, err := PlanReduce(ReduceSum, h, shape, nil, true, false, false, DataType{}, false)
 	if err != nil {
 		return res, err
 	}

@@ -78,7 +78,7 @@ func gdgo_reduce(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_reduce_req
 	if req.all == 0 {
 		axes = unsafe.Slice((*int64)(unsafe.Pointer(&req.axes[0])), int(min(max(req.naxes, 0), core.MaxNdim)))
 	}
-	r, err := core.PlanReduce(core.ReduceOp(req.op), H, sh, axes, req.all != 0, req.keepdims != 0,
+	r, err := core.PlanReduce(core.ReduceOp(req.op), H, sh, axes, req.all != 0, req.lone != 0, req.keepdims != 0,
 		dataType(req.dtype), req.has_dtype != 0)
 	if err != nil {
 		return failAt(msg, where, err)

@@ -105,6 +105,7 @@ static int gd_red_axis(PyObject *axis, gd_reduce_req *req, const char *entry) {
     return 0;
   }
   req->naxes = 1;
+  req->lone = 1;
   return gd_red_axis_item(axis, &req->axes[0], entry);
 }
 

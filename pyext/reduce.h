@@ -37,6 +37,7 @@ typedef struct gd_reduce_req {
   int32_t op;        /* GD_RED_* */
   int32_t all;       /* axis=None */
   int32_t naxes;     /* entries of axes when !all */
+  int32_t lone;      /* axis was one int, not a tuple */
   int32_t keepdims;
   int32_t has_dtype;
   DLDataType dtype;
