@@ -144,10 +144,10 @@ func kindOf(dt DataType) inKind {
 	return 0
 }
 
-func (k inKind) signed() bool  { return k >= inI8 && k <= inI64 }
+func (k inKind) signed() bool   { return k >= inI8 && k <= inI64 }
 func (k inKind) unsigned() bool { return k >= inU8 && k <= inU64 }
-func (k inKind) float() bool   { return k >= inF16 && k <= inF64 }
-func (k inKind) complex() bool { return k == inC64 || k == inC128 }
+func (k inKind) float() bool    { return k >= inF16 && k <= inF64 }
+func (k inKind) complex() bool  { return k == inC64 || k == inC128 }
 
 // accDType is the dtype of an accumulator array.
 func (a accKind) dtype() DataType {
@@ -510,9 +510,9 @@ func (r *Reduction) Accumulate(h *Header, shape, strides []int64, acc *Header, a
 	k, ak := h.DType.ItemSize(), r.acc.size()
 	var p redPlan
 	p.ip = unsafe.Add(h.Data, h.Offset*k)
-	p.ap = unsafe.Add(acc.Data, acc.Offset*ak)
+	p.a0 = acc.Offset * ak
 	p.build(shape, strides, accStrides, k, ak)
-	p.exec(r)
+	p.exec(r, acc.Data)
 	return nil
 }
 

@@ -15,8 +15,8 @@ import (
 // row of accumulators); an odometer walks the others.
 //
 // Rows of float64 and float32 are read in place: pairwise sums in blocks of
-// 128 with 8 partial sums (numpy's scheme), and min/max with 8 running
-// extremes whose NaN check only runs when an extreme changes. Other dtypes
+// 128 with 8 partial sums (numpy's scheme), and min/max with Go's NaN-
+// propagating builtins (reduce_rows.go). Other dtypes
 // are converted 128 elements at a time into a buffer of the accumulator type
 // on the stack, then folded. Nothing is allocated on the Go heap.
 
@@ -26,7 +26,11 @@ type redPlan struct {
 	n      int
 	shape  [MaxNdim]int64
 	is, as [MaxNdim]int64 // byte strides: input, accumulator
-	ip, ap unsafe.Pointer
+	ip     unsafe.Pointer
+	// a0 is the accumulator's first element as a byte offset: exec gets the
+	// accumulator's address, so that a caller's stack accumulator (Sum)
+	// does not escape through the plan.
+	a0 int64
 }
 
 func (p *redPlan) build(shape, strides, accStrides []int64, k, ak int64) {
@@ -41,7 +45,7 @@ func (p *redPlan) build(shape, strides, accStrides []int64, k, ak int64) {
 	for i := 0; i < n; i++ {
 		if p.is[i] < 0 {
 			p.ip = unsafe.Add(p.ip, (p.shape[i]-1)*p.is[i])
-			p.ap = unsafe.Add(p.ap, (p.shape[i]-1)*p.as[i])
+			p.a0 += (p.shape[i] - 1) * p.as[i]
 			p.is[i], p.as[i] = -p.is[i], -p.as[i]
 		}
 	}
@@ -65,10 +69,11 @@ func (p *redPlan) build(shape, strides, accStrides []int64, k, ak int64) {
 	p.n = m
 }
 
-func (p *redPlan) exec(r *Reduction) {
+func (p *redPlan) exec(r *Reduction, acc unsafe.Pointer) {
+	base := unsafe.Add(acc, p.a0)
 	n := p.n
 	if n == 0 {
-		r.row(p.ip, 1, 0, p.ap)
+		r.row(p.ip, 1, 0, base)
 		return
 	}
 	ln, is, as := p.shape[n-1], p.is[n-1], p.as[n-1]
@@ -76,7 +81,7 @@ func (p *redPlan) exec(r *Reduction) {
 	var idx [MaxNdim]int64
 	var ioff, aoff int64
 	for {
-		ip, ap := unsafe.Add(p.ip, ioff), unsafe.Add(p.ap, aoff)
+		ip, ap := unsafe.Add(p.ip, ioff), unsafe.Add(base, aoff)
 		if as == 0 {
 			r.row(ip, ln, is, ap)
 		} else {
@@ -329,13 +334,13 @@ func minNaN(a, b float64) float64 {
 func (r *Reduction) sumF(p unsafe.Pointer, n, st int64) float64 {
 	switch {
 	case r.in == inF64 && st == 8:
-		return pairC[float64](p, n)
+		return pairC64(p, n)
 	case r.in == inF64:
-		return pairS[float64](p, n, st)
+		return pairS64(p, n, st)
 	case r.in == inF32 && st == 4:
-		return pairC[float32](p, n)
+		return pairC32(p, n)
 	case r.in == inF32:
-		return pairS[float32](p, n, st)
+		return pairS32(p, n, st)
 	}
 	return r.pairBuf(p, n, st)
 }
@@ -345,9 +350,9 @@ func (r *Reduction) sumF(p unsafe.Pointer, n, st int64) float64 {
 func (r *Reduction) sumC(p unsafe.Pointer, n, st int64) complex128 {
 	switch r.in {
 	case inC128:
-		return complex(pairS[float64](p, n, st), pairS[float64](unsafe.Add(p, 8), n, st))
+		return complex(pairS64(p, n, st), pairS64(unsafe.Add(p, 8), n, st))
 	case inC64:
-		return complex(pairS[float32](p, n, st), pairS[float32](unsafe.Add(p, 4), n, st))
+		return complex(pairS32(p, n, st), pairS32(unsafe.Add(p, 4), n, st))
 	}
 	return complex(r.sumF(p, n, st), 0)
 }
@@ -356,92 +361,11 @@ func (r *Reduction) pairBuf(p unsafe.Pointer, n, st int64) float64 {
 	if n <= blk {
 		var buf [blk]float64
 		r.loadF(&buf, p, n, st)
-		return pairC[float64](unsafe.Pointer(&buf[0]), n)
+		return pairC64(unsafe.Pointer(&buf[0]), n)
 	}
 	n2 := n / 2
 	n2 -= n2 % 8
 	return r.pairBuf(p, n2, st) + r.pairBuf(unsafe.Add(p, n2*st), n-n2, st)
-}
-
-// pairC is numpy's pairwise sum of n contiguous elements.
-func pairC[E float32 | float64](p unsafe.Pointer, n int64) float64 {
-	k := int64(unsafe.Sizeof(E(0)))
-	if n < 8 {
-		s := 0.0
-		for i := int64(0); i < n; i++ {
-			s += float64(*(*E)(unsafe.Add(p, i*k)))
-		}
-		return s
-	}
-	if n <= blk {
-		a := (*[8]E)(p)
-		r0, r1, r2, r3 := float64(a[0]), float64(a[1]), float64(a[2]), float64(a[3])
-		r4, r5, r6, r7 := float64(a[4]), float64(a[5]), float64(a[6]), float64(a[7])
-		i := int64(8)
-		for ; i+8 <= n; i += 8 {
-			a := (*[8]E)(unsafe.Add(p, i*k))
-			r0 += float64(a[0])
-			r1 += float64(a[1])
-			r2 += float64(a[2])
-			r3 += float64(a[3])
-			r4 += float64(a[4])
-			r5 += float64(a[5])
-			r6 += float64(a[6])
-			r7 += float64(a[7])
-		}
-		s := ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-		for ; i < n; i++ {
-			s += float64(*(*E)(unsafe.Add(p, i*k)))
-		}
-		return s
-	}
-	n2 := n / 2
-	n2 -= n2 % 8
-	return pairC[E](p, n2) + pairC[E](unsafe.Add(p, n2*k), n-n2)
-}
-
-// pairS is pairC for a byte stride st.
-func pairS[E float32 | float64](p unsafe.Pointer, n, st int64) float64 {
-	if n < 8 {
-		s := 0.0
-		for i := int64(0); i < n; i++ {
-			s += float64(*(*E)(unsafe.Add(p, i*st)))
-		}
-		return s
-	}
-	if n <= blk {
-		s1, s2, s3, s4, s5, s6, s7, s8 := st, 2*st, 3*st, 4*st, 5*st, 6*st, 7*st, 8*st
-		r0 := float64(*(*E)(p))
-		r1 := float64(*(*E)(unsafe.Add(p, s1)))
-		r2 := float64(*(*E)(unsafe.Add(p, s2)))
-		r3 := float64(*(*E)(unsafe.Add(p, s3)))
-		r4 := float64(*(*E)(unsafe.Add(p, s4)))
-		r5 := float64(*(*E)(unsafe.Add(p, s5)))
-		r6 := float64(*(*E)(unsafe.Add(p, s6)))
-		r7 := float64(*(*E)(unsafe.Add(p, s7)))
-		q := unsafe.Add(p, s8)
-		i := int64(8)
-		for ; i+8 <= n; i += 8 {
-			r0 += float64(*(*E)(q))
-			r1 += float64(*(*E)(unsafe.Add(q, s1)))
-			r2 += float64(*(*E)(unsafe.Add(q, s2)))
-			r3 += float64(*(*E)(unsafe.Add(q, s3)))
-			r4 += float64(*(*E)(unsafe.Add(q, s4)))
-			r5 += float64(*(*E)(unsafe.Add(q, s5)))
-			r6 += float64(*(*E)(unsafe.Add(q, s6)))
-			r7 += float64(*(*E)(unsafe.Add(q, s7)))
-			q = unsafe.Add(q, s8)
-		}
-		s := ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-		for ; i < n; i++ {
-			s += float64(*(*E)(q))
-			q = unsafe.Add(q, st)
-		}
-		return s
-	}
-	n2 := n / 2
-	n2 -= n2 % 8
-	return pairS[E](p, n2, st) + pairS[E](unsafe.Add(p, n2*st), n-n2, st)
 }
 
 func (r *Reduction) prodF(p unsafe.Pointer, n, st int64) float64 {
@@ -462,14 +386,14 @@ func (r *Reduction) extF(p unsafe.Pointer, n, st int64, isMax bool) float64 {
 	switch r.in {
 	case inF64:
 		if isMax {
-			return maxRow[float64](p, n, st)
+			return maxRow64(p, n, st)
 		}
-		return minRow[float64](p, n, st)
+		return minRow64(p, n, st)
 	case inF32:
 		if isMax {
-			return maxRow[float32](p, n, st)
+			return maxRow32(p, n, st)
 		}
-		return minRow[float32](p, n, st)
+		return minRow32(p, n, st)
 	}
 	var buf [blk]float64
 	m := math.Inf(1)
@@ -480,156 +404,15 @@ func (r *Reduction) extF(p unsafe.Pointer, n, st int64, isMax bool) float64 {
 		k := min(blk, n-i)
 		r.loadF(&buf, unsafe.Add(p, i*st), k, st)
 		if isMax {
-			m = maxNaN(m, maxRow[float64](unsafe.Pointer(&buf[0]), k, 8))
+			m = maxNaN(m, maxRow64(unsafe.Pointer(&buf[0]), k, 8))
 		} else {
-			m = minNaN(m, minRow[float64](unsafe.Pointer(&buf[0]), k, 8))
+			m = minNaN(m, minRow64(unsafe.Pointer(&buf[0]), k, 8))
 		}
 		if m != m {
 			return m
 		}
 	}
 	return m
-}
-
-// maxRow: 8 running maxima; `!(v <= m)` is true for a larger v and for NaN,
-// and only then is v checked for NaN (which ends the row).
-func maxRow[E float32 | float64](p unsafe.Pointer, n, st int64) float64 {
-	inf := E(math.Inf(-1))
-	m0, m1, m2, m3, m4, m5, m6, m7 := inf, inf, inf, inf, inf, inf, inf, inf
-	s1, s2, s3, s4, s5, s6, s7, s8 := st, 2*st, 3*st, 4*st, 5*st, 6*st, 7*st, 8*st
-	q := p
-	i := int64(0)
-	for ; i+8 <= n; i += 8 {
-		if v := *(*E)(q); !(v <= m0) {
-			if v != v {
-				return math.NaN()
-			}
-			m0 = v
-		}
-		if v := *(*E)(unsafe.Add(q, s1)); !(v <= m1) {
-			if v != v {
-				return math.NaN()
-			}
-			m1 = v
-		}
-		if v := *(*E)(unsafe.Add(q, s2)); !(v <= m2) {
-			if v != v {
-				return math.NaN()
-			}
-			m2 = v
-		}
-		if v := *(*E)(unsafe.Add(q, s3)); !(v <= m3) {
-			if v != v {
-				return math.NaN()
-			}
-			m3 = v
-		}
-		if v := *(*E)(unsafe.Add(q, s4)); !(v <= m4) {
-			if v != v {
-				return math.NaN()
-			}
-			m4 = v
-		}
-		if v := *(*E)(unsafe.Add(q, s5)); !(v <= m5) {
-			if v != v {
-				return math.NaN()
-			}
-			m5 = v
-		}
-		if v := *(*E)(unsafe.Add(q, s6)); !(v <= m6) {
-			if v != v {
-				return math.NaN()
-			}
-			m6 = v
-		}
-		if v := *(*E)(unsafe.Add(q, s7)); !(v <= m7) {
-			if v != v {
-				return math.NaN()
-			}
-			m7 = v
-		}
-		q = unsafe.Add(q, s8)
-	}
-	for ; i < n; i++ {
-		if v := *(*E)(q); !(v <= m0) {
-			if v != v {
-				return math.NaN()
-			}
-			m0 = v
-		}
-		q = unsafe.Add(q, st)
-	}
-	return float64(max(max(max(m0, m1), max(m2, m3)), max(max(m4, m5), max(m6, m7))))
-}
-
-// minRow is maxRow for the minimum.
-func minRow[E float32 | float64](p unsafe.Pointer, n, st int64) float64 {
-	inf := E(math.Inf(1))
-	m0, m1, m2, m3, m4, m5, m6, m7 := inf, inf, inf, inf, inf, inf, inf, inf
-	s1, s2, s3, s4, s5, s6, s7, s8 := st, 2*st, 3*st, 4*st, 5*st, 6*st, 7*st, 8*st
-	q := p
-	i := int64(0)
-	for ; i+8 <= n; i += 8 {
-		if v := *(*E)(q); !(v >= m0) {
-			if v != v {
-				return math.NaN()
-			}
-			m0 = v
-		}
-		if v := *(*E)(unsafe.Add(q, s1)); !(v >= m1) {
-			if v != v {
-				return math.NaN()
-			}
-			m1 = v
-		}
-		if v := *(*E)(unsafe.Add(q, s2)); !(v >= m2) {
-			if v != v {
-				return math.NaN()
-			}
-			m2 = v
-		}
-		if v := *(*E)(unsafe.Add(q, s3)); !(v >= m3) {
-			if v != v {
-				return math.NaN()
-			}
-			m3 = v
-		}
-		if v := *(*E)(unsafe.Add(q, s4)); !(v >= m4) {
-			if v != v {
-				return math.NaN()
-			}
-			m4 = v
-		}
-		if v := *(*E)(unsafe.Add(q, s5)); !(v >= m5) {
-			if v != v {
-				return math.NaN()
-			}
-			m5 = v
-		}
-		if v := *(*E)(unsafe.Add(q, s6)); !(v >= m6) {
-			if v != v {
-				return math.NaN()
-			}
-			m6 = v
-		}
-		if v := *(*E)(unsafe.Add(q, s7)); !(v >= m7) {
-			if v != v {
-				return math.NaN()
-			}
-			m7 = v
-		}
-		q = unsafe.Add(q, s8)
-	}
-	for ; i < n; i++ {
-		if v := *(*E)(q); !(v >= m0) {
-			if v != v {
-				return math.NaN()
-			}
-			m0 = v
-		}
-		q = unsafe.Add(q, st)
-	}
-	return float64(min(min(min(m0, m1), min(m2, m3)), min(min(m4, m5), min(m6, m7))))
 }
 
 // ---- loaders: up to blk elements of the input into a buffer
@@ -700,8 +483,12 @@ func loadInts[A int64 | uint64](in inKind, buf *[blk]A, p unsafe.Pointer, n, st 
 	}
 }
 
-func (r *Reduction) loadI(buf *[blk]int64, p unsafe.Pointer, n, st int64)  { loadInts(r.in, buf, p, n, st) }
-func (r *Reduction) loadU(buf *[blk]uint64, p unsafe.Pointer, n, st int64) { loadInts(r.in, buf, p, n, st) }
+func (r *Reduction) loadI(buf *[blk]int64, p unsafe.Pointer, n, st int64) {
+	loadInts(r.in, buf, p, n, st)
+}
+func (r *Reduction) loadU(buf *[blk]uint64, p unsafe.Pointer, n, st int64) {
+	loadInts(r.in, buf, p, n, st)
+}
 
 func (r *Reduction) loadC(buf *[blk]complex128, p unsafe.Pointer, n, st int64) {
 	switch r.in {
