@@ -26,6 +26,5 @@ var (
 	_ = [1]struct{}{}[C.GD_IDX_NEWAXIS-int64(core.IdxNewAxis)]
 	_ = [1]struct{}{}[C.GD_MAX_INDEX_OPS-2*core.MaxNdim]
 
-
 	_ = [1]struct{}{}[C.GD_DEVTYPE_MAX-int64(core.KDLTrn)]
 )
