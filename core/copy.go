@@ -253,9 +253,22 @@ func (p *plan) body2(dp, sp unsafe.Pointer, n int) {
 	}
 }
 
+// stridedCopy walks both pointers, four elements a step (no multiply per
+// element).
 func stridedCopy[E any](dp, sp unsafe.Pointer, n, ds, ss int64) {
-	for i := int64(0); i < n; i++ {
-		*(*E)(unsafe.Add(dp, i*ds)) = *(*E)(unsafe.Add(sp, i*ss))
+	d2, d3, d4 := 2*ds, 3*ds, 4*ds
+	s2, s3, s4 := 2*ss, 3*ss, 4*ss
+	i := int64(0)
+	for ; i+4 <= n; i += 4 {
+		*(*E)(dp) = *(*E)(sp)
+		*(*E)(unsafe.Add(dp, ds)) = *(*E)(unsafe.Add(sp, ss))
+		*(*E)(unsafe.Add(dp, d2)) = *(*E)(unsafe.Add(sp, s2))
+		*(*E)(unsafe.Add(dp, d3)) = *(*E)(unsafe.Add(sp, s3))
+		dp, sp = unsafe.Add(dp, d4), unsafe.Add(sp, s4)
+	}
+	for ; i < n; i++ {
+		*(*E)(dp) = *(*E)(sp)
+		dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
 	}
 }
 

@@ -120,6 +120,8 @@ var (
 	ErrReleased = newErr(ClassValue, "array has been released")
 	// ErrUnsupported: an operation not supported for this dtype or device.
 	ErrUnsupported = newErr(ClassType, "operation not supported")
+	// ErrNoIdentity: min or max of a size-0 reduction (no identity).
+	ErrNoIdentity = newErr(ClassValue, "zero-size reduction has no identity")
 
 	// Environment.
 

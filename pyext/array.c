@@ -204,7 +204,24 @@ static PyMethodDef gd_array_methods[] = {
     {"tolist", gd_array_tolist, METH_NOARGS, "tolist($self, /)\n--\n\nNested Python lists of Python scalars."},
     {"copy", gd_array_copy, METH_NOARGS, "copy($self, /)\n--\n\nA C-contiguous deep copy (computed in Go)."},
     {"fill", gd_array_fill, METH_O, "fill($self, value, /)\n--\n\nSet every element to value (computed in Go)."},
-    {"sum", gd_array_sum, METH_NOARGS, "sum($self, /)\n--\n\nSum of all elements as a Python scalar (computed in Go)."},
+#define GD_REDUCE_METHOD(name, fn, sig, doc) \
+  {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, name "($self, /, " sig ")\n--\n\n" doc}
+    GD_REDUCE_METHOD("sum", gd_array_sum, "axis=None, dtype=None, out=None, keepdims=False",
+                     "Sum of the elements over the given axes (all when axis is None), computed in Go.\n"
+                     "A Python scalar when the result is 0-d and out is None, else an Array."),
+    GD_REDUCE_METHOD("prod", gd_array_prod, "axis=None, dtype=None, out=None, keepdims=False",
+                     "Product of the elements over the given axes (see sum)."),
+    GD_REDUCE_METHOD("min", gd_array_min, "axis=None, out=None, keepdims=False",
+                     "Minimum over the given axes; NaN propagates (see sum)."),
+    GD_REDUCE_METHOD("max", gd_array_max, "axis=None, out=None, keepdims=False",
+                     "Maximum over the given axes; NaN propagates (see sum)."),
+    GD_REDUCE_METHOD("any", gd_array_any, "axis=None, out=None, keepdims=False",
+                     "Whether any element over the given axes is non-zero (see sum)."),
+    GD_REDUCE_METHOD("all", gd_array_all, "axis=None, out=None, keepdims=False",
+                     "Whether all elements over the given axes are non-zero (see sum)."),
+    GD_REDUCE_METHOD("mean", gd_array_mean, "axis=None, dtype=None, out=None, keepdims=False",
+                     "Arithmetic mean over the given axes; float64 for integer arrays (see sum)."),
+#undef GD_REDUCE_METHOD
     {"reshape", gd_array_reshape, METH_VARARGS, "reshape($self, /, *shape)\n--\n\nA view with a new shape when possible, else a copy."},
     {"transpose", gd_array_transpose, METH_VARARGS, "transpose($self, /, *axes)\n--\n\nA view with permuted axes (reversed when none)."},
     {NULL},

@@ -45,10 +45,18 @@ int gd_check_writable(const gd_array *a, const char *entry);
 PyObject *gd_array_tolist(PyObject *self, PyObject *unused);
 PyObject *gd_array_copy(PyObject *self, PyObject *unused);
 PyObject *gd_array_fill(PyObject *self, PyObject *value);
-PyObject *gd_array_sum(PyObject *self, PyObject *unused);
 PyObject *gd_array_reshape(PyObject *self, PyObject *args);
 PyObject *gd_array_transpose(PyObject *self, PyObject *args);
 PyObject *gd_transpose_impl(PyObject *self, const int32_t *axes, int32_t naxes);
+
+/* reduce.c: sum, prod, min, max, any, all, mean */
+PyObject *gd_array_sum(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *gd_array_prod(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *gd_array_min(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *gd_array_max(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *gd_array_any(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *gd_array_all(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *gd_array_mean(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 
 /* number.c */
 int gd_nb_bool(PyObject *self);

@@ -11,8 +11,8 @@
  * The C side maps the class once to a Python exception (errors.c).
  *
  * Every number here is core's: pyext/consts_check.go fails the build when one
- * differs (GD_ERR_* = core.Class, GD_IDX_* = core.IndexKind, GD_SUM_* =
- * core.SumKind).
+ * differs (GD_ERR_* = core.Class, GD_IDX_* = core.IndexKind; GD_RED_* of
+ * reduce.h = core.ReduceOp, checked in exports_reduce.go).
  */
 #ifndef GODLPACK_BRIDGE_H_
 #define GODLPACK_BRIDGE_H_
@@ -56,21 +56,5 @@ typedef struct gd_index_op {
   int64_t stop;
   int64_t step;
 } gd_index_op;
-
-/* Result of sum() (core.SumResult): kind says which member holds it. */
-#define GD_SUM_INT 1
-#define GD_SUM_UINT 2
-#define GD_SUM_FLOAT 3
-#define GD_SUM_COMPLEX 4
-
-typedef struct gd_sum_result {
-  int32_t kind;
-  int32_t accumulate; /* in: 1 adds this sum to the values already here (chunked sums) */
-  int64_t i;
-  uint64_t u;
-  double f;
-  double re;
-  double im;
-} gd_sum_result;
 
 #endif /* GODLPACK_BRIDGE_H_ */

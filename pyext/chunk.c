@@ -1,6 +1,6 @@
 //go:build pyext
 
-/* chunk.c: long copies, fills and sums in interruptible chunks (Ctrl-C):
+/* chunk.c: long copies, fills and reductions in interruptible chunks (Ctrl-C):
  * each chunk is one Go call with the GIL released, and signals are checked
  * between chunks. See chunk.h. */
 #include <stdint.h>
@@ -39,18 +39,18 @@ int gd_chunk_eligible(const gd_header *h, const int64_t *shape) {
   return n > gd_chunk_bytes();
 }
 
-enum { GD_CHUNK_COPY = 0, GD_CHUNK_FILL = 1, GD_CHUNK_SUM = 2 };
+enum { GD_CHUNK_COPY = 0, GD_CHUNK_FILL = 1, GD_CHUNK_REDUCE = 2 };
 
 typedef struct {
   int mode;              /* GD_CHUNK_* */
-  gd_header dst;         /* copy/fill: written; sum: read. offset moves per chunk */
+  gd_header dst;         /* copy/fill: written; reduce: the input. offset moves per chunk */
   const int64_t *dstr;
-  gd_header src;         /* copy: read */
+  gd_header src;         /* copy: read; reduce: the accumulator (strides per input axis, 0 on reduced ones) */
   const int64_t *sstr;
   const int64_t *shape;  /* full shape */
   int64_t sub[GD_MAX_NDIM];
   const void *elem;      /* fill */
-  gd_sum_result *sum;    /* sum: the running total, sum->accumulate set after the first chunk */
+  gd_reduce_req *req;    /* reduce */
   int64_t itemsize;
   const char *entry;     /* for a MemoryError */
   char msg[GD_MSG_CAP];
@@ -65,9 +65,8 @@ static int gd_chunk_call(gd_chunker *c) {
     case GD_CHUNK_FILL:
       cls = gd_go_fill(&c->dst, c->sub, (int64_t *)c->dstr, (void *)c->elem, c->msg);
       break;
-    case GD_CHUNK_SUM:
-      cls = gd_go_sum(&c->dst, c->sub, (int64_t *)c->dstr, c->sum, c->msg);
-      c->sum->accumulate = 1;
+    case GD_CHUNK_REDUCE:
+      cls = gd_go_reduce_chunk(&c->dst, c->sub, (int64_t *)c->dstr, &c->src, (int64_t *)c->sstr, c->req, c->msg);
       break;
     default:
       cls = gd_go_copy_into(&c->dst, (int64_t *)c->dstr, &c->src, c->sub, (int64_t *)c->sstr, c->msg);
@@ -91,14 +90,14 @@ static int gd_chunk_rec(gd_chunker *c, int32_t k) {
     for (int64_t i = 0; i < n; i += rows) {
       c->sub[k] = (n - i < rows) ? n - i : rows;
       c->dst.offset = d0 + i * c->dstr[k];
-      if (c->mode == GD_CHUNK_COPY) c->src.offset = s0 + i * c->sstr[k];
+      if (c->mode != GD_CHUNK_FILL) c->src.offset = s0 + i * c->sstr[k];
       if (gd_chunk_call(c) < 0) return -1;
     }
   } else {
     c->sub[k] = 1;
     for (int64_t i = 0; i < n; i++) {
       c->dst.offset = d0 + i * c->dstr[k];
-      if (c->mode == GD_CHUNK_COPY) c->src.offset = s0 + i * c->sstr[k];
+      if (c->mode != GD_CHUNK_FILL) c->src.offset = s0 + i * c->sstr[k];
       if (gd_chunk_rec(c, k + 1) < 0) return -1;
     }
   }
@@ -147,11 +146,12 @@ int gd_chunked_fill(const gd_header *dst, const int64_t *shape, const int64_t *d
   return gd_chunker_run(c);
 }
 
-int gd_chunked_sum(const gd_header *h, const int64_t *shape, const int64_t *strides, gd_sum_result *r) {
-  gd_chunker *c = gd_chunker_new(GD_CHUNK_SUM, h, shape, strides);
+int gd_chunked_reduce(const gd_header *h, const int64_t *shape, const int64_t *strides, gd_reduce_req *req) {
+  gd_chunker *c = gd_chunker_new(GD_CHUNK_REDUCE, h, shape, strides);
   if (c == NULL) return -1;
-  memset(r, 0, sizeof(*r));
-  c->sum = r;
+  c->src = req->t.acc;
+  c->sstr = req->t.acc_strides;
+  c->req = req;
   return gd_chunker_run(c);
 }
 

@@ -4,6 +4,7 @@
 #ifndef GODLPACK_CHUNK_H_
 #define GODLPACK_CHUNK_H_
 
+#include "reduce.h"
 #include "skin.h"
 
 /* Long copies and fills run in chunks of at most gd_chunk_bytes() bytes
@@ -11,8 +12,8 @@
  * once), each one Go call with the GIL released; between chunks the GIL is
  * re-taken and PyErr_CheckSignals runs, so Ctrl-C interrupts within one chunk
  * (a few ms). Copies (copy(), __dlpack__(copy=True), from_dlpack(copy=True),
- * asarray copies), fills (fill(), full/zeros/ones, a[slice] = v) and sum()
- * all go through it. */
+ * asarray copies), fills (fill(), full/zeros/ones, a[slice] = v) and
+ * reductions (sum(), max(), ... over any axes) all go through it. */
 #define GD_CHUNK_MIB 32
 int64_t gd_chunk_bytes(void);
 
@@ -26,7 +27,9 @@ int gd_chunk_eligible(const gd_header *h, const int64_t *shape);
 int gd_chunked_copy_into(const gd_header *dst, const int64_t *dstr, const gd_header *src, const int64_t *shape,
                          const int64_t *sstr);
 int gd_chunked_fill(const gd_header *dst, const int64_t *shape, const int64_t *dstr, const void *elem);
-int gd_chunked_sum(const gd_header *h, const int64_t *shape, const int64_t *strides, gd_sum_result *r);
+/* Folds the input into the accumulator that gd_go_reduce set up in req
+ * (req->t.acc), chunk by chunk; the caller then ends the reduction. */
+int gd_chunked_reduce(const gd_header *h, const int64_t *shape, const int64_t *strides, gd_reduce_req *req);
 /* A new C-contiguous copy of src: *out holds a new owner reference on
  * success, nothing on failure. entry names the operation in a MemoryError. */
 int gd_chunked_copy_new(const gd_header *src, const int64_t *shape, const int64_t *sstr, gd_header *out,

@@ -10,7 +10,7 @@ import "C"
 import "github.com/godlpack/godlpack/core"
 
 // Build-time proof that the numbers of bridge.h are core's: error classes,
-// index kinds and sum kinds cross the boundary as plain ints.
+// and index kinds cross the boundary as plain ints.
 // `[1]struct{}{}[a-b]` compiles only when a == b.
 var (
 	_ = [1]struct{}{}[C.GD_ERR_BUFFER-int64(core.ClassBuffer)]
@@ -25,11 +25,6 @@ var (
 	_ = [1]struct{}{}[C.GD_IDX_ELLIPSIS-int64(core.IdxEllipsis)]
 	_ = [1]struct{}{}[C.GD_IDX_NEWAXIS-int64(core.IdxNewAxis)]
 	_ = [1]struct{}{}[C.GD_MAX_INDEX_OPS-2*core.MaxNdim]
-
-	_ = [1]struct{}{}[C.GD_SUM_INT-int64(core.SumInt)]
-	_ = [1]struct{}{}[C.GD_SUM_UINT-int64(core.SumUint)]
-	_ = [1]struct{}{}[C.GD_SUM_FLOAT-int64(core.SumFloat)]
-	_ = [1]struct{}{}[C.GD_SUM_COMPLEX-int64(core.SumComplex)]
 
 	_ = [1]struct{}{}[C.GD_DEVTYPE_MAX-int64(core.KDLTrn)]
 )

@@ -295,52 +295,6 @@ func gdgo_fill(h *C.gd_header, shape, strides *C.int64_t, elem unsafe.Pointer, m
 	return 0
 }
 
-// gdgo_sum is Array.sum(): core.Sum.
-//
-//export gdgo_sum
-func gdgo_sum(h *C.gd_header, shape, strides *C.int64_t, res *C.gd_sum_result, msg *C.char) (cls C.int) {
-	defer guard(&cls, msg, "sum()")
-	H := hdr(h)
-	nd := int(H.Ndim)
-	r, err := core.Sum(H, dims(shape, nd), dims(strides, nd))
-	if err != nil {
-		return failAt(msg, "sum()", err)
-	}
-	// accumulate: a chunk of a chunked sum (chunk.c) adds to the total
-	// so far; int64/uint64 wrap as in one pass.
-	acc := res.accumulate != 0
-	switch r.Kind {
-	case core.SumInt:
-		res.kind = C.GD_SUM_INT
-		if acc {
-			r.I += int64(res.i)
-		}
-		res.i = C.int64_t(r.I)
-	case core.SumUint:
-		res.kind = C.GD_SUM_UINT
-		if acc {
-			r.U += uint64(res.u)
-		}
-		res.u = C.uint64_t(r.U)
-	case core.SumFloat:
-		res.kind = C.GD_SUM_FLOAT
-		if acc {
-			r.F += float64(res.f)
-		}
-		res.f = C.double(r.F)
-	case core.SumComplex:
-		res.kind = C.GD_SUM_COMPLEX
-		if acc {
-			r.C += complex(float64(res.re), float64(res.im))
-		}
-		res.re = C.double(real(r.C))
-		res.im = C.double(imag(r.C))
-	default:
-		return fail(msg, fmt.Errorf("sum(): unknown result kind %d: %w", r.Kind, core.ErrInternal))
-	}
-	return 0
-}
-
 // ---- views ----
 
 // indexOps converts the C index list into dst (a caller's stack array).

@@ -103,11 +103,6 @@ static inline int gd_go_fill(gd_header *h, int64_t *shape, int64_t *strides, voi
   return gdgo_fill(h, shape, strides, elem, msg);
 }
 
-static inline int gd_go_sum(gd_header *h, int64_t *shape, int64_t *strides, gd_sum_result *res, char *msg) {
-  GD_GO_GATE("sum()");
-  return gdgo_sum(h, shape, strides, res, msg);
-}
-
 static inline int gd_go_index(gd_header *h, int64_t *shape, int64_t *strides, gd_index_op *ops, int nops,
                               int setitem, gd_header *out, int64_t *oshape, int64_t *ostrides, char *msg) {
   GD_GO_GATE(setitem ? "__setitem__()" : "__getitem__()");
@@ -169,6 +164,25 @@ static inline int gd_serve_import(void *managed, int versioned, gd_import_req *r
     return GD_ERR_MEMORY;
   }
   return cls;
+}
+
+/* Reductions (reduce.c, chunk.c): plan and begin (and with req->run, all of
+ * it), one chunk, the end. */
+#include "reduce.h"
+static inline int gd_go_reduce(gd_header *h, int64_t *shape, int64_t *strides, gd_reduce_req *req, char *msg) {
+  GD_GO_GATE(gd_reduce_entry(req->op));
+  return gdgo_reduce(h, shape, strides, req, msg);
+}
+
+static inline int gd_go_reduce_chunk(gd_header *h, int64_t *shape, int64_t *strides, gd_header *acc,
+                                     int64_t *acc_strides, gd_reduce_req *req, char *msg) {
+  GD_GO_GATE(gd_reduce_entry(req->op));
+  return gdgo_reduce_chunk(h, shape, strides, acc, acc_strides, req, msg);
+}
+
+static inline int gd_go_reduce_end(gd_reduce_req *req, int failed, char *msg) {
+  GD_GO_GATE(gd_reduce_entry(req->op));
+  return gdgo_reduce_end(req, failed, msg);
 }
 
 #endif /* GODLPACK_GOCALL_H_ */

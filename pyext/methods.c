@@ -1,6 +1,6 @@
 //go:build pyext
 
-/* methods.c: Array.tolist, copy, fill, sum, reshape, transpose: argument
+/* methods.c: Array.tolist, copy, fill, reshape, transpose: argument
  * translation around one Go call each (or the chunked operations of
  * chunk.c for long work). */
 #include <string.h>
@@ -75,34 +75,6 @@ PyObject *gd_array_fill(PyObject *self, PyObject *value) {
   GD_NOGIL_END();
   if (cls != GD_OK) return gd_raise(cls, msg);
   Py_RETURN_NONE;
-}
-
-PyObject *gd_array_sum(PyObject *self, PyObject *unused) {
-  gd_array *a = (gd_array *)self;
-  gd_sum_result r;
-  memset(&r, 0, sizeof(r));
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
-  if (gd_chunk_eligible(&a->h, GD_SHAPE(a))) { /* Ctrl-C between chunks */
-    if (gd_chunked_sum(&a->h, GD_SHAPE(a), GD_STRIDES(a), &r) < 0) return NULL;
-  } else {
-    GD_NOGIL_BEGIN(gd_is_big(a));
-    int cls = gd_go_sum(&a->h, GD_SHAPE(a), GD_STRIDES(a), &r, msg);
-    GD_NOGIL_END();
-    if (cls != GD_OK) return gd_raise(cls, msg);
-  }
-  switch (r.kind) {
-    case GD_SUM_INT:
-      return PyLong_FromLongLong(r.i);
-    case GD_SUM_UINT:
-      return PyLong_FromUnsignedLongLong(r.u);
-    case GD_SUM_FLOAT:
-      return PyFloat_FromDouble(r.f);
-    case GD_SUM_COMPLEX:
-      return PyComplex_FromDoubles(r.re, r.im);
-  }
-  PyErr_SetString(PyExc_RuntimeError, "sum(): unknown result kind");
-  return NULL;
 }
 
 /* Reads a shape-like argument list: f(3, 4) or f((3, 4)) or f([3, 4]). */

@@ -1,4 +1,4 @@
-"""``python -m godlpack bench [--quick] [exchange] [copy] [startup]``: godlpack
+"""``python -m godlpack bench [--quick] [exchange] [copy] [reduce] [startup]``: godlpack
 against numpy and torch (all groups of rows unless some are named).
 
 Every row times godlpack and a reference in the SAME run, interleaved: each
@@ -19,6 +19,10 @@ Rows:
   6  Array.copy(), from_dlpack(copy=True) of 256 MiB contiguous float64
      vs ndarray.copy() <= 1.1x; a.T.copy() of 4096x4096 float64 vs
      np.ascontiguousarray(n.T) <= 0.7x
+  8  a.sum() and a.max() of float64 arrays of 1e6 and 1e8 elements,
+     contiguous and stride 3 (a[::3] of 3e6 / 3e8 elements), vs the same
+     numpy calls on the same memory <= 1.0x; a[::3].copy() of 1e6 elements
+     vs numpy's <= 1.0x (--quick: 1e5 elements only)
   7  `import godlpack` in a fresh interpreter adds <= 10 ms to its start
      (fastest wall time of `python -c "import godlpack"` minus the fastest
      of `python -c "pass"`), and after numpy <= 5 ms (`python -c "import
@@ -164,6 +168,32 @@ class Bench:
         res = interleaved(["a.T.copy()", "np.ascontiguousarray(n.T)"], env, rounds, 0.0)
         self.add("6", f"a.T.copy() {side}x{side} float64", res[0], res[1], "np.ascontiguousarray(n.T)", 0.7)
 
+    # ---- row 8: reductions and strided copies ----------------------------------
+
+    def reductions(self, np: Any) -> None:
+        sizes = [10**5] if self.quick else [10**6, 10**8]
+        rounds = 3 if self.quick else 9
+        for size in sizes:
+            big = size >= 10**8
+            base = np.random.default_rng(0).random(3 * size)  # the same values for both
+            a = gd.asarray(base)
+            del base
+            n = np.from_dlpack(a)
+            env = {"a": a, "n": n, "ac": a[:size], "nc": n[:size], "a3": a[::3], "n3": n[::3]}
+            label = f"1e{len(str(size)) - 1}"
+            stmts = ["ac.sum()", "nc.sum()", "a3.sum()", "n3.sum()", "ac.max()", "nc.max()", "a3.max()", "n3.max()"]
+            if not big:
+                stmts += ["a3.copy()", "n3.copy()"]
+            res = dict(zip(stmts, interleaved(stmts, env, rounds, 0.0 if big else self.batch_s)))
+            for op in ("sum", "max"):
+                self.add("8", f"a.{op}() {label} float64", res[f"ac.{op}()"], res[f"nc.{op}()"], f"ndarray.{op}()", 1.0)
+                self.add("8", f"a[::3].{op}() {label} float64", res[f"a3.{op}()"], res[f"n3.{op}()"],
+                         f"ndarray[::3].{op}()", 1.0)
+            if not big:
+                self.add("8", f"a[::3].copy() {label} float64", res["a3.copy()"], res["n3.copy()"],
+                         "ndarray[::3].copy()", 1.0)
+            del a, n, env
+
     # ---- row 7: import time and the shared object ----------------------------
 
     def startup(self) -> None:
@@ -301,11 +331,11 @@ def elf_info(path: str) -> Optional[Tuple[bool, List[str]]]:
 
 def main(argv: List[str]) -> int:
     quick = "--quick" in argv or os.environ.get("BENCH_QUICK") not in (None, "", "0")
-    groups = {"exchange", "copy", "startup"}
+    groups = {"exchange", "copy", "reduce", "startup"}
     only = {a for a in argv if a in groups} or groups
     unknown = [a for a in argv if a != "--quick" and a not in groups]
     if unknown:
-        print("usage: python -m godlpack bench [--quick] [exchange] [copy] [startup]", file=sys.stderr)
+        print("usage: python -m godlpack bench [--quick] [exchange] [copy] [reduce] [startup]", file=sys.stderr)
         return 2
     import numpy as np
 
@@ -322,6 +352,8 @@ def main(argv: List[str]) -> int:
         b.exchanges(np, torch)
     if "copy" in only:
         b.copies(np)
+    if "reduce" in only:
+        b.reductions(np)
     if "startup" in only:
         b.startup()
     b.print()

@@ -269,6 +269,8 @@ def _as_dtype(dt: Any, entry: str = "dtype") -> DType:
     name = getattr(dt, "name", None)
     if not isinstance(name, str):
         name = getattr(getattr(dt, "dtype", None), "name", None) if isinstance(dt, type) else None
+    if not isinstance(name, str) and isinstance(dt, type):
+        name = getattr(dt, "__name__", None)  # numpy scalar types: numpy.float32, numpy.bool_
     if name is None:
         s = str(dt)
         name = s[len("torch."):] if s.startswith("torch.") else s

@@ -1,0 +1,546 @@
+package core
+
+import (
+	"math"
+	"unsafe"
+)
+
+// Reduction kernels.
+//
+// A block is planned like a copy (core/copy.go): dimensions of length 1
+// dropped, negative input strides flipped (with the accumulator's), the
+// dimensions ordered by decreasing input stride and neighbours contiguous on
+// both sides merged. The innermost dimension is then either reduced (a row
+// folded into one accumulator element) or kept (element-wise folding into a
+// row of accumulators); an odometer walks the others.
+//
+// Rows of float64 and float32 are read in place: pairwise sums in blocks of
+// 128 with 8 partial sums (numpy's scheme), and min/max with Go's NaN-
+// propagating builtins (reduce_rows.go). Other dtypes
+// are converted 128 elements at a time into a buffer of the accumulator type
+// on the stack, then folded. Nothing is allocated on the Go heap.
+
+const blk = 128
+
+type redPlan struct {
+	n      int
+	shape  [MaxNdim]int64
+	is, as [MaxNdim]int64 // byte strides: input, accumulator
+	ip     unsafe.Pointer
+	// a0 is the accumulator's first element as a byte offset: exec gets the
+	// accumulator's address, so that a caller's stack accumulator (Sum)
+	// does not escape through the plan.
+	a0 int64
+}
+
+func (p *redPlan) build(shape, strides, accStrides []int64, k, ak int64) {
+	n := 0
+	for i, d := range shape {
+		if d == 1 {
+			continue
+		}
+		p.shape[n], p.is[n], p.as[n] = d, strides[i]*k, accStrides[i]*ak
+		n++
+	}
+	for i := 0; i < n; i++ {
+		if p.is[i] < 0 {
+			p.ip = unsafe.Add(p.ip, (p.shape[i]-1)*p.is[i])
+			p.a0 += (p.shape[i] - 1) * p.as[i]
+			p.is[i], p.as[i] = -p.is[i], -p.as[i]
+		}
+	}
+	for i := 1; i < n; i++ {
+		for j := i; j > 0 && (p.is[j] > p.is[j-1] || (p.is[j] == p.is[j-1] && abs64(p.as[j]) > abs64(p.as[j-1]))); j-- {
+			p.shape[j], p.shape[j-1] = p.shape[j-1], p.shape[j]
+			p.is[j], p.is[j-1] = p.is[j-1], p.is[j]
+			p.as[j], p.as[j-1] = p.as[j-1], p.as[j]
+		}
+	}
+	m := 0
+	for i := 0; i < n; i++ {
+		if m > 0 && p.is[m-1] == p.is[i]*p.shape[i] && p.as[m-1] == p.as[i]*p.shape[i] {
+			p.shape[m-1] *= p.shape[i]
+			p.is[m-1], p.as[m-1] = p.is[i], p.as[i]
+			continue
+		}
+		p.shape[m], p.is[m], p.as[m] = p.shape[i], p.is[i], p.as[i]
+		m++
+	}
+	p.n = m
+}
+
+func (p *redPlan) exec(r *Reduction, acc unsafe.Pointer) {
+	base := unsafe.Add(acc, p.a0)
+	n := p.n
+	if n == 0 {
+		r.row(p.ip, 1, 0, base)
+		return
+	}
+	ln, is, as := p.shape[n-1], p.is[n-1], p.as[n-1]
+	outer := n - 1
+	var idx [MaxNdim]int64
+	var ioff, aoff int64
+	for {
+		ip, ap := unsafe.Add(p.ip, ioff), unsafe.Add(base, aoff)
+		if as == 0 {
+			r.row(ip, ln, is, ap)
+		} else {
+			r.col(ip, ln, is, ap, as)
+		}
+		j := outer - 1
+		for ; j >= 0; j-- {
+			idx[j]++
+			ioff += p.is[j]
+			aoff += p.as[j]
+			if idx[j] < p.shape[j] {
+				break
+			}
+			ioff -= p.is[j] * p.shape[j]
+			aoff -= p.as[j] * p.shape[j]
+			idx[j] = 0
+		}
+		if j < 0 {
+			return
+		}
+	}
+}
+
+// ---- rows: n elements at byte stride st folded into the accumulator at ap
+
+func (r *Reduction) row(p unsafe.Pointer, n, st int64, ap unsafe.Pointer) {
+	switch r.acc {
+	case accF:
+		a := (*float64)(ap)
+		switch r.Op {
+		case ReduceSum, ReduceMean:
+			*a += r.sumF(p, n, st)
+		case ReduceProd:
+			*a *= r.prodF(p, n, st)
+		case ReduceMax:
+			*a = maxNaN(*a, r.extF(p, n, st, true))
+		case ReduceMin:
+			*a = minNaN(*a, r.extF(p, n, st, false))
+		}
+	case accI:
+		a := (*int64)(ap)
+		var buf [blk]int64
+		for i := int64(0); i < n; i += blk {
+			m := min(blk, n-i)
+			r.loadI(&buf, unsafe.Add(p, i*st), m, st)
+			*a = foldInts(r.Op, *a, buf[:m])
+		}
+	case accU:
+		a := (*uint64)(ap)
+		var buf [blk]uint64
+		for i := int64(0); i < n; i += blk {
+			m := min(blk, n-i)
+			r.loadU(&buf, unsafe.Add(p, i*st), m, st)
+			*a = foldInts(r.Op, *a, buf[:m])
+		}
+	case accC:
+		a := (*complex128)(ap)
+		if r.Op == ReduceSum || r.Op == ReduceMean {
+			*a += r.sumC(p, n, st)
+			return
+		}
+		var buf [blk]complex128
+		for i := int64(0); i < n; i += blk {
+			m := min(blk, n-i)
+			r.loadC(&buf, unsafe.Add(p, i*st), m, st)
+			*a = foldComplex(r.Op, *a, buf[:m])
+		}
+	default:
+		a := (*uint8)(ap)
+		want := r.Op == ReduceAny // the value that decides the result
+		if (*a != 0) == want {
+			return
+		}
+		var buf [blk]bool
+		for i := int64(0); i < n; i += blk {
+			m := min(blk, n-i)
+			r.loadB(&buf, unsafe.Add(p, i*st), m, st)
+			for _, b := range buf[:m] {
+				if b == want {
+					*a ^= 1
+					return
+				}
+			}
+		}
+	}
+}
+
+// ---- columns: acc[i] op= in[i] for n elements (input stride st, accumulator stride as)
+
+func (r *Reduction) col(p unsafe.Pointer, n, st int64, ap unsafe.Pointer, as int64) {
+	for i := int64(0); i < n; i += blk {
+		m := min(blk, n-i)
+		ip, aq := unsafe.Add(p, i*st), unsafe.Add(ap, i*as)
+		switch r.acc {
+		case accF:
+			var buf [blk]float64
+			r.loadF(&buf, ip, m, st)
+			colF(r.Op, buf[:m], aq, as)
+		case accI:
+			var buf [blk]int64
+			r.loadI(&buf, ip, m, st)
+			colInts(r.Op, buf[:m], aq, as)
+		case accU:
+			var buf [blk]uint64
+			r.loadU(&buf, ip, m, st)
+			colInts(r.Op, buf[:m], aq, as)
+		case accC:
+			var buf [blk]complex128
+			r.loadC(&buf, ip, m, st)
+			for j := range buf[:m] {
+				a := (*complex128)(unsafe.Add(aq, int64(j)*as))
+				*a = foldComplex(r.Op, *a, buf[j:j+1])
+			}
+		default:
+			var buf [blk]bool
+			r.loadB(&buf, ip, m, st)
+			for j, b := range buf[:m] {
+				a := (*uint8)(unsafe.Add(aq, int64(j)*as))
+				if r.Op == ReduceAny {
+					if b {
+						*a = 1
+					}
+				} else if !b {
+					*a = 0
+				}
+			}
+		}
+	}
+}
+
+func colF(op ReduceOp, buf []float64, ap unsafe.Pointer, as int64) {
+	for j, v := range buf {
+		a := (*float64)(unsafe.Add(ap, int64(j)*as))
+		switch op {
+		case ReduceSum, ReduceMean:
+			*a += v
+		case ReduceProd:
+			*a *= v
+		case ReduceMax:
+			if v > *a || v != v {
+				*a = v
+			}
+		case ReduceMin:
+			if v < *a || v != v {
+				*a = v
+			}
+		}
+	}
+}
+
+func colInts[A int64 | uint64](op ReduceOp, buf []A, ap unsafe.Pointer, as int64) {
+	for j, v := range buf {
+		a := (*A)(unsafe.Add(ap, int64(j)*as))
+		switch op {
+		case ReduceSum, ReduceMean:
+			*a += v
+		case ReduceProd:
+			*a *= v
+		case ReduceMax:
+			*a = max(*a, v)
+		case ReduceMin:
+			*a = min(*a, v)
+		}
+	}
+}
+
+func foldInts[A int64 | uint64](op ReduceOp, a A, buf []A) A {
+	switch op {
+	case ReduceSum, ReduceMean:
+		var s0, s1, s2, s3 A
+		i := 0
+		for ; i+4 <= len(buf); i += 4 {
+			s0 += buf[i]
+			s1 += buf[i+1]
+			s2 += buf[i+2]
+			s3 += buf[i+3]
+		}
+		for ; i < len(buf); i++ {
+			s0 += buf[i]
+		}
+		return a + (s0 + s1) + (s2 + s3)
+	case ReduceProd:
+		for _, v := range buf {
+			a *= v
+		}
+	case ReduceMax:
+		for _, v := range buf {
+			a = max(a, v)
+		}
+	case ReduceMin:
+		for _, v := range buf {
+			a = min(a, v)
+		}
+	}
+	return a
+}
+
+// foldComplex: products in order; min/max compare lexicographically (real
+// part first) and propagate NaN, as numpy's.
+func foldComplex(op ReduceOp, a complex128, buf []complex128) complex128 {
+	for _, v := range buf {
+		switch op {
+		case ReduceSum, ReduceMean:
+			a += v
+		case ReduceProd:
+			a *= v
+		default:
+			if isNaNC(a) {
+				return a
+			}
+			if isNaNC(v) {
+				a = v
+				continue
+			}
+			gt := real(v) > real(a) || (real(v) == real(a) && imag(v) > imag(a))
+			lt := real(v) < real(a) || (real(v) == real(a) && imag(v) < imag(a))
+			if (op == ReduceMax && gt) || (op == ReduceMin && lt) {
+				a = v
+			}
+		}
+	}
+	return a
+}
+
+func isNaNC(c complex128) bool { return real(c) != real(c) || imag(c) != imag(c) }
+
+func maxNaN(a, b float64) float64 {
+	if a != a || b > a || b != b {
+		if a != a {
+			return a
+		}
+		return b
+	}
+	return a
+}
+
+func minNaN(a, b float64) float64 {
+	if a != a || b < a || b != b {
+		if a != a {
+			return a
+		}
+		return b
+	}
+	return a
+}
+
+// ---- float rows
+
+// sumF is the pairwise sum of a row, as float64.
+func (r *Reduction) sumF(p unsafe.Pointer, n, st int64) float64 {
+	switch {
+	case r.in == inF64 && st == 8:
+		return pairC64(p, n)
+	case r.in == inF64:
+		return pairS64(p, n, st)
+	case r.in == inF32 && st == 4:
+		return pairC32(p, n)
+	case r.in == inF32:
+		return pairS32(p, n, st)
+	}
+	return r.pairBuf(p, n, st)
+}
+
+// sumC sums a row into complex128: complex rows as two pairwise sums (real
+// and imaginary parts are float rows of twice the element's stride).
+func (r *Reduction) sumC(p unsafe.Pointer, n, st int64) complex128 {
+	switch r.in {
+	case inC128:
+		return complex(pairS64(p, n, st), pairS64(unsafe.Add(p, 8), n, st))
+	case inC64:
+		return complex(pairS32(p, n, st), pairS32(unsafe.Add(p, 4), n, st))
+	}
+	return complex(r.sumF(p, n, st), 0)
+}
+
+func (r *Reduction) pairBuf(p unsafe.Pointer, n, st int64) float64 {
+	if n <= blk {
+		var buf [blk]float64
+		r.loadF(&buf, p, n, st)
+		return pairC64(unsafe.Pointer(&buf[0]), n)
+	}
+	n2 := n / 2
+	n2 -= n2 % 8
+	return r.pairBuf(p, n2, st) + r.pairBuf(unsafe.Add(p, n2*st), n-n2, st)
+}
+
+func (r *Reduction) prodF(p unsafe.Pointer, n, st int64) float64 {
+	var buf [blk]float64
+	s := 1.0
+	for i := int64(0); i < n; i += blk {
+		m := min(blk, n-i)
+		r.loadF(&buf, unsafe.Add(p, i*st), m, st)
+		for _, v := range buf[:m] {
+			s *= v
+		}
+	}
+	return s
+}
+
+// extF is the maximum (isMax) or minimum of a row, NaN when it holds one.
+func (r *Reduction) extF(p unsafe.Pointer, n, st int64, isMax bool) float64 {
+	switch r.in {
+	case inF64:
+		if isMax {
+			return maxRow64(p, n, st)
+		}
+		return minRow64(p, n, st)
+	case inF32:
+		if isMax {
+			return maxRow32(p, n, st)
+		}
+		return minRow32(p, n, st)
+	}
+	var buf [blk]float64
+	m := math.Inf(1)
+	if isMax {
+		m = math.Inf(-1)
+	}
+	for i := int64(0); i < n; i += blk {
+		k := min(blk, n-i)
+		r.loadF(&buf, unsafe.Add(p, i*st), k, st)
+		if isMax {
+			m = maxNaN(m, maxRow64(unsafe.Pointer(&buf[0]), k, 8))
+		} else {
+			m = minNaN(m, minRow64(unsafe.Pointer(&buf[0]), k, 8))
+		}
+		if m != m {
+			return m
+		}
+	}
+	return m
+}
+
+// ---- loaders: up to blk elements of the input into a buffer
+
+type realElem interface {
+	int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32 | float64
+}
+
+func ld[E realElem, A int64 | uint64 | float64](buf *[blk]A, p unsafe.Pointer, n, st int64) {
+	for i := range buf[:n] {
+		buf[i] = A(*(*E)(unsafe.Add(p, int64(i)*st)))
+	}
+}
+
+func (r *Reduction) loadF(buf *[blk]float64, p unsafe.Pointer, n, st int64) {
+	switch r.in {
+	case inBool, inU8:
+		ld[uint8](buf, p, n, st)
+	case inI8:
+		ld[int8](buf, p, n, st)
+	case inI16:
+		ld[int16](buf, p, n, st)
+	case inI32:
+		ld[int32](buf, p, n, st)
+	case inI64:
+		ld[int64](buf, p, n, st)
+	case inU16:
+		ld[uint16](buf, p, n, st)
+	case inU32:
+		ld[uint32](buf, p, n, st)
+	case inU64:
+		ld[uint64](buf, p, n, st)
+	case inF16:
+		for i := range buf[:n] {
+			buf[i] = float64(Float16ToFloat32(*(*uint16)(unsafe.Add(p, int64(i)*st))))
+		}
+	case inBF16:
+		for i := range buf[:n] {
+			buf[i] = float64(BFloat16ToFloat32(*(*uint16)(unsafe.Add(p, int64(i)*st))))
+		}
+	case inF32:
+		ld[float32](buf, p, n, st)
+	case inF64, inC128: // complex into float: the real part (never planned)
+		ld[float64](buf, p, n, st)
+	case inC64:
+		ld[float32](buf, p, n, st)
+	}
+}
+
+func loadInts[A int64 | uint64](in inKind, buf *[blk]A, p unsafe.Pointer, n, st int64) {
+	switch in {
+	case inBool, inU8:
+		ld[uint8](buf, p, n, st)
+	case inI8:
+		ld[int8](buf, p, n, st)
+	case inI16:
+		ld[int16](buf, p, n, st)
+	case inI32:
+		ld[int32](buf, p, n, st)
+	case inI64:
+		ld[int64](buf, p, n, st)
+	case inU16:
+		ld[uint16](buf, p, n, st)
+	case inU32:
+		ld[uint32](buf, p, n, st)
+	case inU64:
+		ld[uint64](buf, p, n, st)
+	}
+}
+
+func (r *Reduction) loadI(buf *[blk]int64, p unsafe.Pointer, n, st int64) {
+	loadInts(r.in, buf, p, n, st)
+}
+func (r *Reduction) loadU(buf *[blk]uint64, p unsafe.Pointer, n, st int64) {
+	loadInts(r.in, buf, p, n, st)
+}
+
+func (r *Reduction) loadC(buf *[blk]complex128, p unsafe.Pointer, n, st int64) {
+	switch r.in {
+	case inC128:
+		for i := range buf[:n] {
+			buf[i] = *(*complex128)(unsafe.Add(p, int64(i)*st))
+		}
+	case inC64:
+		for i := range buf[:n] {
+			buf[i] = complex128(*(*complex64)(unsafe.Add(p, int64(i)*st)))
+		}
+	default:
+		var f [blk]float64
+		r.loadF(&f, p, n, st)
+		for i, v := range f[:n] {
+			buf[i] = complex(v, 0)
+		}
+	}
+}
+
+func truth[E realElem](buf *[blk]bool, p unsafe.Pointer, n, st int64) {
+	for i := range buf[:n] {
+		buf[i] = *(*E)(unsafe.Add(p, int64(i)*st)) != 0
+	}
+}
+
+// loadB loads truth values: non-zero (NaN included; -0.0 is false).
+func (r *Reduction) loadB(buf *[blk]bool, p unsafe.Pointer, n, st int64) {
+	switch r.in {
+	case inBool, inI8, inU8:
+		truth[uint8](buf, p, n, st)
+	case inI16, inU16:
+		truth[uint16](buf, p, n, st)
+	case inI32, inU32:
+		truth[uint32](buf, p, n, st)
+	case inI64, inU64:
+		truth[uint64](buf, p, n, st)
+	case inF16, inBF16:
+		for i := range buf[:n] {
+			buf[i] = *(*uint16)(unsafe.Add(p, int64(i)*st))&0x7fff != 0
+		}
+	case inF32:
+		truth[float32](buf, p, n, st)
+	case inF64:
+		truth[float64](buf, p, n, st)
+	case inC64:
+		for i := range buf[:n] {
+			buf[i] = *(*complex64)(unsafe.Add(p, int64(i)*st)) != 0
+		}
+	case inC128:
+		for i := range buf[:n] {
+			buf[i] = *(*complex128)(unsafe.Add(p, int64(i)*st)) != 0
+		}
+	}
+}
