@@ -39,13 +39,13 @@ int gd_chunk_eligible(const gd_header *h, const int64_t *shape) {
   return n > gd_chunk_bytes();
 }
 
-enum { GD_CHUNK_COPY = 0, GD_CHUNK_FILL = 1, GD_CHUNK_SUM = 2 };
+enum { GD_CHUNK_COPY = 0, GD_CHUNK_FILL = 1, GD_CHUNK_SUM = 2, GD_CHUNK_CONVERT = 3 };
 
 typedef struct {
   int mode;              /* GD_CHUNK_* */
   gd_header dst;         /* copy/fill: written; sum: read. offset moves per chunk */
   const int64_t *dstr;
-  gd_header src;         /* copy: read */
+  gd_header src;         /* copy, convert: read */
   const int64_t *sstr;
   const int64_t *shape;  /* full shape */
   int64_t sub[GD_MAX_NDIM];
@@ -69,6 +69,9 @@ static int gd_chunk_call(gd_chunker *c) {
       cls = gd_go_sum(&c->dst, c->sub, (int64_t *)c->dstr, c->sum, c->msg);
       c->sum->accumulate = 1;
       break;
+    case GD_CHUNK_CONVERT:
+      cls = gd_go_convert_into(&c->dst, (int64_t *)c->dstr, &c->src, c->sub, (int64_t *)c->sstr, c->entry, c->msg);
+      break;
     default:
       cls = gd_go_copy_into(&c->dst, (int64_t *)c->dstr, &c->src, c->sub, (int64_t *)c->sstr, c->msg);
   }
@@ -91,14 +94,14 @@ static int gd_chunk_rec(gd_chunker *c, int32_t k) {
     for (int64_t i = 0; i < n; i += rows) {
       c->sub[k] = (n - i < rows) ? n - i : rows;
       c->dst.offset = d0 + i * c->dstr[k];
-      if (c->mode == GD_CHUNK_COPY) c->src.offset = s0 + i * c->sstr[k];
+      if (c->mode == GD_CHUNK_COPY || c->mode == GD_CHUNK_CONVERT) c->src.offset = s0 + i * c->sstr[k];
       if (gd_chunk_call(c) < 0) return -1;
     }
   } else {
     c->sub[k] = 1;
     for (int64_t i = 0; i < n; i++) {
       c->dst.offset = d0 + i * c->dstr[k];
-      if (c->mode == GD_CHUNK_COPY) c->src.offset = s0 + i * c->sstr[k];
+      if (c->mode == GD_CHUNK_COPY || c->mode == GD_CHUNK_CONVERT) c->src.offset = s0 + i * c->sstr[k];
       if (gd_chunk_rec(c, k + 1) < 0) return -1;
     }
   }
@@ -137,6 +140,17 @@ int gd_chunked_copy_into(const gd_header *dst, const int64_t *dstr, const gd_hea
   if (c == NULL) return -1;
   c->src = *src;
   c->sstr = sstr;
+  return gd_chunker_run(c);
+}
+
+int gd_chunked_convert_into(const gd_header *dst, const int64_t *dstr, const gd_header *src, const int64_t *shape,
+                            const int64_t *sstr, const char *entry) {
+  gd_chunker *c = gd_chunker_new(GD_CHUNK_CONVERT, dst, shape, dstr);
+  if (c == NULL) return -1;
+  c->src = *src;
+  c->sstr = sstr;
+  c->entry = entry;
+  if (gd_itemsize(src->dtype) > c->itemsize) c->itemsize = gd_itemsize(src->dtype);
   return gd_chunker_run(c);
 }
 
