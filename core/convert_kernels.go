@@ -18,6 +18,16 @@ type cplx interface{ complex64 | complex128 }
 type number interface{ native | cplx }
 
 func convRow(d, s convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
+	if n >= vecMin && ds == d.size && ss == s.size {
+		switch {
+		case s.k == kF64 && d.k == kF32:
+			vecF64F32(dp, sp, n)
+			return
+		case s.k == kF32 && d.k == kBF16:
+			vecF32BF16(dp, sp, n)
+			return
+		}
+	}
 	switch {
 	case s.k.native() && d.k.native():
 		nativeRow(s.k, d.k, dp, sp, n, ds, ss)
@@ -380,16 +390,36 @@ func fromNarrowRow(d, s convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
 
 type fromNarrow struct{ s convSide }
 
-func (f fromNarrow) i8(dp, sp unsafe.Pointer, n, ds, ss int64)  { narrowTo[int8](f.s, dp, sp, n, ds, ss) }
-func (f fromNarrow) i16(dp, sp unsafe.Pointer, n, ds, ss int64) { narrowTo[int16](f.s, dp, sp, n, ds, ss) }
-func (f fromNarrow) i32(dp, sp unsafe.Pointer, n, ds, ss int64) { narrowTo[int32](f.s, dp, sp, n, ds, ss) }
-func (f fromNarrow) i64(dp, sp unsafe.Pointer, n, ds, ss int64) { narrowTo[int64](f.s, dp, sp, n, ds, ss) }
-func (f fromNarrow) u8(dp, sp unsafe.Pointer, n, ds, ss int64)  { narrowTo[uint8](f.s, dp, sp, n, ds, ss) }
-func (f fromNarrow) u16(dp, sp unsafe.Pointer, n, ds, ss int64) { narrowTo[uint16](f.s, dp, sp, n, ds, ss) }
-func (f fromNarrow) u32(dp, sp unsafe.Pointer, n, ds, ss int64) { narrowTo[uint32](f.s, dp, sp, n, ds, ss) }
-func (f fromNarrow) u64(dp, sp unsafe.Pointer, n, ds, ss int64) { narrowTo[uint64](f.s, dp, sp, n, ds, ss) }
-func (f fromNarrow) f32(dp, sp unsafe.Pointer, n, ds, ss int64) { narrowTo[float32](f.s, dp, sp, n, ds, ss) }
-func (f fromNarrow) f64(dp, sp unsafe.Pointer, n, ds, ss int64) { narrowTo[float64](f.s, dp, sp, n, ds, ss) }
+func (f fromNarrow) i8(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[int8](f.s, dp, sp, n, ds, ss)
+}
+func (f fromNarrow) i16(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[int16](f.s, dp, sp, n, ds, ss)
+}
+func (f fromNarrow) i32(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[int32](f.s, dp, sp, n, ds, ss)
+}
+func (f fromNarrow) i64(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[int64](f.s, dp, sp, n, ds, ss)
+}
+func (f fromNarrow) u8(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[uint8](f.s, dp, sp, n, ds, ss)
+}
+func (f fromNarrow) u16(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[uint16](f.s, dp, sp, n, ds, ss)
+}
+func (f fromNarrow) u32(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[uint32](f.s, dp, sp, n, ds, ss)
+}
+func (f fromNarrow) u64(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[uint64](f.s, dp, sp, n, ds, ss)
+}
+func (f fromNarrow) f32(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[float32](f.s, dp, sp, n, ds, ss)
+}
+func (f fromNarrow) f64(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[float64](f.s, dp, sp, n, ds, ss)
+}
 
 // narrowTo converts through the exact float32 value, as numpy and ml_dtypes
 // do (float -> int truncates toward zero).
@@ -436,16 +466,36 @@ func toNarrowRow(d convSide, s ckind, dp, sp unsafe.Pointer, n, ds, ss int64) {
 
 type toNarrow struct{ d convSide }
 
-func (t toNarrow) i8(dp, sp unsafe.Pointer, n, ds, ss int64)  { narrowFrom[int8](t.d, dp, sp, n, ds, ss) }
-func (t toNarrow) i16(dp, sp unsafe.Pointer, n, ds, ss int64) { narrowFrom[int16](t.d, dp, sp, n, ds, ss) }
-func (t toNarrow) i32(dp, sp unsafe.Pointer, n, ds, ss int64) { narrowFrom[int32](t.d, dp, sp, n, ds, ss) }
-func (t toNarrow) i64(dp, sp unsafe.Pointer, n, ds, ss int64) { narrowFrom[int64](t.d, dp, sp, n, ds, ss) }
-func (t toNarrow) u8(dp, sp unsafe.Pointer, n, ds, ss int64)  { narrowFrom[uint8](t.d, dp, sp, n, ds, ss) }
-func (t toNarrow) u16(dp, sp unsafe.Pointer, n, ds, ss int64) { narrowFrom[uint16](t.d, dp, sp, n, ds, ss) }
-func (t toNarrow) u32(dp, sp unsafe.Pointer, n, ds, ss int64) { narrowFrom[uint32](t.d, dp, sp, n, ds, ss) }
-func (t toNarrow) u64(dp, sp unsafe.Pointer, n, ds, ss int64) { narrowFrom[uint64](t.d, dp, sp, n, ds, ss) }
-func (t toNarrow) f32(dp, sp unsafe.Pointer, n, ds, ss int64) { narrowFrom[float32](t.d, dp, sp, n, ds, ss) }
-func (t toNarrow) f64(dp, sp unsafe.Pointer, n, ds, ss int64) { narrowFrom[float64](t.d, dp, sp, n, ds, ss) }
+func (t toNarrow) i8(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[int8](t.d, dp, sp, n, ds, ss)
+}
+func (t toNarrow) i16(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[int16](t.d, dp, sp, n, ds, ss)
+}
+func (t toNarrow) i32(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[int32](t.d, dp, sp, n, ds, ss)
+}
+func (t toNarrow) i64(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[int64](t.d, dp, sp, n, ds, ss)
+}
+func (t toNarrow) u8(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[uint8](t.d, dp, sp, n, ds, ss)
+}
+func (t toNarrow) u16(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[uint16](t.d, dp, sp, n, ds, ss)
+}
+func (t toNarrow) u32(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[uint32](t.d, dp, sp, n, ds, ss)
+}
+func (t toNarrow) u64(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[uint64](t.d, dp, sp, n, ds, ss)
+}
+func (t toNarrow) f32(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[float32](t.d, dp, sp, n, ds, ss)
+}
+func (t toNarrow) f64(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[float64](t.d, dp, sp, n, ds, ss)
+}
 
 func narrowFrom[S native](d convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
 	switch d.k {

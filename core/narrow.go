@@ -244,9 +244,9 @@ func f16ToF64(h uint16) float64 {
 // with the source's sign.
 func bf16FromF32(x float32) uint16 {
 	u := math.Float32bits(x)
-	if u&0x7fffffff > 0x7f800000 {
-		return uint16(u>>16)&0x8000 | 0x7fc0
+	r := (u + 0x7fff + (u>>16)&1) >> 16
+	if u&0x7fffffff > 0x7f800000 { // branch-free (CMOV): NaN is rare
+		r = u>>16&0x8000 | 0x7fc0
 	}
-	u += 0x7fff + (u>>16)&1
-	return uint16(u >> 16)
+	return uint16(r)
 }

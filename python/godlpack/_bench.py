@@ -1,4 +1,4 @@
-"""``python -m godlpack bench [--quick] [exchange] [copy] [startup]``: godlpack
+"""``python -m godlpack bench [--quick] [exchange] [copy] [convert] [startup]``: godlpack
 against numpy and torch (all groups of rows unless some are named).
 
 Every row times godlpack and a reference in the SAME run, interleaved: each
@@ -19,6 +19,10 @@ Rows:
   6  Array.copy(), from_dlpack(copy=True) of 256 MiB contiguous float64
      vs ndarray.copy() <= 1.1x; a.T.copy() of 4096x4096 float64 vs
      np.ascontiguousarray(n.T) <= 0.7x
+  8  a.astype(float32) of float64, astype(float64) of int64, astype(bfloat16)
+     of float32 (ml_dtypes on the numpy side), 1e6 and 1e8 elements, vs
+     ndarray.astype <= 1.5x; gd.asarray(list) of 2e5 Python ints and of 2e5
+     floats vs np.asarray <= 1.5x (group "convert"; --quick: 1e6 and 2e4)
   7  `import godlpack` in a fresh interpreter adds <= 10 ms to its start
      (fastest wall time of `python -c "import godlpack"` minus the fastest
      of `python -c "pass"`), and after numpy <= 5 ms (`python -c "import
@@ -164,6 +168,35 @@ class Bench:
         res = interleaved(["a.T.copy()", "np.ascontiguousarray(n.T)"], env, rounds, 0.0)
         self.add("6", f"a.T.copy() {side}x{side} float64", res[0], res[1], "np.ascontiguousarray(n.T)", 0.7)
 
+    # ---- row 8: conversions -------------------------------------------
+
+    def conversions(self, np: Any) -> None:
+        try:
+            import ml_dtypes
+        except ImportError:
+            ml_dtypes = None
+        sizes = [10**6] if self.quick else [10**6, 10**8]
+        for size in sizes:
+            big = size >= 10**8
+            rounds = 3 if self.quick or big else 15
+            cases = [("float64", "float32", np.float32), ("int64", "float64", np.float64)]
+            if ml_dtypes is not None:
+                cases.append(("float32", "bfloat16", ml_dtypes.bfloat16))
+            for src, dst, ndst in cases:
+                n = (np.arange(size) * 1.37).astype(src)
+                a = gd.from_dlpack(n)
+                env = {"a": a, "n": n, "dst": dst, "ndst": ndst}
+                res = interleaved(["a.astype(dst)", "n.astype(ndst)"], env, rounds, 0.0 if big else self.batch_s)
+                self.add("8", f"astype {src} -> {dst}, {size:.0e} elements", res[0], res[1], "ndarray.astype", 1.5)
+                del a, n, env
+            if ml_dtypes is None:
+                self.note("8", "astype float32 -> bfloat16", "ml_dtypes not installed")
+        count = 2 * 10**4 if self.quick else 2 * 10**5
+        for kind, items in (("ints", list(range(count))), ("floats", [i * 0.5 for i in range(count)])):
+            env = {"np": np, "gd": gd, "items": items}
+            res = interleaved(["gd.asarray(items)", "np.asarray(items)"], env, self.rounds, self.batch_s)
+            self.add("8", f"gd.asarray(list of {count:.0e} Python {kind})", res[0], res[1], "np.asarray", 1.5)
+
     # ---- row 7: import time and the shared object ----------------------------
 
     def startup(self) -> None:
@@ -301,11 +334,11 @@ def elf_info(path: str) -> Optional[Tuple[bool, List[str]]]:
 
 def main(argv: List[str]) -> int:
     quick = "--quick" in argv or os.environ.get("BENCH_QUICK") not in (None, "", "0")
-    groups = {"exchange", "copy", "startup"}
+    groups = {"exchange", "copy", "convert", "startup"}
     only = {a for a in argv if a in groups} or groups
     unknown = [a for a in argv if a != "--quick" and a not in groups]
     if unknown:
-        print("usage: python -m godlpack bench [--quick] [exchange] [copy] [startup]", file=sys.stderr)
+        print("usage: python -m godlpack bench [--quick] [exchange] [copy] [convert] [startup]", file=sys.stderr)
         return 2
     import numpy as np
 
@@ -322,6 +355,8 @@ def main(argv: List[str]) -> int:
         b.exchanges(np, torch)
     if "copy" in only:
         b.copies(np)
+    if "convert" in only:
+        b.conversions(np)
     if "startup" in only:
         b.startup()
     b.print()
