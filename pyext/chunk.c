@@ -39,13 +39,13 @@ int gd_chunk_eligible(const gd_header *h, const int64_t *shape) {
   return n > gd_chunk_bytes();
 }
 
-enum { GD_CHUNK_COPY = 0, GD_CHUNK_FILL = 1, GD_CHUNK_REDUCE = 2 };
+enum { GD_CHUNK_COPY = 0, GD_CHUNK_FILL = 1, GD_CHUNK_REDUCE = 2, GD_CHUNK_CONVERT = 3 };
 
 typedef struct {
   int mode;              /* GD_CHUNK_* */
   gd_header dst;         /* copy/fill: written; reduce: the input. offset moves per chunk */
   const int64_t *dstr;
-  gd_header src;         /* copy: read; reduce: the accumulator (strides per input axis, 0 on reduced ones) */
+  gd_header src;         /* copy, convert: read; reduce: the accumulator (strides per input axis, 0 on reduced ones) */
   const int64_t *sstr;
   const int64_t *shape;  /* full shape */
   int64_t sub[GD_MAX_NDIM];
@@ -67,6 +67,9 @@ static int gd_chunk_call(gd_chunker *c) {
       break;
     case GD_CHUNK_REDUCE:
       cls = gd_go_reduce_chunk(&c->dst, c->sub, (int64_t *)c->dstr, &c->src, (int64_t *)c->sstr, c->req, c->msg);
+      break;
+    case GD_CHUNK_CONVERT:
+      cls = gd_go_convert_into(&c->dst, (int64_t *)c->dstr, &c->src, c->sub, (int64_t *)c->sstr, c->entry, c->msg);
       break;
     default:
       cls = gd_go_copy_into(&c->dst, (int64_t *)c->dstr, &c->src, c->sub, (int64_t *)c->sstr, c->msg);
@@ -136,6 +139,17 @@ int gd_chunked_copy_into(const gd_header *dst, const int64_t *dstr, const gd_hea
   if (c == NULL) return -1;
   c->src = *src;
   c->sstr = sstr;
+  return gd_chunker_run(c);
+}
+
+int gd_chunked_convert_into(const gd_header *dst, const int64_t *dstr, const gd_header *src, const int64_t *shape,
+                            const int64_t *sstr, const char *entry) {
+  gd_chunker *c = gd_chunker_new(GD_CHUNK_CONVERT, dst, shape, dstr);
+  if (c == NULL) return -1;
+  c->src = *src;
+  c->sstr = sstr;
+  c->entry = entry;
+  if (gd_itemsize(src->dtype) > c->itemsize) c->itemsize = gd_itemsize(src->dtype);
   return gd_chunker_run(c);
 }
 

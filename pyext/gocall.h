@@ -185,4 +185,19 @@ static inline int gd_go_reduce_end(gd_reduce_req *req, int failed, char *msg) {
   return gdgo_reduce_end(req, failed, msg);
 }
 
+/* astype() / asarray(x, dtype=): a new C-contiguous array of dtype dt
+ * (exports_convert.go). */
+static inline int gd_go_convert(gd_header *h, int64_t *shape, int64_t *strides, DLDataType dt, gd_header *out,
+                                int64_t *ostrides, const char *entry, char *msg) {
+  GD_GO_GATE(entry);
+  return gdgo_convert(h, shape, strides, dt, out, ostrides, (char *)entry, msg);
+}
+
+/* One chunk of a long conversion, or one element of a stack. */
+static inline int gd_go_convert_into(gd_header *dst, int64_t *dstrides, gd_header *src, int64_t *shape,
+                                     int64_t *sstrides, const char *entry, char *msg) {
+  GD_GO_GATE(entry);
+  return gdgo_convert_into(dst, dstrides, src, shape, sstrides, (char *)entry, msg);
+}
+
 #endif /* GODLPACK_GOCALL_H_ */

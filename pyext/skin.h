@@ -178,6 +178,11 @@ int gd_describe_host(void *data, DLDataType dt, int32_t nd, int64_t *shape, int6
 PyObject *gd_mod_bytes_view(PyObject *m, PyObject *args);
 PyObject *gd_mod_reinterpret(PyObject *m, PyObject *args);
 
+/* convert.c: _native._convert, _stack_into, _from_nested */
+PyObject *gd_mod_convert(PyObject *m, PyObject *args);
+PyObject *gd_mod_stack_into(PyObject *m, PyObject *args);
+PyObject *gd_mod_from_nested(PyObject *m, PyObject *args);
+
 /* module.c helpers */
 int gd_parse_copy(PyObject *copy, int32_t *mode, const char *entry);
 int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type,

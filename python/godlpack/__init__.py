@@ -104,6 +104,11 @@ from . import _repr  # noqa: E402
 
 _repr.install(Array)
 
+# a.astype(dtype, copy=True): see _convert.py
+from . import _convert  # noqa: E402
+
+Array.astype = _convert.astype  # type: ignore[attr-defined]
+
 # A forked child never enters the Go runtime: the extension's pthread_atfork
 # child handler flags it (pyext/fork.c), and every call that needs Go then
 # raises RuntimeError naming forkserver/spawn (docs/reliability.md#fork).
@@ -206,55 +211,6 @@ def _infer_scalar_dtype(v: Any) -> DType:
     raise TypeError(f"asarray(): cannot convert {type(v).__name__!r} object to an array element")
 
 
-_RANK = {_BOOL: 0, _INT64: 1, _FLOAT64: 2, _COMPLEX128: 3}
-
-
-def _flatten(obj: Any) -> Tuple[Tuple[int, ...], list, DType]:
-    """Nested sequences -> (shape, flat list, inferred dtype)."""
-    if isinstance(obj, (str, bytes)):
-        raise TypeError("asarray(): strings are not arrays of numbers")
-    shape = []
-    level = [obj]
-    while True:
-        first = level[0] if level else None
-        if isinstance(first, (list, tuple)) or (
-            first is not None and hasattr(first, "__len__") and hasattr(first, "__getitem__")
-            and not isinstance(first, (str, bytes, Array)) and not hasattr(first, "__dlpack__")
-        ):
-            n = len(first)
-            nxt = []
-            for x in level:
-                if not isinstance(x, (list, tuple)) and not (hasattr(x, "__len__") and hasattr(x, "__getitem__")):
-                    raise ValueError("asarray(): inhomogeneous nested sequence (ragged or mixed with scalars)")
-                if len(x) != n:
-                    raise ValueError("asarray(): inhomogeneous nested sequence (ragged)")
-                nxt.extend(x)
-            shape.append(n)
-            if len(shape) > _tables.MAX_NDIM:
-                raise ValueError(f"asarray(): more than {_tables.MAX_NDIM} dimensions")
-            level = nxt
-            if n == 0:
-                break
-        else:
-            break
-    rank = 0
-    dt = _BOOL
-    for x in level:
-        if isinstance(x, (list, tuple)):
-            raise ValueError("asarray(): inhomogeneous nested sequence (ragged or mixed with scalars)")
-        d = _infer_scalar_dtype(x)
-        r = _RANK.get(d)
-        if r is None:
-            dt = d if rank == 0 else dt
-            continue
-        if r > rank or (r == 0 and not level):
-            rank = r
-            dt = d
-    if not level:
-        dt = _FLOAT64
-    return tuple(shape), level, dt
-
-
 def asarray(obj: Any, dtype: Any = None, copy: Optional[bool] = None, device: Any = None) -> Array:
     """Convert obj to a godlpack.Array.
 
@@ -271,8 +227,8 @@ def asarray(obj: Any, dtype: Any = None, copy: Optional[bool] = None, device: An
         a = obj
         if device is not None:
             a = _native._asarray_dlpack(a, device, copy)
-        elif copy:
-            a = a.copy()
+        elif copy and (dt is None or dt == a.dtype):
+            a = a.copy()  # (a conversion below copies anyway)
     elif hasattr(obj, "__dlpack__") or type(obj).__name__ == "PyCapsule":
         a = _native._asarray_dlpack(obj, device, copy)
     else:
@@ -293,30 +249,16 @@ def asarray(obj: Any, dtype: Any = None, copy: Optional[bool] = None, device: An
             if isinstance(obj, (list, tuple)) or (
                 hasattr(obj, "__len__") and hasattr(obj, "__getitem__") and not isinstance(obj, (str, bytes))
             ):
-                shape, flat, inferred = _flatten(obj)
-            else:
-                shape, flat, inferred = (), [obj], _infer_scalar_dtype(obj)
-            return _native._from_flat(shape, (dt or inferred)._key, flat)
+                # one pass in C: shape, kind, then the numbers into C memory
+                a = _native._from_nested(obj, -1 if dt is None else dt._key, _infer_scalar_dtype)
+                if a is NotImplemented:  # a list of arrays: np.stack
+                    return _convert.stack(obj, dt, asarray)
+                return a
+            return _native._from_flat((), (dt or _infer_scalar_dtype(obj))._key, [obj])
     if dt is not None and a.dtype != dt:
         if copy is False:
             raise ValueError(
                 f"asarray(): copy=False but converting {a.dtype} to {dt} needs a copy; pass copy=None or True"
             )
-        if a.size == 0:
-            return empty(a.shape, dt)
-        return _native._from_flat(a.shape, dt._key, _flat_values(a))
+        return _native._convert(a, dt._key, "asarray()")
     return a
-
-
-def _flat_values(a: Array) -> list:
-    out: list = []
-
-    def rec(x: Any) -> None:
-        if isinstance(x, list):
-            for y in x:
-                rec(y)
-        else:
-            out.append(x)
-
-    rec(a.tolist())
-    return out

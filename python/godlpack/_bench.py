@@ -1,4 +1,4 @@
-"""``python -m godlpack bench [--quick] [exchange] [copy] [reduce] [startup]``: godlpack
+"""``python -m godlpack bench [--quick] [exchange] [copy] [reduce] [convert] [startup]``: godlpack
 against numpy and torch (all groups of rows unless some are named).
 
 Every row times godlpack and a reference in the SAME run, interleaved: each
@@ -23,6 +23,10 @@ Rows:
      contiguous and stride 3 (a[::3] of 3e6 / 3e8 elements), vs the same
      numpy calls on the same memory <= 1.0x; a[::3].copy() of 1e6 elements
      vs numpy's <= 1.0x (--quick: 1e5 elements only)
+  9  a.astype(float32) of float64, astype(float64) of int64, astype(bfloat16)
+     of float32 (ml_dtypes on the numpy side), 1e6 and 1e8 elements, vs
+     ndarray.astype <= 1.5x; gd.asarray(list) of 2e5 Python ints and of 2e5
+     floats vs np.asarray <= 1.5x (group "convert"; --quick: 1e6 and 2e4)
   7  `import godlpack` in a fresh interpreter adds <= 10 ms to its start
      (fastest wall time of `python -c "import godlpack"` minus the fastest
      of `python -c "pass"`), and after numpy <= 5 ms (`python -c "import
@@ -194,6 +198,35 @@ class Bench:
                          "ndarray[::3].copy()", 1.0)
             del a, n, env
 
+    # ---- row 9: conversions -------------------------------------------
+
+    def conversions(self, np: Any) -> None:
+        try:
+            import ml_dtypes
+        except ImportError:
+            ml_dtypes = None
+        sizes = [10**6] if self.quick else [10**6, 10**8]
+        for size in sizes:
+            big = size >= 10**8
+            rounds = 3 if self.quick or big else 15
+            cases = [("float64", "float32", np.float32), ("int64", "float64", np.float64)]
+            if ml_dtypes is not None:
+                cases.append(("float32", "bfloat16", ml_dtypes.bfloat16))
+            for src, dst, ndst in cases:
+                n = (np.arange(size) * 1.37).astype(src)
+                a = gd.from_dlpack(n)
+                env = {"a": a, "n": n, "dst": dst, "ndst": ndst}
+                res = interleaved(["a.astype(dst)", "n.astype(ndst)"], env, rounds, 0.0 if big else self.batch_s)
+                self.add("9", f"astype {src} -> {dst}, {size:.0e} elements", res[0], res[1], "ndarray.astype", 1.5)
+                del a, n, env
+            if ml_dtypes is None:
+                self.note("9", "astype float32 -> bfloat16", "ml_dtypes not installed")
+        count = 2 * 10**4 if self.quick else 2 * 10**5
+        for kind, items in (("ints", list(range(count))), ("floats", [i * 0.5 for i in range(count)])):
+            env = {"np": np, "gd": gd, "items": items}
+            res = interleaved(["gd.asarray(items)", "np.asarray(items)"], env, self.rounds, self.batch_s)
+            self.add("9", f"gd.asarray(list of {count:.0e} Python {kind})", res[0], res[1], "np.asarray", 1.5)
+
     # ---- row 7: import time and the shared object ----------------------------
 
     def startup(self) -> None:
@@ -331,11 +364,11 @@ def elf_info(path: str) -> Optional[Tuple[bool, List[str]]]:
 
 def main(argv: List[str]) -> int:
     quick = "--quick" in argv or os.environ.get("BENCH_QUICK") not in (None, "", "0")
-    groups = {"exchange", "copy", "reduce", "startup"}
+    groups = {"exchange", "copy", "reduce", "convert", "startup"}
     only = {a for a in argv if a in groups} or groups
     unknown = [a for a in argv if a != "--quick" and a not in groups]
     if unknown:
-        print("usage: python -m godlpack bench [--quick] [exchange] [copy] [reduce] [startup]", file=sys.stderr)
+        print("usage: python -m godlpack bench [--quick] [exchange] [copy] [reduce] [convert] [startup]", file=sys.stderr)
         return 2
     import numpy as np
 
@@ -354,6 +387,8 @@ def main(argv: List[str]) -> int:
         b.copies(np)
     if "reduce" in only:
         b.reductions(np)
+    if "convert" in only:
+        b.conversions(np)
     if "startup" in only:
         b.startup()
     b.print()

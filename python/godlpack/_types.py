@@ -265,18 +265,23 @@ def _as_dtype(dt: Any, entry: str = "dtype") -> DType:
         return _BY_DTYPE_NAME["float64"]
     if dt is complex:
         return _BY_DTYPE_NAME["complex128"]
-    # numpy.dtype / numpy scalar types / torch.dtype
+    # numpy.dtype (ml_dtypes' too) and torch.dtype name themselves; numpy's
+    # and ml_dtypes' scalar types (np.float32, ml_dtypes.bfloat16) by their
+    # class name. Neither numpy nor torch is imported for this.
     name = getattr(dt, "name", None)
     if not isinstance(name, str):
-        name = getattr(getattr(dt, "dtype", None), "name", None) if isinstance(dt, type) else None
-    if not isinstance(name, str) and isinstance(dt, type):
-        name = getattr(dt, "__name__", None)  # numpy scalar types: numpy.float32, numpy.bool_
-    if name is None:
-        s = str(dt)
-        name = s[len("torch."):] if s.startswith("torch.") else s
-    d = _BY_DTYPE_NAME.get(name)
+        name = None
+        if isinstance(dt, type) and dt.__module__.partition(".")[0] in ("numpy", "ml_dtypes"):
+            name = dt.__name__
+        elif type(dt).__module__ == "torch":
+            s = str(dt)
+            name = s[len("torch."):] if s.startswith("torch.") else s
+    d = _BY_DTYPE_NAME.get(name) if name is not None else None
     if d is None:
-        raise TypeError(f"{entry}: cannot interpret {dt!r} as a godlpack dtype")
+        raise TypeError(
+            f"{entry}: cannot interpret {dt!r} as a godlpack dtype; pass a dtype name such as \"float32\", "
+            f"a godlpack dtype (godlpack.float32), or a numpy, ml_dtypes or torch dtype"
+        )
     return d
 
 

@@ -1,0 +1,343 @@
+package core
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// Conversions between dtypes (astype), with numpy's casting results:
+// float -> int truncates toward zero (out of range and NaN give whatever
+// the hardware gives, as in numpy: never a crash); complex -> real drops
+// the imaginary part; x -> bool is x != 0 (NaN is true); bool -> x is 0 or
+// 1; int -> float and float -> narrower float round to nearest even;
+// float16, bfloat16 and float8 as in narrow.go.
+//
+// A conversion is planned like a copy (copy.go): dimensions of length 1
+// dropped, negative destination strides flipped, dimensions ordered by
+// decreasing destination stride and merged where both sides allow; then a
+// row kernel chosen once for the dtype pair runs under an odometer over the
+// outer dimensions. Large conversions split along the outermost dimension
+// across GOMAXPROCS goroutines unless SetSerial(true). Nothing is allocated
+// on the Go heap on the serial path.
+
+// ckind is a dtype as the conversion kernels see it.
+type ckind uint8
+
+const (
+	kBool ckind = iota
+	kI8
+	kI16
+	kI32
+	kI64
+	kU8
+	kU16
+	kU32
+	kU64
+	kF32
+	kF64 // last native kind: Go has a type for kBool+1..kF64
+	kC64
+	kC128
+	kF16
+	kBF16
+	kF8
+)
+
+func (k ckind) native() bool  { return k >= kI8 && k <= kF64 }
+func (k ckind) complex() bool { return k == kC64 || k == kC128 }
+func (k ckind) narrow() bool  { return k >= kF16 }
+
+// convSide is one side of a conversion: its kind, float8 table index and
+// element size in bytes.
+type convSide struct {
+	k    ckind
+	f8   uint8
+	size int64
+}
+
+// convSideOf maps a dtype to its conversion kind; ok is false for dtypes
+// the kernels do not convert (sub-byte, lanes != 1, unknown).
+func convSideOf(dt DataType) (convSide, bool) {
+	if dt.Lanes != 1 {
+		return convSide{}, false
+	}
+	s := convSide{size: dt.ItemSize()}
+	switch dt.Code {
+	case KDLBool:
+		s.k = kBool
+		return s, dt.Bits == 8
+	case KDLInt, KDLUInt:
+		base := kI8
+		if dt.Code == KDLUInt {
+			base = kU8
+		}
+		switch dt.Bits {
+		case 8:
+			s.k = base
+		case 16:
+			s.k = base + 1
+		case 32:
+			s.k = base + 2
+		case 64:
+			s.k = base + 3
+		default:
+			return s, false
+		}
+		return s, true
+	case KDLFloat:
+		switch dt.Bits {
+		case 16:
+			s.k = kF16
+		case 32:
+			s.k = kF32
+		case 64:
+			s.k = kF64
+		default:
+			return s, false
+		}
+		return s, true
+	case KDLBfloat:
+		s.k = kBF16
+		return s, dt.Bits == 16
+	case KDLComplex:
+		switch dt.Bits {
+		case 64:
+			s.k = kC64
+		case 128:
+			s.k = kC128
+		default:
+			return s, false
+		}
+		return s, true
+	}
+	if dt.Code >= KDLFloat8E3M4 && dt.Code <= KDLFloat8E8M0FNU && dt.Bits == 8 {
+		s.k, s.f8 = kF8, uint8(dt.Code-KDLFloat8E3M4)
+		return s, true
+	}
+	return s, false
+}
+
+// CanConvert reports whether ConvertInto converts between from and to:
+// every pair of byte-sized dtypes of the DLPack table (bool, int, uint,
+// float16/32/64, bfloat16, complex, float8). Packed sub-byte dtypes
+// (float6, float4) are not converted.
+func CanConvert(from, to DataType) bool {
+	_, ok1 := convSideOf(from)
+	_, ok2 := convSideOf(to)
+	return ok1 && ok2
+}
+
+// CheckConvert returns nil when ConvertInto converts from into to (equal
+// byte-sized dtypes included), else ErrDType with a message that starts
+// with where and names the way out.
+func CheckConvert(where string, from, to DataType) error {
+	if from == to && !from.IsSubByte() || CanConvert(from, to) {
+		return nil
+	}
+	return convertTypeErr(where, from, to)
+}
+
+// ConvertInto writes the elements of src, converted to dst's dtype, into
+// dst. Shapes must be equal; dtypes may differ (equal dtypes copy, as
+// CopyInto). Both must be CPU-accessible. An overlapping source and
+// destination of different dtypes go through a temporary C buffer. It does
+// not allocate on the Go heap unless it runs in parallel (large arrays) or
+// fails.
+//
+// Errors: ErrReadOnly, ErrDType (a packed sub-byte or unknown dtype; the
+// message names the way out), ErrShape, ErrDevice, ErrNullData, ErrNoMemory.
+func ConvertInto(dst *Header, dstShape, dstStrides []int64, src *Header, srcShape, srcStrides []int64) error {
+	const where = "astype()"
+	if dst.DType == src.DType {
+		return CopyInto(dst, dstShape, dstStrides, src, srcShape, srcStrides)
+	}
+	if dst.ReadOnly() {
+		return fmt.Errorf("%s: destination is read-only: %w", where, ErrReadOnly)
+	}
+	ds, ok1 := convSideOf(dst.DType)
+	ss, ok2 := convSideOf(src.DType)
+	if !ok1 || !ok2 {
+		return convertTypeErr(where, src.DType, dst.DType)
+	}
+	nd := len(dstShape)
+	if len(srcShape) != nd || len(dstStrides) != nd || len(srcStrides) != nd || nd > MaxNdim {
+		return fmt.Errorf("%s: shapes %s and %s differ: %w", where, dimsString(srcShape), dimsString(dstShape), ErrShape)
+	}
+	for i := range dstShape {
+		if dstShape[i] != srcShape[i] {
+			return fmt.Errorf("%s: shapes %s and %s differ: %w", where, dimsString(srcShape), dimsString(dstShape), ErrShape)
+		}
+	}
+	if !CPUAccessible(dst.Device.Type) || !CPUAccessible(src.Device.Type) {
+		return fmt.Errorf("%s: %v to %v needs a device backend: %w", where, src.Device, dst.Device, ErrDevice)
+	}
+	size, err := shapeSize(where, dstShape)
+	if err != nil || size == 0 {
+		return err
+	}
+	if dst.Data == nil || src.Data == nil {
+		return fmt.Errorf("%s: %w", where, ErrNullData)
+	}
+	dp := unsafe.Add(dst.Data, dst.Offset*ds.size)
+	sp := unsafe.Add(src.Data, src.Offset*ss.size)
+	dlo, dhi := extent(dp, dstShape, dstStrides, ds.size)
+	slo, shi := extent(sp, srcShape, srcStrides, ss.size)
+	if dlo < shi && slo < dhi {
+		// Overlap: convert into a contiguous temporary, then copy.
+		host := hostBackend()
+		tmp, err := host.Allocate(0, size*ds.size, false)
+		if err != nil {
+			return fmt.Errorf("%s: cannot allocate a %d-byte temporary: %w", where, size*ds.size, ErrNoMemory)
+		}
+		defer host.Free(tmp)
+		var cs [MaxNdim]int64
+		cStrides(dstShape, cs[:nd])
+		convertRaw(tmp, cs[:nd], ds, sp, srcStrides, ss, dstShape, size)
+		copyRaw(dp, dstStrides, tmp, cs[:nd], dstShape, ds.size, size)
+		return nil
+	}
+	convertRaw(dp, dstStrides, ds, sp, srcStrides, ss, dstShape, size)
+	return nil
+}
+
+func convertTypeErr(where string, from, to DataType) error {
+	if from.IsSubByte() || to.IsSubByte() {
+		return WithClass(ClassType, fmt.Sprintf("%s: cannot convert %v to %v: packed sub-byte dtypes (float6, float4) are not converted; convert with ml_dtypes after np.from_dlpack(a)", where, from, to), ErrDType)
+	}
+	return WithClass(ClassType, fmt.Sprintf("%s: cannot convert %v to %v; use one of godlpack's dtypes (bool, int8..uint64, float16..float64, bfloat16, complex64, complex128, float8_*)", where, from, to), ErrDType)
+}
+
+// AsType returns a new C-contiguous CPU array with a's elements converted to
+// dt (a copy even when dt is a's dtype). Errors: as Copy, and ErrDType for
+// dtypes ConvertInto does not convert.
+func (a *Array) AsType(dt DataType) (*Array, error) {
+	const where = "AsType()"
+	h, err := a.acquire(where)
+	if err != nil {
+		return nil, err
+	}
+	defer h.Owner.Release()
+	if !CanConvert(h.DType, dt) {
+		if h.DType == dt && !dt.IsSubByte() {
+			return a.Copy()
+		}
+		return nil, convertTypeErr(where, h.DType, dt)
+	}
+	nd := len(a.shape)
+	var st [MaxNdim]int64
+	var out Header
+	if err := allocContiguous(where, dt, a.shape, &out, st[:nd], false, true); err != nil {
+		return nil, err
+	}
+	if err := ConvertInto(&out, a.shape, st[:nd], &h, a.shape, a.strides); err != nil {
+		out.Owner.Release()
+		return nil, err
+	}
+	return newOwnedArray(out, a.shape, st[:nd]), nil
+}
+
+// cplan is a planned conversion, strides in bytes.
+type cplan struct {
+	n      int
+	shape  [MaxNdim]int64
+	ds, ss [MaxNdim]int64
+	dp, sp unsafe.Pointer
+	d, s   convSide
+}
+
+func convertRaw(dp unsafe.Pointer, dstStrides []int64, d convSide, sp unsafe.Pointer, srcStrides []int64, s convSide,
+	shape []int64, size int64) {
+	var p cplan
+	p.dp, p.sp, p.d, p.s = dp, sp, d, s
+	n := 0
+	for i, e := range shape {
+		if e == 1 {
+			continue
+		}
+		p.shape[n], p.ds[n], p.ss[n] = e, dstStrides[i]*d.size, srcStrides[i]*s.size
+		if p.ds[n] < 0 {
+			p.dp = unsafe.Add(p.dp, (e-1)*p.ds[n])
+			p.sp = unsafe.Add(p.sp, (e-1)*p.ss[n])
+			p.ds[n], p.ss[n] = -p.ds[n], -p.ss[n]
+		}
+		n++
+	}
+	for i := 1; i < n; i++ {
+		for j := i; j > 0 && (p.ds[j] > p.ds[j-1] || p.ds[j] == p.ds[j-1] && abs64(p.ss[j]) > abs64(p.ss[j-1])); j-- {
+			p.shape[j], p.shape[j-1] = p.shape[j-1], p.shape[j]
+			p.ds[j], p.ds[j-1] = p.ds[j-1], p.ds[j]
+			p.ss[j], p.ss[j-1] = p.ss[j-1], p.ss[j]
+		}
+	}
+	m := 0
+	for i := 0; i < n; i++ {
+		if m > 0 && p.ds[m-1] == p.ds[i]*p.shape[i] && p.ss[m-1] == p.ss[i]*p.shape[i] {
+			p.shape[m-1] *= p.shape[i]
+			p.ds[m-1], p.ss[m-1] = p.ds[i], p.ss[i]
+			continue
+		}
+		p.shape[m], p.ds[m], p.ss[m] = p.shape[i], p.ds[i], p.ss[i]
+		m++
+	}
+	p.n = m
+	if m >= 1 && size*max(d.size, s.size) >= parallelMin && !Serial() {
+		if w := min(int64(runtime.GOMAXPROCS(0)), p.shape[0]); w > 1 {
+			p.runParallel(w)
+			return
+		}
+	}
+	p.exec()
+}
+
+func (p *cplan) runParallel(w int64) {
+	var wg sync.WaitGroup
+	n0 := p.shape[0]
+	chunk := (n0 + w - 1) / w
+	var first cplan
+	for start := int64(0); start < n0; start += chunk {
+		sub := *p
+		sub.shape[0] = min(chunk, n0-start)
+		sub.dp = unsafe.Add(p.dp, start*p.ds[0])
+		sub.sp = unsafe.Add(p.sp, start*p.ss[0])
+		if start == 0 {
+			first = sub
+			continue
+		}
+		wg.Add(1)
+		go func(s cplan) {
+			defer wg.Done()
+			s.exec()
+		}(sub)
+	}
+	first.exec()
+	wg.Wait()
+}
+
+func (p *cplan) exec() {
+	n := p.n
+	if n == 0 {
+		convRow(p.d, p.s, p.dp, p.sp, 1, 0, 0)
+		return
+	}
+	var idx [MaxNdim]int64
+	var doff, soff int64
+	for {
+		convRow(p.d, p.s, unsafe.Add(p.dp, doff), unsafe.Add(p.sp, soff), p.shape[n-1], p.ds[n-1], p.ss[n-1])
+		j := n - 2
+		for ; j >= 0; j-- {
+			idx[j]++
+			doff += p.ds[j]
+			soff += p.ss[j]
+			if idx[j] < p.shape[j] {
+				break
+			}
+			doff -= p.ds[j] * p.shape[j]
+			soff -= p.ss[j] * p.shape[j]
+			idx[j] = 0
+		}
+		if j < 0 {
+			return
+		}
+	}
+}

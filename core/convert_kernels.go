@@ -1,0 +1,528 @@
+package core
+
+import (
+	"math"
+	"unsafe"
+)
+
+// Row kernels of ConvertInto: n elements from sp (byte stride ss) to dp
+// (byte stride ds). convRow picks one per dtype pair; the generic kernels
+// are instantiated per Go type, so each loop body is a plain conversion.
+
+type native interface {
+	int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32 | float64
+}
+
+type cplx interface{ complex64 | complex128 }
+
+type number interface{ native | cplx }
+
+func convRow(d, s convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
+	if n >= vecMin && ds == d.size && ss == s.size {
+		switch {
+		case s.k == kF64 && d.k == kF32:
+			vecF64F32(dp, sp, n)
+			return
+		case s.k == kF32 && d.k == kBF16:
+			vecF32BF16(dp, sp, n)
+			return
+		}
+	}
+	switch {
+	case s.k.native() && d.k.native():
+		nativeRow(s.k, d.k, dp, sp, n, ds, ss)
+	case d.k == kBool:
+		toBoolRow(s, dp, sp, n, ds, ss)
+	case s.k == kBool:
+		fromBoolRow(d, dp, sp, n, ds, ss)
+	case s.k.narrow():
+		fromNarrowRow(d, s, dp, sp, n, ds, ss)
+	case d.k.narrow():
+		toNarrowRow(d, s.k, dp, sp, n, ds, ss)
+	case s.k.complex():
+		fromComplexRow(d.k, s.k, dp, sp, n, ds, ss)
+	default: // native -> complex
+		if d.k == kC64 {
+			withNative(s.k, toC64Row{}, dp, sp, n, ds, ss)
+		} else {
+			withNative(s.k, toC128Row{}, dp, sp, n, ds, ss)
+		}
+	}
+}
+
+// nativeTarget is a kernel over one native source type; withNative calls it
+// with the type of kind k.
+type nativeTarget interface {
+	i8(dp, sp unsafe.Pointer, n, ds, ss int64)
+	i16(dp, sp unsafe.Pointer, n, ds, ss int64)
+	i32(dp, sp unsafe.Pointer, n, ds, ss int64)
+	i64(dp, sp unsafe.Pointer, n, ds, ss int64)
+	u8(dp, sp unsafe.Pointer, n, ds, ss int64)
+	u16(dp, sp unsafe.Pointer, n, ds, ss int64)
+	u32(dp, sp unsafe.Pointer, n, ds, ss int64)
+	u64(dp, sp unsafe.Pointer, n, ds, ss int64)
+	f32(dp, sp unsafe.Pointer, n, ds, ss int64)
+	f64(dp, sp unsafe.Pointer, n, ds, ss int64)
+}
+
+func withNative[T nativeTarget](k ckind, t T, dp, sp unsafe.Pointer, n, ds, ss int64) {
+	switch k {
+	case kI8:
+		t.i8(dp, sp, n, ds, ss)
+	case kI16:
+		t.i16(dp, sp, n, ds, ss)
+	case kI32:
+		t.i32(dp, sp, n, ds, ss)
+	case kI64:
+		t.i64(dp, sp, n, ds, ss)
+	case kU8:
+		t.u8(dp, sp, n, ds, ss)
+	case kU16:
+		t.u16(dp, sp, n, ds, ss)
+	case kU32:
+		t.u32(dp, sp, n, ds, ss)
+	case kU64:
+		t.u64(dp, sp, n, ds, ss)
+	case kF32:
+		t.f32(dp, sp, n, ds, ss)
+	case kF64:
+		t.f64(dp, sp, n, ds, ss)
+	}
+}
+
+// ---- native -> native ----
+
+func nativeRow(s, d ckind, dp, sp unsafe.Pointer, n, ds, ss int64) {
+	switch s {
+	case kI8:
+		nativeTo[int8](d, dp, sp, n, ds, ss)
+	case kI16:
+		nativeTo[int16](d, dp, sp, n, ds, ss)
+	case kI32:
+		nativeTo[int32](d, dp, sp, n, ds, ss)
+	case kI64:
+		nativeTo[int64](d, dp, sp, n, ds, ss)
+	case kU8:
+		nativeTo[uint8](d, dp, sp, n, ds, ss)
+	case kU16:
+		nativeTo[uint16](d, dp, sp, n, ds, ss)
+	case kU32:
+		nativeTo[uint32](d, dp, sp, n, ds, ss)
+	case kU64:
+		nativeTo[uint64](d, dp, sp, n, ds, ss)
+	case kF32:
+		nativeTo[float32](d, dp, sp, n, ds, ss)
+	case kF64:
+		nativeTo[float64](d, dp, sp, n, ds, ss)
+	}
+}
+
+func nativeTo[S native](d ckind, dp, sp unsafe.Pointer, n, ds, ss int64) {
+	switch d {
+	case kI8:
+		cvt[S, int8](dp, sp, n, ds, ss)
+	case kI16:
+		cvt[S, int16](dp, sp, n, ds, ss)
+	case kI32:
+		cvt[S, int32](dp, sp, n, ds, ss)
+	case kI64:
+		cvt[S, int64](dp, sp, n, ds, ss)
+	case kU8:
+		cvt[S, uint8](dp, sp, n, ds, ss)
+	case kU16:
+		cvt[S, uint16](dp, sp, n, ds, ss)
+	case kU32:
+		cvt[S, uint32](dp, sp, n, ds, ss)
+	case kU64:
+		cvt[S, uint64](dp, sp, n, ds, ss)
+	case kF32:
+		cvt[S, float32](dp, sp, n, ds, ss)
+	case kF64:
+		cvt[S, float64](dp, sp, n, ds, ss)
+	}
+}
+
+// cvt is Go's conversion D(v), which is numpy's C cast for these types.
+func cvt[S, D native](dp, sp unsafe.Pointer, n, ds, ss int64) {
+	if ds == int64(unsafe.Sizeof(D(0))) && ss == int64(unsafe.Sizeof(S(0))) {
+		src := unsafe.Slice((*S)(sp), n)
+		dst := unsafe.Slice((*D)(dp), n)
+		dst = dst[:len(src)]
+		i := 0
+		for ; i+4 <= len(src); i += 4 {
+			dst[i] = D(src[i])
+			dst[i+1] = D(src[i+1])
+			dst[i+2] = D(src[i+2])
+			dst[i+3] = D(src[i+3])
+		}
+		for ; i < len(src); i++ {
+			dst[i] = D(src[i])
+		}
+		return
+	}
+	for i := int64(0); i < n; i++ {
+		*(*D)(dp) = D(*(*S)(sp))
+		dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+	}
+}
+
+// ---- to and from bool ----
+
+func toBoolRow(s convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
+	switch s.k {
+	case kBool, kI8, kU8:
+		toBool[uint8](dp, sp, n, ds, ss)
+	case kI16, kU16:
+		toBool[uint16](dp, sp, n, ds, ss)
+	case kI32, kU32:
+		toBool[uint32](dp, sp, n, ds, ss)
+	case kI64, kU64:
+		toBool[uint64](dp, sp, n, ds, ss)
+	case kF32:
+		toBool[float32](dp, sp, n, ds, ss)
+	case kF64:
+		toBool[float64](dp, sp, n, ds, ss)
+	case kC64:
+		toBool[complex64](dp, sp, n, ds, ss)
+	case kC128:
+		toBool[complex128](dp, sp, n, ds, ss)
+	default:
+		for i := int64(0); i < n; i++ {
+			*(*uint8)(dp) = b2u8(loadNarrow(s, sp) != 0) // NaN != 0
+			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		}
+	}
+}
+
+func b2u8(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// toBool is v != 0 (for floats -0.0 is false and NaN true).
+func toBool[S number](dp, sp unsafe.Pointer, n, ds, ss int64) {
+	for i := int64(0); i < n; i++ {
+		*(*uint8)(dp) = b2u8(*(*S)(sp) != 0)
+		dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+	}
+}
+
+func fromBoolRow(d convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
+	switch d.k {
+	case kI8, kU8:
+		fromBool[uint8](dp, sp, n, ds, ss)
+	case kI16, kU16:
+		fromBool[uint16](dp, sp, n, ds, ss)
+	case kI32, kU32:
+		fromBool[uint32](dp, sp, n, ds, ss)
+	case kI64, kU64:
+		fromBool[uint64](dp, sp, n, ds, ss)
+	case kF32:
+		fromBool[float32](dp, sp, n, ds, ss)
+	case kF64:
+		fromBool[float64](dp, sp, n, ds, ss)
+	case kC64:
+		fromBool[complex64](dp, sp, n, ds, ss)
+	case kC128:
+		fromBool[complex128](dp, sp, n, ds, ss)
+	default: // narrow: the codes of 0 and 1
+		var c [2]uint16
+		for v := range c {
+			c[v] = encodeNarrow(d, float32(v))
+		}
+		for i := int64(0); i < n; i++ {
+			storeCode(d, dp, c[b2u8(*(*uint8)(sp) != 0)])
+			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		}
+	}
+}
+
+func fromBool[D number](dp, sp unsafe.Pointer, n, ds, ss int64) {
+	for i := int64(0); i < n; i++ {
+		var v D
+		if *(*uint8)(sp) != 0 {
+			v = 1
+		}
+		*(*D)(dp) = v
+		dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+	}
+}
+
+// ---- complex ----
+
+type toC64Row struct{}
+
+func (toC64Row) i8(dp, sp unsafe.Pointer, n, ds, ss int64)  { toC64[int8](dp, sp, n, ds, ss) }
+func (toC64Row) i16(dp, sp unsafe.Pointer, n, ds, ss int64) { toC64[int16](dp, sp, n, ds, ss) }
+func (toC64Row) i32(dp, sp unsafe.Pointer, n, ds, ss int64) { toC64[int32](dp, sp, n, ds, ss) }
+func (toC64Row) i64(dp, sp unsafe.Pointer, n, ds, ss int64) { toC64[int64](dp, sp, n, ds, ss) }
+func (toC64Row) u8(dp, sp unsafe.Pointer, n, ds, ss int64)  { toC64[uint8](dp, sp, n, ds, ss) }
+func (toC64Row) u16(dp, sp unsafe.Pointer, n, ds, ss int64) { toC64[uint16](dp, sp, n, ds, ss) }
+func (toC64Row) u32(dp, sp unsafe.Pointer, n, ds, ss int64) { toC64[uint32](dp, sp, n, ds, ss) }
+func (toC64Row) u64(dp, sp unsafe.Pointer, n, ds, ss int64) { toC64[uint64](dp, sp, n, ds, ss) }
+func (toC64Row) f32(dp, sp unsafe.Pointer, n, ds, ss int64) { toC64[float32](dp, sp, n, ds, ss) }
+func (toC64Row) f64(dp, sp unsafe.Pointer, n, ds, ss int64) { toC64[float64](dp, sp, n, ds, ss) }
+
+type toC128Row struct{}
+
+func (toC128Row) i8(dp, sp unsafe.Pointer, n, ds, ss int64)  { toC128[int8](dp, sp, n, ds, ss) }
+func (toC128Row) i16(dp, sp unsafe.Pointer, n, ds, ss int64) { toC128[int16](dp, sp, n, ds, ss) }
+func (toC128Row) i32(dp, sp unsafe.Pointer, n, ds, ss int64) { toC128[int32](dp, sp, n, ds, ss) }
+func (toC128Row) i64(dp, sp unsafe.Pointer, n, ds, ss int64) { toC128[int64](dp, sp, n, ds, ss) }
+func (toC128Row) u8(dp, sp unsafe.Pointer, n, ds, ss int64)  { toC128[uint8](dp, sp, n, ds, ss) }
+func (toC128Row) u16(dp, sp unsafe.Pointer, n, ds, ss int64) { toC128[uint16](dp, sp, n, ds, ss) }
+func (toC128Row) u32(dp, sp unsafe.Pointer, n, ds, ss int64) { toC128[uint32](dp, sp, n, ds, ss) }
+func (toC128Row) u64(dp, sp unsafe.Pointer, n, ds, ss int64) { toC128[uint64](dp, sp, n, ds, ss) }
+func (toC128Row) f32(dp, sp unsafe.Pointer, n, ds, ss int64) { toC128[float32](dp, sp, n, ds, ss) }
+func (toC128Row) f64(dp, sp unsafe.Pointer, n, ds, ss int64) { toC128[float64](dp, sp, n, ds, ss) }
+
+// toC64 rounds the source to float32 directly (an int64 is not rounded
+// through float64 first), as numpy does.
+func toC64[S native](dp, sp unsafe.Pointer, n, ds, ss int64) {
+	for i := int64(0); i < n; i++ {
+		*(*complex64)(dp) = complex(float32(*(*S)(sp)), 0)
+		dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+	}
+}
+
+func toC128[S native](dp, sp unsafe.Pointer, n, ds, ss int64) {
+	for i := int64(0); i < n; i++ {
+		*(*complex128)(dp) = complex(float64(*(*S)(sp)), 0)
+		dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+	}
+}
+
+// fromComplexRow: complex -> complex or native (the real part).
+func fromComplexRow(d, s ckind, dp, sp unsafe.Pointer, n, ds, ss int64) {
+	switch {
+	case s == kC64 && d == kC128:
+		for i := int64(0); i < n; i++ {
+			*(*complex128)(dp) = complex128(*(*complex64)(sp))
+			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		}
+	case s == kC128 && d == kC64:
+		for i := int64(0); i < n; i++ {
+			*(*complex64)(dp) = complex64(*(*complex128)(sp))
+			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		}
+	case s == kC64:
+		// The real part is the first float32 of each element.
+		nativeRow(kF32, d, dp, sp, n, ds, ss)
+	default:
+		nativeRow(kF64, d, dp, sp, n, ds, ss)
+	}
+}
+
+// ---- narrow floats ----
+
+// loadNarrow decodes the narrow element at p to float32 (exact).
+func loadNarrow(s convSide, p unsafe.Pointer) float32 {
+	switch s.k {
+	case kF16:
+		return Float16ToFloat32(*(*uint16)(p))
+	case kBF16:
+		return math.Float32frombits(uint32(*(*uint16)(p)) << 16)
+	}
+	return f8Decode[s.f8][*(*uint8)(p)]
+}
+
+// encodeNarrow rounds a float32 to d's kind (float16 with numpy's NaN
+// rule for float32 sources).
+func encodeNarrow(d convSide, x float32) uint16 {
+	switch d.k {
+	case kF16:
+		return f16FromF32(x)
+	case kBF16:
+		return bf16FromF32(x)
+	}
+	return fmtF8[d.f8].encode(float64(x))
+}
+
+func storeCode(d convSide, p unsafe.Pointer, c uint16) {
+	if d.size == 2 {
+		*(*uint16)(p) = c
+	} else {
+		*(*uint8)(p) = uint8(c)
+	}
+}
+
+// fromNarrowRow: float16, bfloat16, float8 -> anything but bool.
+func fromNarrowRow(d, s convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
+	switch {
+	case d.k == kF64 && s.k == kF16:
+		for i := int64(0); i < n; i++ {
+			*(*float64)(dp) = f16ToF64(*(*uint16)(sp))
+			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		}
+	case d.k == kF32 && s.k == kBF16:
+		for i := int64(0); i < n; i++ {
+			*(*uint32)(dp) = uint32(*(*uint16)(sp)) << 16
+			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		}
+	case d.k.native():
+		withNative(d.k, fromNarrow{s}, dp, sp, n, ds, ss)
+	case d.k == kC64:
+		for i := int64(0); i < n; i++ {
+			*(*complex64)(dp) = complex(loadNarrow(s, sp), 0)
+			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		}
+	case d.k == kC128:
+		for i := int64(0); i < n; i++ {
+			*(*complex128)(dp) = complex(float64(loadNarrow(s, sp)), 0)
+			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		}
+	case d.k == kF16:
+		// ml_dtypes' float16 NaN is the quiet NaN; a float16 source is
+		// the same dtype (a copy) and never gets here.
+		for i := int64(0); i < n; i++ {
+			*(*uint16)(dp) = f16FromF32Quiet(loadNarrow(s, sp))
+			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		}
+	default:
+		for i := int64(0); i < n; i++ {
+			storeCode(d, dp, encodeNarrow(d, loadNarrow(s, sp)))
+			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		}
+	}
+}
+
+type fromNarrow struct{ s convSide }
+
+func (f fromNarrow) i8(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[int8](f.s, dp, sp, n, ds, ss)
+}
+func (f fromNarrow) i16(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[int16](f.s, dp, sp, n, ds, ss)
+}
+func (f fromNarrow) i32(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[int32](f.s, dp, sp, n, ds, ss)
+}
+func (f fromNarrow) i64(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[int64](f.s, dp, sp, n, ds, ss)
+}
+func (f fromNarrow) u8(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[uint8](f.s, dp, sp, n, ds, ss)
+}
+func (f fromNarrow) u16(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[uint16](f.s, dp, sp, n, ds, ss)
+}
+func (f fromNarrow) u32(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[uint32](f.s, dp, sp, n, ds, ss)
+}
+func (f fromNarrow) u64(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[uint64](f.s, dp, sp, n, ds, ss)
+}
+func (f fromNarrow) f32(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[float32](f.s, dp, sp, n, ds, ss)
+}
+func (f fromNarrow) f64(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowTo[float64](f.s, dp, sp, n, ds, ss)
+}
+
+// narrowTo converts through the exact float32 value, as numpy and ml_dtypes
+// do (float -> int truncates toward zero).
+func narrowTo[D native](s convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
+	switch s.k {
+	case kF16:
+		for i := int64(0); i < n; i++ {
+			*(*D)(dp) = D(Float16ToFloat32(*(*uint16)(sp)))
+			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		}
+	case kBF16:
+		for i := int64(0); i < n; i++ {
+			*(*D)(dp) = D(math.Float32frombits(uint32(*(*uint16)(sp)) << 16))
+			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		}
+	default:
+		t := &f8Decode[s.f8]
+		for i := int64(0); i < n; i++ {
+			*(*D)(dp) = D(t[*(*uint8)(sp)])
+			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		}
+	}
+}
+
+// toNarrowRow: native or complex (real part) -> float16, bfloat16, float8.
+// ml_dtypes rounds every source to float32 first; numpy rounds float64 to
+// float16 directly.
+func toNarrowRow(d convSide, s ckind, dp, sp unsafe.Pointer, n, ds, ss int64) {
+	switch s {
+	case kC64:
+		s = kF32 // the real part leads each element
+	case kC128:
+		s = kF64
+	}
+	if s == kF64 && d.k == kF16 {
+		for i := int64(0); i < n; i++ {
+			*(*uint16)(dp) = f16FromF64(*(*float64)(sp))
+			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		}
+		return
+	}
+	withNative(s, toNarrow{d}, dp, sp, n, ds, ss)
+}
+
+type toNarrow struct{ d convSide }
+
+func (t toNarrow) i8(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[int8](t.d, dp, sp, n, ds, ss)
+}
+func (t toNarrow) i16(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[int16](t.d, dp, sp, n, ds, ss)
+}
+func (t toNarrow) i32(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[int32](t.d, dp, sp, n, ds, ss)
+}
+func (t toNarrow) i64(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[int64](t.d, dp, sp, n, ds, ss)
+}
+func (t toNarrow) u8(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[uint8](t.d, dp, sp, n, ds, ss)
+}
+func (t toNarrow) u16(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[uint16](t.d, dp, sp, n, ds, ss)
+}
+func (t toNarrow) u32(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[uint32](t.d, dp, sp, n, ds, ss)
+}
+func (t toNarrow) u64(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[uint64](t.d, dp, sp, n, ds, ss)
+}
+func (t toNarrow) f32(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[float32](t.d, dp, sp, n, ds, ss)
+}
+func (t toNarrow) f64(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	narrowFrom[float64](t.d, dp, sp, n, ds, ss)
+}
+
+func narrowFrom[S native](d convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
+	switch d.k {
+	case kBF16:
+		if ds == 2 && ss == int64(unsafe.Sizeof(S(0))) {
+			src := unsafe.Slice((*S)(sp), n)
+			dst := unsafe.Slice((*uint16)(dp), n)
+			dst = dst[:len(src)]
+			for i, v := range src {
+				dst[i] = bf16FromF32(float32(v))
+			}
+			return
+		}
+		for i := int64(0); i < n; i++ {
+			*(*uint16)(dp) = bf16FromF32(float32(*(*S)(sp)))
+			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		}
+	case kF16:
+		for i := int64(0); i < n; i++ {
+			*(*uint16)(dp) = f16FromF32(float32(*(*S)(sp)))
+			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		}
+	default:
+		f := &fmtF8[d.f8]
+		for i := int64(0); i < n; i++ {
+			*(*uint8)(dp) = uint8(f.encode(float64(float32(*(*S)(sp)))))
+			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		}
+	}
+}

@@ -1,0 +1,359 @@
+//go:build pyext
+
+/* convert.c: dtype conversions. _convert (astype, asarray(x, dtype=)) and
+ * _stack_into (asarray of a list of arrays) translate arguments around one
+ * Go call (core.ConvertInto), or chunk.c's interruptible chunks for long
+ * work; _from_nested builds asarray(nested list) in C: one walk finds the
+ * shape and the element kind, a second writes the Python numbers straight
+ * into the new array's C memory. */
+#include <string.h>
+
+#include "_cgo_export.h"
+#include "array.h"
+#include "chunk.h"
+#include "gocall.h"
+#include "skin.h"
+
+static gd_array *gd_host_array_arg(gd_state *st, PyObject *o, const char *entry) {
+  if (!gd_array_check(st, o)) {
+    PyErr_Format(PyExc_TypeError, "%s: expected a godlpack.Array, got %R", entry, (PyObject *)Py_TYPE(o));
+    return NULL;
+  }
+  gd_array *a = (gd_array *)o;
+  if (!gd_host(&a->h)) {
+    PyErr_Format(PyExc_BufferError, "%s: the array is not in CPU memory; copy it to the CPU first (from_dlpack(x, device=\"cpu\"))",
+                 entry);
+    return NULL;
+  }
+  return a;
+}
+
+/* A conversion of src (shape, strides) into dtype dt is long when the wider
+ * side is bigger than one chunk. */
+static int gd_convert_chunked(const gd_header *src, DLDataType dt, const int64_t *shape) {
+  gd_header probe = *src;
+  if (gd_itemsize(dt) > gd_itemsize(src->dtype)) probe.dtype = dt;
+  return gd_chunk_eligible(&probe, shape);
+}
+
+/* _convert(a, key, entry): a new C-contiguous array of dtype key holding
+ * a's elements converted. */
+PyObject *gd_mod_convert(PyObject *m, PyObject *args) {
+  gd_state *st = gd_state_of_module(m);
+  PyObject *obj;
+  long key;
+  const char *entry;
+  if (!PyArg_ParseTuple(args, "Ols", &obj, &key, &entry)) return NULL;
+  gd_array *a = gd_host_array_arg(st, obj, entry);
+  if (a == NULL) return NULL;
+  DLDataType dt = gd_dtype_from_key(key);
+  gd_header out;
+  int64_t ostrides[GD_MAX_NDIM];
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  if (gd_convert_chunked(&a->h, dt, GD_SHAPE(a))) { /* Ctrl-C between chunks */
+    int cls = gd_go_alloc(dt, a->h.ndim, GD_SHAPE(a), NULL, &out, ostrides, msg);
+    if (cls != GD_OK) return gd_raise(cls, msg);
+    if (gd_chunked_convert_into(&out, ostrides, &a->h, GD_SHAPE(a), GD_STRIDES(a), entry) < 0) {
+      gd_owner_decref(out.owner);
+      return NULL;
+    }
+    return gd_array_new(st, &out, GD_SHAPE(a), ostrides);
+  }
+  int64_t bytes = gd_size_of(a->h.ndim, GD_SHAPE(a)) * (gd_itemsize(dt) + gd_itemsize(a->h.dtype));
+  GD_NOGIL_BEGIN(bytes >= GD_NOGIL_BYTES);
+  int cls = gd_go_convert(&a->h, GD_SHAPE(a), GD_STRIDES(a), dt, &out, ostrides, entry, msg);
+  GD_NOGIL_END();
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  return gd_array_new(st, &out, GD_SHAPE(a), ostrides);
+}
+
+/* _stack_into(out, i, a, entry): out[i] = a converted to out's dtype (a
+ * has out.shape[1:]). */
+PyObject *gd_mod_stack_into(PyObject *m, PyObject *args) {
+  gd_state *st = gd_state_of_module(m);
+  PyObject *oobj, *aobj;
+  long long i;
+  const char *entry;
+  if (!PyArg_ParseTuple(args, "OLOs", &oobj, &i, &aobj, &entry)) return NULL;
+  gd_array *o = gd_host_array_arg(st, oobj, entry);
+  gd_array *a = o ? gd_host_array_arg(st, aobj, entry) : NULL;
+  if (a == NULL) return NULL;
+  int32_t nd = a->h.ndim;
+  if (o->h.ndim != nd + 1 || i < 0 || i >= GD_SHAPE(o)[0]) {
+    PyErr_Format(PyExc_ValueError, "%s: cannot stack an array of %d dimensions into one of %d", entry, (int)nd,
+                 (int)o->h.ndim);
+    return NULL;
+  }
+  gd_header dst = o->h;
+  dst.ndim = nd;
+  dst.offset += i * GD_STRIDES(o)[0];
+  const int64_t *dshape = GD_SHAPE(o) + 1, *dstr = GD_STRIDES(o) + 1;
+  for (int32_t k = 0; k < nd; k++) {
+    if (dshape[k] != GD_SHAPE(a)[k]) {
+      PyErr_Format(PyExc_ValueError, "%s: all arrays of a stacked list must have the same shape; pass arrays of one shape",
+                   entry);
+      return NULL;
+    }
+  }
+  if (gd_convert_chunked(&a->h, dst.dtype, GD_SHAPE(a))) {
+    if (gd_chunked_convert_into(&dst, dstr, &a->h, GD_SHAPE(a), GD_STRIDES(a), entry) < 0) return NULL;
+    Py_RETURN_NONE;
+  }
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int64_t bytes = gd_size_of(nd, GD_SHAPE(a)) * (gd_itemsize(dst.dtype) + gd_itemsize(a->h.dtype));
+  GD_NOGIL_BEGIN(bytes >= GD_NOGIL_BYTES);
+  int cls = gd_go_convert_into(&dst, (int64_t *)dstr, &a->h, GD_SHAPE(a), GD_STRIDES(a), entry, msg);
+  GD_NOGIL_END();
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------ */
+/* asarray(nested sequence)                                           */
+
+/* Element kinds, in promotion order. */
+enum { GD_K_NONE = -1, GD_K_BOOL = 0, GD_K_INT = 1, GD_K_FLOAT = 2, GD_K_COMPLEX = 3 };
+
+typedef struct {
+  gd_state *st;
+  PyObject *infer;  /* _infer_scalar_dtype: the kind of numbers that are not bool/int/float/complex */
+  int32_t nd;
+  int64_t shape[GD_MAX_NDIM];
+  int kind;
+  int stack;        /* an array-like element was met: Python stacks */
+  DLDataType dt;    /* pass 2: the dtype written */
+  int64_t itemsize;
+  char *p;          /* pass 2: next element */
+} gd_nest;
+
+static int gd_has_dlpack(gd_nest *c, PyObject *x) {
+  return gd_array_check(c->st, x) || PyObject_HasAttr(x, c->st->s_dlpack);
+}
+
+/* 1: a sequence to descend into; 0: a leaf; -1: error. */
+static int gd_is_seq(gd_nest *c, PyObject *x) {
+  if (PyList_Check(x) || PyTuple_Check(x)) return 1;
+  if (PyLong_Check(x) || PyFloat_Check(x) || PyComplex_Check(x) || PyUnicode_Check(x) || PyBytes_Check(x)) return 0;
+  if (gd_has_dlpack(c, x)) {
+    c->stack = 1;
+    return 0;
+  }
+  return PySequence_Check(x) && PyObject_HasAttrString(x, "__len__");
+}
+
+/* Item i of a sequence x: a new reference. */
+static PyObject *gd_item(PyObject *x, Py_ssize_t i) {
+  PyObject *r;
+  if (PyList_Check(x)) {
+    r = PyList_GetItem(x, i);
+    Py_XINCREF(r);
+    return r;
+  }
+  if (PyTuple_Check(x)) {
+    r = PyTuple_GetItem(x, i);
+    Py_XINCREF(r);
+    return r;
+  }
+  return PySequence_GetItem(x, i);
+}
+
+static int gd_leaf_kind(gd_nest *c, PyObject *v) {
+  if (PyBool_Check(v)) return GD_K_BOOL;
+  if (PyLong_Check(v)) return GD_K_INT;
+  if (PyFloat_Check(v)) return GD_K_FLOAT;
+  if (PyComplex_Check(v)) return GD_K_COMPLEX;
+  if (PyUnicode_Check(v) || PyBytes_Check(v)) {
+    PyErr_SetString(PyExc_TypeError, "asarray(): strings are not arrays of numbers; pass numbers");
+    return -1;
+  }
+  PyObject *d = PyObject_CallFunctionObjArgs(c->infer, v, NULL); /* numpy scalars and other numbers */
+  if (d == NULL) return -1;
+  PyObject *name = PyObject_GetAttrString(d, "name");
+  Py_DECREF(d);
+  if (name == NULL) return -1;
+  Py_ssize_t len;
+  const char *s = PyUnicode_AsUTF8AndSize(name, &len);
+  if (s == NULL) {
+    Py_DECREF(name);
+    return -1;
+  }
+  int k = GD_K_FLOAT;
+  if (strcmp(s, "bool") == 0) {
+    k = GD_K_BOOL;
+  } else if (strncmp(s, "int", 3) == 0 || strncmp(s, "uint", 4) == 0) {
+    k = GD_K_INT;
+  } else if (strncmp(s, "complex", 7) == 0) {
+    k = GD_K_COMPLEX;
+  }
+  Py_DECREF(name);
+  return k;
+}
+
+static int gd_ragged(void) {
+  PyErr_SetString(PyExc_ValueError,
+                  "asarray(): inhomogeneous nested sequence (ragged or mixed with scalars); give every "
+                  "sub-sequence of one level the same length");
+  return -1;
+}
+
+/* Pass 1 below the first descent: every sequence at depth d has shape[d]
+ * items, every leaf sits at depth nd; the widest leaf kind is kept. */
+static int gd_nest_scan(gd_nest *c, PyObject *x, int32_t depth) {
+  if (depth == c->nd) {
+    int s = gd_is_seq(c, x);
+    if (s < 0) return -1;
+    if (s || c->stack) return c->stack ? 0 : gd_ragged();
+    int k = gd_leaf_kind(c, x);
+    if (k < 0) return -1;
+    if (k > c->kind) c->kind = k;
+    return 0;
+  }
+  int s = gd_is_seq(c, x);
+  if (s < 0) return -1;
+  if (c->stack) return 0;
+  if (!s) return gd_ragged();
+  Py_ssize_t n = PyObject_Size(x);
+  if (n < 0) return -1;
+  if (n != c->shape[depth]) return gd_ragged();
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *y = gd_item(x, i);
+    if (y == NULL) return -1;
+    int rc = Py_EnterRecursiveCall(" in asarray()") ? -1 : gd_nest_scan(c, y, depth + 1);
+    if (rc == 0) Py_LeaveRecursiveCall();
+    Py_DECREF(y);
+    if (rc < 0) return -1;
+    if (c->stack) return 0;
+  }
+  return 0;
+}
+
+static int gd_overflow(PyObject *v, DLDataType dt) {
+  PyErr_Format(PyExc_OverflowError, "asarray(): Python integer %R out of bounds for %s%d; pass dtype=\"float64\"", v,
+               dt.code == kDLUInt ? "uint" : "int", (int)dt.bits);
+  return -1;
+}
+
+/* Writes one number at c->p (pass 2): the common dtypes directly, any
+ * other through scalar.c. */
+static int gd_nest_put(gd_nest *c, PyObject *v) {
+  DLDataType dt = c->dt;
+  char *p = c->p;
+  c->p += c->itemsize;
+  if (dt.code == kDLInt && dt.bits == 64 && PyLong_Check(v)) {
+    int of = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &of);
+    if (of) return gd_overflow(v, dt);
+    if (x == -1 && PyErr_Occurred()) return -1;
+    memcpy(p, &x, 8);
+    return 0;
+  }
+  if (dt.code == kDLFloat && dt.bits == 64) {
+    if (PyFloat_Check(v) || PyLong_Check(v)) {
+      double x = PyFloat_AsDouble(v);
+      if (x == -1.0 && PyErr_Occurred()) return -1;
+      memcpy(p, &x, 8);
+      return 0;
+    }
+  }
+  return gd_pack(dt, v, p);
+}
+
+static int gd_nest_write(gd_nest *c, PyObject *x, int32_t depth) {
+  if (depth == c->nd) return gd_nest_put(c, x);
+  Py_ssize_t n = (Py_ssize_t)c->shape[depth];
+  if (PyList_Check(x) && depth + 1 == c->nd) { /* the innermost lists: no references taken */
+    if (PyList_Size(x) != n) return gd_ragged(); /* changed since the scan */
+    for (Py_ssize_t i = 0; i < n; i++) {
+      PyObject *y = PyList_GetItem(x, i);
+      if (y == NULL) return -1;
+      Py_INCREF(y);
+      int rc = gd_nest_put(c, y);
+      Py_DECREF(y);
+      if (rc < 0) return -1;
+    }
+    return 0;
+  }
+  if (PyObject_Size(x) != n) {
+    if (PyErr_Occurred()) return -1;
+    return gd_ragged();
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *y = gd_item(x, i);
+    if (y == NULL) return -1;
+    int rc = gd_nest_write(c, y, depth + 1);
+    Py_DECREF(y);
+    if (rc < 0) return -1;
+  }
+  return 0;
+}
+
+/* _from_nested(obj, key, infer): the array of the nested sequence obj, of
+ * dtype key (-1: inferred, bool < int64 < float64 < complex128), or
+ * NotImplemented when obj holds arrays (the caller stacks them). */
+PyObject *gd_mod_from_nested(PyObject *m, PyObject *args) {
+  gd_nest c;
+  memset(&c, 0, sizeof(c));
+  c.st = gd_state_of_module(m);
+  PyObject *obj;
+  long key;
+  if (!PyArg_ParseTuple(args, "OlO", &obj, &key, &c.infer)) return NULL;
+  c.kind = GD_K_NONE;
+  /* Shape: down the first items. */
+  PyObject *x = obj;
+  Py_INCREF(x);
+  for (;;) {
+    int s = gd_is_seq(&c, x);
+    if (s < 0) goto fail_x;
+    if (!s) break;
+    if (c.nd == GD_MAX_NDIM) {
+      PyErr_Format(PyExc_ValueError, "asarray(): more than %d dimensions", GD_MAX_NDIM);
+      goto fail_x;
+    }
+    Py_ssize_t n = PyObject_Size(x);
+    if (n < 0) goto fail_x;
+    c.shape[c.nd++] = n;
+    if (n == 0) break;
+    PyObject *y = gd_item(x, 0);
+    if (y == NULL) goto fail_x;
+    Py_DECREF(x);
+    x = y;
+  }
+  Py_DECREF(x);
+  if (c.stack && c.nd > 0) Py_RETURN_NOTIMPLEMENTED;
+  c.stack = 0;
+  if (gd_nest_scan(&c, obj, 0) < 0) return NULL;
+  if (c.stack) Py_RETURN_NOTIMPLEMENTED;
+  if (key >= 0) {
+    c.dt = gd_dtype_from_key(key);
+  } else {
+    static const long keys[4] = {6 | 8 << 8 | 1 << 16, 0 | 64 << 8 | 1 << 16, 2 | 64 << 8 | 1 << 16,
+                                 5 | 128 << 8 | 1 << 16};
+    c.dt = gd_dtype_from_key(keys[c.kind == GD_K_NONE ? GD_K_FLOAT : c.kind]);
+  }
+  c.itemsize = gd_itemsize(c.dt);
+  if (c.itemsize == 0) {
+    PyErr_SetString(PyExc_TypeError,
+                    "asarray(): packed sub-byte dtypes cannot be built from Python values; build float32 and "
+                    "convert with ml_dtypes");
+    return NULL;
+  }
+  gd_header h;
+  int64_t strides[GD_MAX_NDIM];
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gd_go_alloc(c.dt, c.nd, c.shape, NULL, &h, strides, msg);
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  PyObject *r = gd_array_new(c.st, &h, c.shape, strides);
+  if (r == NULL) return NULL;
+  c.p = (char *)h.data;
+  if (gd_size_of(c.nd, c.shape) > 0 && gd_nest_write(&c, obj, 0) < 0) {
+    Py_DECREF(r); /* frees the C memory */
+    return NULL;
+  }
+  return r;
+fail_x:
+  Py_DECREF(x);
+  return NULL;
+}
