@@ -44,6 +44,7 @@ var sentinelClasses = map[string]struct {
 	"ErrReleased":       {core.ErrReleased, core.ClassValue},
 	"ErrForkChild":      {core.ErrForkChild, core.ClassRuntime},
 	"ErrUnsupported":    {core.ErrUnsupported, core.ClassType},
+	"ErrBroadcast":      {core.ErrBroadcast, core.ClassValue},
 	"ErrInternal":       {core.ErrInternal, core.ClassRuntime},
 	"ErrConsumed":       {core.ErrConsumed, core.ClassBuffer},
 	"ErrByteOffset":     {core.ErrByteOffset, core.ClassBuffer},
