@@ -205,6 +205,17 @@ _SCALARS = [0, 1, -1, 2, 127, 128, 255, 256, 300, -129, 2049, 16777217, 2**31, 2
             2**53 + 0j, complex(16777217, 0)]
 
 
+def _weak_ref_bf16(op, v32, s):
+    """numpy cannot promote bfloat16 (ml_dtypes) like a builtin dtype: the
+    rule godlpack applies, on the float32 values of the array."""
+    if isinstance(s, bool):
+        return op(v32, np.float32(s))
+    if isinstance(s, complex):
+        return op(v32.astype(np.complex64), np.complex64(s))
+    f = float(s) if not isinstance(s, int) or abs(s) < 2**1024 else (math.inf if s > 0 else -math.inf)
+    return op(v32, np.array(np.float32(f)).astype(ml_dtypes.bfloat16).astype(np.float32))
+
+
 def _weak_ref(op, v, s):
     """numpy 2's answer for array v (numpy) op Python scalar s."""
     kind = v.dtype.kind if not (ml_dtypes is not None and v.dtype == ml_dtypes.bfloat16) else "bf"
@@ -213,13 +224,8 @@ def _weak_ref(op, v, s):
         return np.array([op(int(e), s) for e in v.ravel().tolist()], dtype=bool).reshape(v.shape)
     if kind == "bf":
         # a weak scalar is rounded to bfloat16 (through float32, as stored by fill())
-        v32 = v.astype(np.float32)
-        if isinstance(s, bool):
-            return op(v32, np.float32(s))
-        if isinstance(s, complex):
-            return op(v32.astype(np.complex64), np.complex64(s))
-        f = float(s) if not isinstance(s, int) or abs(s) < 2**1024 else (math.inf if s > 0 else -math.inf)
-        return op(v32, np.array(np.float32(f)).astype(ml_dtypes.bfloat16).astype(np.float32))
+        with np.errstate(all="ignore"):
+            return _weak_ref_bf16(op, v.astype(np.float32), s)
     if isinstance(s, int) and not isinstance(s, bool) and abs(s) >= 2**1024:
         s = math.inf if s > 0 else -math.inf  # numpy raises OverflowError; godlpack compares with ±inf
     with np.errstate(all="ignore"):
