@@ -3,7 +3,9 @@ package core
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"strconv"
+	"sync"
 	"unsafe"
 )
 
@@ -289,7 +291,9 @@ func npShape(dims []int64) string {
 // CompareInto writes op(x, y) for the elements [start, stop) in C order of
 // the broadcast result into dst, a C-contiguous CPU bool array of the
 // broadcast shape dstShape (CompareShape's): the Python skin fills a big
-// result in interruptible ranges. It does not allocate on the Go heap.
+// result in interruptible ranges. A range of at least parallelMin bytes of
+// work is split over GOMAXPROCS goroutines unless SetSerial(true); it does
+// not allocate on the Go heap otherwise.
 //
 // Errors: those of CompareShape; ErrShape (dstShape is not the broadcast
 // shape, or a range outside it), ErrDType (dst is not bool), ErrReadOnly.
@@ -333,8 +337,33 @@ func CompareInto(op CompareOp, dst *Header, dstShape []int64, x, y *Operand, sta
 	}
 	var p cmpPlan
 	p.build(op, dstShape, x, y)
-	p.run(unsafe.Add(dst.Data, dst.Offset), start, stop)
+	out := unsafe.Add(dst.Data, dst.Offset)
+	w := int64(runtime.GOMAXPROCS(0))
+	if Serial() || w < 2 || (stop-start)*max(x.H.DType.ItemSize(), 8) < parallelMin {
+		p.run(out, start, stop)
+		return nil
+	}
+	runParallel(&p, out, start, stop, w)
 	return nil
+}
+
+// runParallel splits [start, stop) over w goroutines. They share a copy of
+// p (the plan is read-only while it runs), so that p itself stays on the
+// caller's stack on the serial path.
+func runParallel(p *cmpPlan, out unsafe.Pointer, start, stop, w int64) {
+	q := new(cmpPlan)
+	*q = *p
+	chunk := (stop - start + w - 1) / w
+	var wg sync.WaitGroup
+	for s := start + chunk; s < stop; s += chunk {
+		wg.Add(1)
+		go func(s, e int64) {
+			defer wg.Done()
+			q.run(out, s, e)
+		}(s, min(s+chunk, stop))
+	}
+	q.run(out, start, min(start+chunk, stop))
+	wg.Wait()
 }
 
 // Compare returns op(a, b) element-wise as a new C-contiguous bool array of
@@ -408,6 +437,7 @@ type cmpPlan struct {
 	op    CompareOp
 	dom   cmpDomain
 	konst int8 // -1, or 0/1: every element of the result is that (a weak int no integer dtype holds)
+	same  bool // both operands hold the same fast type (sameKernel): compared without conversion
 	n     int
 	shape [MaxNdim]int64
 	x, y  cmpSide
@@ -442,6 +472,98 @@ func (p *cmpPlan) build(op CompareOp, shape []int64, x, y *Operand) {
 	}
 	p.n = m
 	p.pickDomain()
+	if p.y.scalar && p.konst < 0 {
+		p.narrowScalar()
+	}
+	p.same = p.x.dt == p.y.dt && sameKernel(p.x.dt)
+}
+
+// sameKernel reports whether two operands of dtype dt compare directly in
+// Go's type for it (bool excepted: a foreign bool byte may be neither 0
+// nor 1; float16 and bfloat16 have no Go type).
+func sameKernel(dt DataType) bool {
+	switch cmpClassOf(dt) {
+	case clsInt, clsUint:
+		return true
+	case clsFloat:
+		return dt.Code == KDLFloat && dt.Bits >= 32
+	}
+	return false
+}
+
+// narrowScalar stores the scalar operand in the array's own dtype when that
+// changes no answer: the array's values are exact in the comparison's
+// domain (not a 64-bit integer rounded to float64) and the scalar's value
+// in that domain is one of the dtype's values. The comparison then runs
+// without conversions.
+func (p *cmpPlan) narrowScalar() {
+	xt := p.x.dt
+	if p.x.scalar || !sameKernel(xt) || xt == p.y.dt {
+		return
+	}
+	yp := unsafe.Pointer(&p.y.val)
+	var v [1]float64
+	switch p.dom {
+	case domI64:
+		var i [1]int64
+		decodeI64(p.y.dt, i[:], yp, 0)
+		if xt.Bits == 64 { // int64: uint64 arrays are not in this domain
+			p.y.val[0], p.y.dt, p.y.cls = uint64(i[0]), xt, clsInt
+			return
+		}
+		v[0] = float64(i[0]) // exact; the dtype's range is checked below
+	case domU64:
+		var u [1]uint64
+		decodeU64(p.y.dt, u[:], yp, 0)
+		if xt.Bits == 64 {
+			p.y.val[0], p.y.dt, p.y.cls = u[0], xt, clsUint
+			return
+		}
+		if u[0] > math.MaxUint32 {
+			return
+		}
+		v[0] = float64(u[0])
+	case domF64:
+		if xt.Bits == 64 && xt.Code != KDLFloat {
+			return // numpy rounds the 64-bit integers to float64
+		}
+		decodeF64(p.y.dt, v[:], yp, 0)
+	default:
+		return
+	}
+	f := v[0]
+	switch {
+	case xt == Float64:
+		*(*float64)(yp) = f
+	case xt == Float32:
+		if float64(float32(f)) != f && f == f { //nolint:gocritic // f == f: not NaN
+			return
+		}
+		*(*float32)(yp) = float32(f)
+	default: // integers of at most 32 bits
+		lo, hi := intRange(xt)
+		if f != math.Trunc(f) || f < lo || f > hi {
+			return
+		}
+		switch xt.Bits {
+		case 8:
+			*(*uint8)(yp) = uint8(int64(f))
+		case 16:
+			*(*uint16)(yp) = uint16(int64(f))
+		default:
+			*(*uint32)(yp) = uint32(int64(f))
+		}
+	}
+	p.y.dt, p.y.cls = xt, cmpClassOf(xt)
+}
+
+// intRange returns the range of an integer dtype of at most 32 bits.
+func intRange(dt DataType) (float64, float64) {
+	if dt.Code == KDLUInt {
+		return 0, math.Ldexp(1, int(dt.Bits)) - 1
+	}
+	h := math.Ldexp(1, int(dt.Bits)-1)
+	return -h, h - 1
 }
 
 // setArray describes an array operand with strides aligned on the right to
@@ -613,6 +735,10 @@ func (p *cmpPlan) row(xp, yp unsafe.Pointer, xs, ys, n int64, out unsafe.Pointer
 		yp, ys = unsafe.Pointer(&p.y.val), 0
 	}
 	res := unsafe.Slice((*bool)(out), n)
+	if p.same {
+		sameRow(p.x.dt, p.op, xp, yp, xs, ys, res)
+		return
+	}
 	switch p.dom {
 	case domF64:
 		p.rowF64(xp, yp, xs, ys, res)
@@ -715,6 +841,90 @@ func (p *cmpPlan) rowI64(xp, yp unsafe.Pointer, xs, ys int64, res []bool) {
 		}
 		decodeI64(p.y.dt, b[:m], unsafe.Add(yp, i*ys), ys)
 		cmpOrdered(p.op, a[:m], b[:m], res[i:i+m])
+	}
+}
+
+// sameRow compares operands of one fast dtype (sameKernel) in its Go type.
+func sameRow(dt DataType, op CompareOp, xp, yp unsafe.Pointer, xs, ys int64, res []bool) {
+	switch {
+	case dt == Float64:
+		cmpSame[float64](op, xp, yp, xs, ys, res)
+	case dt == Float32:
+		cmpSame[float32](op, xp, yp, xs, ys, res)
+	case dt.Code == KDLInt:
+		switch dt.Bits {
+		case 8:
+			cmpSame[int8](op, xp, yp, xs, ys, res)
+		case 16:
+			cmpSame[int16](op, xp, yp, xs, ys, res)
+		case 32:
+			cmpSame[int32](op, xp, yp, xs, ys, res)
+		default:
+			cmpSame[int64](op, xp, yp, xs, ys, res)
+		}
+	default:
+		switch dt.Bits {
+		case 8:
+			cmpSame[uint8](op, xp, yp, xs, ys, res)
+		case 16:
+			cmpSame[uint16](op, xp, yp, xs, ys, res)
+		case 32:
+			cmpSame[uint32](op, xp, yp, xs, ys, res)
+		default:
+			cmpSame[uint64](op, xp, yp, xs, ys, res)
+		}
+	}
+}
+
+type sameElem interface {
+	int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32 | float64
+}
+
+// cmpSame compares len(res) elements of T at byte strides xs and ys:
+// contiguous operands and a scalar (stride 0) as Go slices, others
+// through pointers.
+func cmpSame[T sameElem](op CompareOp, xp, yp unsafe.Pointer, xs, ys int64, res []bool) {
+	n := len(res)
+	k := int64(unsafe.Sizeof(*(*T)(xp)))
+	switch {
+	case xs == k && ys == k:
+		cmpOrdered(op, unsafe.Slice((*T)(xp), n), unsafe.Slice((*T)(yp), n), res)
+	case xs == k && ys == 0:
+		cmpScalar(op, unsafe.Slice((*T)(xp), n), *(*T)(yp), res)
+	case xs == 0 && ys == k:
+		cmpScalar(op.swapped(), unsafe.Slice((*T)(yp), n), *(*T)(xp), res)
+	default:
+		cmpStrided[T](op, xp, yp, xs, ys, res)
+	}
+}
+
+func cmpStrided[T sameElem](op CompareOp, xp, yp unsafe.Pointer, xs, ys int64, out []bool) {
+	at := func(p unsafe.Pointer, i int, s int64) T { return *(*T)(unsafe.Add(p, int64(i)*s)) }
+	switch op {
+	case CmpLT:
+		for i := range out {
+			out[i] = at(xp, i, xs) < at(yp, i, ys)
+		}
+	case CmpLE:
+		for i := range out {
+			out[i] = at(xp, i, xs) <= at(yp, i, ys)
+		}
+	case CmpEQ:
+		for i := range out {
+			out[i] = at(xp, i, xs) == at(yp, i, ys)
+		}
+	case CmpNE:
+		for i := range out {
+			out[i] = at(xp, i, xs) != at(yp, i, ys)
+		}
+	case CmpGT:
+		for i := range out {
+			out[i] = at(xp, i, xs) > at(yp, i, ys)
+		}
+	default:
+		for i := range out {
+			out[i] = at(xp, i, xs) >= at(yp, i, ys)
+		}
 	}
 }
 
@@ -842,7 +1052,7 @@ func decodeC128(dt DataType, dst []complex128, p unsafe.Pointer, st int64) {
 
 // ---- comparisons of converted blocks ----
 
-func cmpOrdered[T int64 | uint64 | float64](op CompareOp, a, b []T, out []bool) {
+func cmpOrdered[T sameElem](op CompareOp, a, b []T, out []bool) {
 	b = b[:len(a)]
 	out = out[:len(a)]
 	switch op {
@@ -873,7 +1083,7 @@ func cmpOrdered[T int64 | uint64 | float64](op CompareOp, a, b []T, out []bool) 
 	}
 }
 
-func cmpScalar[T int64 | uint64 | float64](op CompareOp, a []T, b T, out []bool) {
+func cmpScalar[T sameElem](op CompareOp, a []T, b T, out []bool) {
 	out = out[:len(a)]
 	switch op {
 	case CmpLT:

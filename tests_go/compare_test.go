@@ -478,3 +478,33 @@ func TestFloat64ToBFloat16(t *testing.T) {
 	}
 	assert.True(t, math.IsNaN(float64(core.BFloat16ToFloat32(core.Float64ToBFloat16(math.NaN())))))
 }
+
+// Large comparisons run on several goroutines unless SetSerial(true); both
+// paths give the answers of a plain loop (not parallel: SetSerial is global).
+func TestCompareLargeParallelAndSerial(t *testing.T) {
+	x := arNew(t, core.Int32, 3, 1<<20)
+	xv, err := x.Slice(1, math.MaxInt64, math.MinInt64, -1)
+	require.NoError(t, err)
+	t.Cleanup(xv.Release)
+	y := arNew(t, core.Int32, 1<<20)
+	xs, err := x.Int32s()
+	require.NoError(t, err)
+	ys, err := y.Int32s()
+	require.NoError(t, err)
+	for _, serial := range []bool{false, true} {
+		core.SetSerial(serial)
+		r, err := xv.Compare(core.CmpLT, y)
+		core.SetSerial(false)
+		require.NoError(t, err)
+		got := cmpBools(t, r)
+		require.Len(t, got, 3<<20)
+		n := 1 << 20
+		for i := 0; i < 3; i++ {
+			for j := 0; j < n; j++ {
+				if got[i*n+j] != (xs[i*n+n-1-j] < ys[j]) {
+					t.Fatalf("serial=%v [%d, %d]: got %v", serial, i, j, got[i*n+j])
+				}
+			}
+		}
+	}
+}
