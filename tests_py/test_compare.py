@@ -195,6 +195,39 @@ def test_arrays_stay_unhashable():
         hash(gd.zeros(2))
 
 
+@pytest.mark.slow
+@requires("numpy")
+def test_long_comparisons_in_chunks_are_exact():
+    # GODLPACK_CHUNK_MIB=1: the result is computed in ranges of one chunk,
+    # one Go call each, with Ctrl-C checked between them (each of these
+    # operands spans several chunks).
+    import os
+    import subprocess
+    import sys
+
+    code = """
+import numpy as np, godlpack as gd
+rng = np.random.default_rng(7)
+x = rng.integers(-50, 50, size=(3, 1 << 20)).astype(np.int16)
+y = rng.integers(-50, 50, size=(1 << 20,)).astype(np.float32)
+cases = [(x, y), (x[:, ::-1], y[::2].repeat(2)), (x.T, x.T[:1]), (x[::-1, ::3], np.float64(0.5)),
+         (x.astype(np.complex128)[:, :5000], y[:5000].astype(np.complex64)), (x, 3), (x[:, :8192, None], y[:256])]
+for a, b in cases:
+    ga = gd.from_dlpack(np.ascontiguousarray(a) if a.ndim == 3 else a)
+    gb = gd.from_dlpack(b) if isinstance(b, np.ndarray) else b
+    for op in ("__lt__", "__eq__", "__ge__"):
+        got = np.from_dlpack(getattr(ga, op)(gb))
+        want = getattr(np.ascontiguousarray(a) if a.ndim == 3 else a, op)(b)
+        assert got.shape == want.shape and (got == want).all(), (a.shape, op)
+print("chunks ok")
+"""
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(gd.__file__)))
+    env = dict(os.environ, GODLPACK_CHUNK_MIB="1",
+               PYTHONPATH=os.pathsep.join([pkg, os.environ.get("PYTHONPATH", "")]))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert "chunks ok" in p.stdout, p.stdout + p.stderr
+
+
 # ---------------------------------------------------------------- scalars
 
 _SCALARS = [0, 1, -1, 2, 127, 128, 255, 256, 300, -129, 2049, 16777217, 2**31, 2**53 + 1, 2**63 - 1, 2**63,
