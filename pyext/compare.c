@@ -122,6 +122,7 @@ static int gd_cmp_operand(gd_state *st, PyObject *o, gd_cmp_req *req, PyObject *
     *y = o;
     return 1;
   }
+  if (PyType_Check(o)) return 0; /* a == np.ndarray: the class, not an array */
   if (PyObject_HasAttr(o, st->s_dlpack)) {
     *y = gd_from_dlpack_impl(st, o, NULL, NULL, 0);
     if (*y == NULL) {

@@ -326,7 +326,7 @@ def test_numpy_scalars_are_strong():
     assert (gd.asarray([1j], dtype="complex64") == np.complex64(1j)).tolist() == [True]
 
 
-@pytest.mark.parametrize("other", ["x", None, [1, 2], object(), b"ab"])
+@pytest.mark.parametrize("other", ["x", None, [1, 2], object(), b"ab", gd.Array, int])
 def test_other_objects_get_notimplemented(other):
     a = gd.asarray([1, 2])
     assert (a == other) is False
