@@ -118,6 +118,9 @@ var (
 	ErrReshape = newErr(ClassValue, "cannot reshape")
 	// ErrReleased: an operation on a released array.
 	ErrReleased = newErr(ClassValue, "array has been released")
+	// ErrBroadcast: operand shapes that numpy's broadcasting rules cannot
+	// align (element-wise comparisons).
+	ErrBroadcast = newErr(ClassValue, "operands could not be broadcast together")
 	// ErrUnsupported: an operation not supported for this dtype or device.
 	ErrUnsupported = newErr(ClassType, "operation not supported")
 	// ErrNoIdentity: min or max of a size-0 reduction (no identity).

@@ -28,3 +28,13 @@ func Float16ToFloat32(h uint16) float32 {
 
 // BFloat16ToFloat32 converts bfloat16 bits to float32 (exactly).
 func BFloat16ToFloat32(b uint16) float32 { return math.Float32frombits(uint32(b) << 16) }
+
+// Float64ToFloat16 rounds f to float16 bits as numpy converts float64 to
+// float16: nearest, ties to even, ±Inf beyond the range, NaN stays NaN
+// (f16FromF64 in narrow.go, the conversion kernels' own).
+func Float64ToFloat16(f float64) uint16 { return f16FromF64(f) }
+
+// Float64ToBFloat16 rounds f to bfloat16 bits as ml_dtypes and torch store a
+// Python float: to float32 first, then nearest, ties to even; NaN quiet
+// (bf16FromF32 in narrow.go).
+func Float64ToBFloat16(f float64) uint16 { return bf16FromF32(float32(f)) }

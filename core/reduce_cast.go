@@ -1,9 +1,6 @@
 package core
 
-import (
-	"math"
-	"unsafe"
-)
+import "unsafe"
 
 // Accumulator values and the casts from them into any result dtype (the
 // value casts of out= and of results narrower than their accumulator).
@@ -161,59 +158,4 @@ func storeVal(k accKind, v *accVal, dt DataType, p unsafe.Pointer) {
 		}
 		*(*complex128)(p) = c
 	}
-}
-
-// Float64ToFloat16 rounds f to the nearest IEEE 754 half-precision value
-// (ties to even; overflow to ±Inf; NaN stays NaN) and returns its bits.
-func Float64ToFloat16(f float64) uint16 { return uint16(narrowFloat(f, 10, 5)) }
-
-// Float64ToBFloat16 rounds f to the nearest bfloat16 value (ties to even)
-// and returns its bits. Rounding once from float64 avoids the double
-// rounding of going through float32.
-func Float64ToBFloat16(f float64) uint16 { return uint16(narrowFloat(f, 7, 8)) }
-
-// narrowFloat rounds f to a binary format with mbits mantissa bits and
-// ebits exponent bits (IEEE layout, bias 2^(ebits-1)-1), ties to even.
-func narrowFloat(f float64, mbits, ebits uint) uint64 {
-	bias := int(1)<<(ebits-1) - 1
-	b := math.Float64bits(f)
-	sign := (b >> 63) << (mbits + ebits)
-	exp := int(b>>52) & 0x7ff
-	man := b & (1<<52 - 1)
-	inf := uint64(1<<ebits-1) << mbits
-	if exp == 0x7ff {
-		if man != 0 {
-			return sign | inf | 1<<(mbits-1) // quiet NaN
-		}
-		return sign | inf
-	}
-	if exp == 0 {
-		return sign // float64 subnormals are far below the target's range
-	}
-	e := exp - 1023
-	if e > bias {
-		return sign | inf
-	}
-	var shift uint
-	var base, full uint64
-	if e >= 1-bias { // normal in the target
-		shift, base, full = 52-mbits, uint64(e+bias)<<mbits, man
-	} else { // subnormal in the target: units of 2^(1-bias-mbits)
-		s := int(52-mbits) + (1 - bias - e)
-		if s > 53 {
-			return sign // below half the smallest subnormal
-		}
-		shift, full = uint(s), 1<<52|man
-	}
-	m := full >> shift
-	rem := full & (1<<shift - 1)
-	half := uint64(1) << (shift - 1)
-	if rem > half || (rem == half && m&1 == 1) {
-		m++ // a carry out of the mantissa moves to the next exponent, as it should
-	}
-	r := base + m
-	if r >= inf {
-		return sign | inf
-	}
-	return sign | r
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "_cgo_export.h"
+#include "arith.h"
 #include "array.h"
 #include "gocall.h"
 #include "skin.h"
@@ -174,6 +175,14 @@ static PyObject *gd_get_readonly(PyObject *self, void *c) {
 
 static PyObject *gd_get_T(PyObject *self, void *c) { return gd_transpose_impl(self, NULL, 0); }
 
+/* DLPack's data + byte_offset of an export, whichever way the device
+ * carries the offset: torch's data_ptr(), numpy's ctypes.data. */
+static PyObject *gd_get_data_ptr(PyObject *self, void *c) {
+  gd_array *a = (gd_array *)self;
+  if (a->h.data == NULL) return PyLong_FromLong(0);
+  return PyLong_FromVoidPtr((char *)a->h.data + a->h.offset * gd_array_itemsize(&a->h));
+}
+
 static PyGetSetDef gd_array_getset[] = {
     {"shape", gd_get_shape, NULL, "Tuple of dimension sizes.", NULL},
     {"strides", gd_get_strides, NULL, "Tuple of strides in ELEMENTS (DLPack convention); may be negative.", NULL},
@@ -185,6 +194,9 @@ static PyGetSetDef gd_array_getset[] = {
     {"device", gd_get_device, NULL, "The device holding the memory, a godlpack.Device.", NULL},
     {"readonly", gd_get_readonly, NULL, "True when writes are refused (e.g. imported READ_ONLY).", NULL},
     {"T", gd_get_T, NULL, "Transposed view (axes reversed).", NULL},
+    {"data_ptr", gd_get_data_ptr, NULL,
+     "Address of the first element (an int), as torch's data_ptr() and numpy's ctypes.data give it; "
+     "valid while the array lives.", NULL},
     {NULL},
 };
 
@@ -240,6 +252,8 @@ static PyType_Slot gd_array_slots[] = {
     {Py_nb_int, gd_nb_int},
     {Py_nb_float, gd_nb_float},
     {Py_nb_index, gd_nb_index},
+    {Py_tp_richcompare, gd_array_richcompare}, /* element-wise, compare.c */
+    GD_ARITH_SLOTS,                            /* refusals naming the way out, arith.c */
     {Py_tp_methods, gd_array_methods},
     {Py_tp_getset, gd_array_getset},
     {Py_mp_subscript, gd_array_subscript},

@@ -65,4 +65,7 @@ PyObject *gd_nb_float(PyObject *self);
 PyObject *gd_nb_index(PyObject *self);
 PyObject *gd_array_complex(PyObject *self, PyObject *unused);
 
+/* compare.c */
+PyObject *gd_array_richcompare(PyObject *self, PyObject *other, int op);
+
 #endif /* GODLPACK_ARRAY_H_ */

@@ -200,4 +200,14 @@ static inline int gd_go_convert_into(gd_header *dst, int64_t *dstrides, gd_heade
   return gdgo_convert_into(dst, dstrides, src, shape, sstrides, (char *)entry, msg);
 }
 
+/* x == y, x < y, ... (compare.c): one range of the result per call; entry
+ * names the operator in a forked child's refusal. */
+#include "compare.h"
+static inline int gd_go_compare(gd_cmp_req *req, gd_header *x, int64_t *xshape, int64_t *xstrides, gd_header *y,
+                                int64_t *yshape, int64_t *ystrides, gd_header *out, int64_t *oshape,
+                                int64_t *ostrides, const char *entry, char *msg) {
+  GD_GO_GATE(entry);
+  return gdgo_compare(req, x, xshape, xstrides, y, yshape, ystrides, out, oshape, ostrides, msg);
+}
+
 #endif /* GODLPACK_GOCALL_H_ */

@@ -45,6 +45,7 @@ var sentinelClasses = map[string]struct {
 	"ErrForkChild":      {core.ErrForkChild, core.ClassRuntime},
 	"ErrUnsupported":    {core.ErrUnsupported, core.ClassType},
 	"ErrNoIdentity":     {core.ErrNoIdentity, core.ClassValue},
+	"ErrBroadcast":      {core.ErrBroadcast, core.ClassValue},
 	"ErrInternal":       {core.ErrInternal, core.ClassRuntime},
 	"ErrConsumed":       {core.ErrConsumed, core.ClassBuffer},
 	"ErrByteOffset":     {core.ErrByteOffset, core.ClassBuffer},

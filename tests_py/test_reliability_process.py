@@ -521,6 +521,8 @@ _LONG_OPS = [
     ("setitem-slice", "src.__setitem__(slice(None, None, 3), 5)", ""),
     ("full", "gd.full((n,), 3, dtype='uint8')", ""),
     ("sum", "src.sum()", "[::2]"),
+    ("compare-scalar", "src != 1", "[::2]"),
+    ("compare-arrays", "src <= src", "[::3]"),
     ("dlpack-copy", "src.__dlpack__(max_version=(1, 3), copy=True)", "[::2]"),
     ("from_dlpack-capsule-copy", "gd.from_dlpack(src.__dlpack__(max_version=(1, 3)), copy=True)", "[::2]"),
     ("from_dlpack-copy", "gd.from_dlpack(src, copy=True)", ""),
