@@ -127,10 +127,73 @@ bench: setup
 tables:
 	$(GO) run ./internal/gentables
 
-# ---- packaging ------------------------------------------------------------
+# ---- packaging (issue 16) -------------------------------------------------
+# wheel       dist/godlpack-VERSION-cp311-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64.whl,
+#             built by a venv of build tools only (build/tools, requirements-build.txt): cgo
+#             compiles and links with `zig cc` (ziglang from PyPI) for glibc 2.17, auditwheel
+#             gives the manylinux2014 tag, then auditwheel show, abi3audit --strict and
+#             twine check --strict print their verdicts (any finding fails the target).
+# sdist       dist/godlpack-VERSION.tar.gz, and a wheel built from it with Go offline
+#             (GOPROXY=off, an empty module cache): the extension needs no module download.
+# test-wheel  the wheel installed into fresh venvs (WHEEL_TEST_VERSIONS) and the Python suite
+#             run against it, not against the in-place build. 3.11 borrows the interop
+#             libraries of .venv (a .pth line: nothing of godlpack's checkout); the others
+#             install numpy, ml_dtypes and pytest and promise only those (GODLPACK_TEST_LIBS).
+#             Each gets setuptools>=77, which tests_py/test_packaging.py builds with.
+TOOLS := build/tools
+TOOLS_PY := $(TOOLS)/bin/python
+ZIG_TARGET := x86_64-linux-gnu.2.17
+WHEEL_PLAT := manylinux2014_x86_64
+VERSION = $(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' python/godlpack/__init__.py)
+WHEEL = dist/godlpack-$(VERSION)-cp311-abi3-$(WHEEL_PLAT).manylinux_2_17_x86_64.whl
+WHEEL_TEST_VERSIONS ?= 3.11 3.13
+# the first python<version> of pyenv or PATH
+find_python = $$(PYENV_VERSION=$$(pyenv versions --bare 2>/dev/null | grep -E "^$(1)(\.|$$)" | tail -n1) pyenv which python$(1) 2>/dev/null || command -v python$(1) || true)
 
-wheel: $(VENV)/.deps $(VENV)/.gomod
-	$(PIP) wheel --no-build-isolation --no-deps -w dist .
+$(TOOLS)/.created: requirements-build.txt
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python 3.11+ or run make PYTHON=python3.12"; exit 1; }
+	rm -rf $(TOOLS) && $(PYTHON) -m venv $(TOOLS)
+	$(TOOLS_PY) -m pip install --upgrade pip
+	$(TOOLS_PY) -m pip install -r requirements-build.txt
+	@touch $@
+
+.PHONY: sdist test-wheel
+wheel: $(TOOLS)/.created
+	rm -rf build/wheel-raw dist/godlpack-$(VERSION)-cp311-abi3-*.whl && mkdir -p dist build/wheel-raw
+	CC="$(CURDIR)/$(TOOLS_PY) -m ziglang cc -target $(ZIG_TARGET)" \
+	  $(TOOLS_PY) -m pip wheel --no-build-isolation --no-deps -w build/wheel-raw .
+	PATH="$(CURDIR)/$(TOOLS)/bin:$$PATH" $(TOOLS_PY) -m auditwheel repair --plat $(WHEEL_PLAT) --only-plat -w dist build/wheel-raw/godlpack-$(VERSION)-*.whl
+	$(TOOLS_PY) -m auditwheel show $(WHEEL)
+	$(TOOLS)/bin/abi3audit --strict --verbose $(WHEEL)
+	$(TOOLS)/bin/twine check --strict $(WHEEL)
+	@echo "wheel: $(WHEEL)"
+
+sdist: $(TOOLS)/.created
+	rm -f dist/godlpack-$(VERSION).tar.gz && rm -rf build/sdist-check && mkdir -p dist build/sdist-check/gomodcache
+	$(TOOLS_PY) setup.py -q sdist -d dist
+	$(TOOLS)/bin/twine check --strict dist/godlpack-$(VERSION).tar.gz
+	GOPROXY=off GOFLAGS=-modcacherw GOMODCACHE=$(CURDIR)/build/sdist-check/gomodcache \
+	  $(TOOLS_PY) -m pip wheel --no-build-isolation --no-deps -w build/sdist-check dist/godlpack-$(VERSION).tar.gz
+	@echo "sdist: dist/godlpack-$(VERSION).tar.gz (builds offline: build/sdist-check)"
+
+test-wheel: wheel $(VENV)/.interop
+	@for v in $(WHEEL_TEST_VERSIONS); do \
+	  py=$(call find_python,$$v); \
+	  if [ -z "$$py" ]; then echo "test-wheel: python$$v not found"; exit 1; fi; \
+	  env=build/wheeltest-$$v; rm -rf $$env && $$py -m venv $$env || exit 1; \
+	  if [ "$$v" = "$$($(PY) -c 'import sys; print("%d.%d" % sys.version_info[:2])')" ]; then \
+	    $(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' \
+	      > $$env/lib/python$$v/site-packages/godlpack-test-borrowed-libs.pth; \
+	    $$env/bin/python -m pip install --no-deps $(WHEEL) "setuptools>=77" || exit 1; libs=""; \
+	  else \
+	    $$env/bin/python -m pip install $(WHEEL) pytest numpy ml_dtypes "setuptools>=77" || exit 1; \
+	    libs="numpy,ml_dtypes"; \
+	  fi; \
+	  echo "test-wheel: python$$v, $$env, godlpack from $(WHEEL)"; \
+	  (cd tests_py && GODLPACK_EXPECT_INSTALLED=1 GODLPACK_TEST_LIBS=$$libs \
+	    OCL_ICD_FILENAMES=$(CURDIR)/$(VENV)/lib/libintelocl.so LD_LIBRARY_PATH=$(CURDIR)/$(VENV)/lib \
+	    ../$$env/bin/python -m pytest -q -p no:cacheprovider -rs . ) || exit 1; \
+	done
 
 clean:
 	rm -rf build dist python/*.egg-info *.egg-info python/godlpack/_native*.so python/godlpack/_native*.h

@@ -35,7 +35,9 @@ def go_build_command(go, out, package="./pyext", debug=False, environ=os.environ
     env["CGO_ENABLED"] = "1"
     env["CGO_CFLAGS"] = f"-I{sysconfig.get_paths()['include']} " + environ.get("CGO_CFLAGS", "-O2 -g")
     ldflags = f"-extldflags=-Wl,--version-script={os.path.join(HERE, 'pyext', 'pyext.map')}"
-    argv = [go, "build", "-tags", "pyext", "-buildmode=c-shared"]
+    # -buildvcs=false: the build must not depend on git (a checkout owned by
+    # another user, an sdist, a source tree without .git)
+    argv = [go, "build", "-buildvcs=false", "-tags", "pyext", "-buildmode=c-shared"]
     if not debug:
         argv.append("-trimpath")
         ldflags = "-s -w " + ldflags
@@ -51,32 +53,61 @@ class GoExtension(Extension):
         self.go_package = package
 
 
+def build_problem(environ=os.environ, config_var=sysconfig.get_config_var, which=shutil.which):
+    """Why the extension cannot be built here, as one message, or None."""
+    if config_var("Py_GIL_DISABLED"):
+        return (
+            "error: godlpack cannot be built for a free-threaded CPython (python3.13t and later): its "
+            "extension uses the limited C API (abi3), which free-threaded builds do not offer yet. "
+            "Install it with a regular CPython 3.11 or newer."
+        )
+    go = environ.get("GO", "go")
+    if which(go) is None:
+        return (
+            f"error: the Go toolchain ({go!r}) was not found on PATH. godlpack's extension is written in "
+            "Go: install Go 1.26 or newer from https://go.dev/dl/ (and a C compiler for cgo), or set "
+            "GO=/path/to/go, then run the install again."
+        )
+    cc = shlex.split(environ.get("CC", "") or "gcc")[0]
+    if which(cc) is None and which("cc") is None:
+        return (
+            f"error: no C compiler ({cc!r}) was found on PATH. godlpack's Go code is built with cgo, "
+            "which needs one: install gcc (Debian/Ubuntu: apt-get install gcc; RHEL: dnf install gcc) "
+            "or set CC, then run the install again."
+        )
+    return None
+
+
 class build_go_ext(build_ext):
     """build_ext that runs the Go toolchain instead of a C compiler."""
 
     def build_extension(self, ext):
         if not isinstance(ext, GoExtension):
             return super().build_extension(ext)
+        problem = build_problem()
+        if problem is not None:
+            raise SystemExit(problem)
         go = shutil.which(os.environ.get("GO", "go"))
-        if go is None:
-            raise SystemExit(
-                "error: the Go toolchain ('go') was not found on PATH. godlpack's extension is "
-                "written in Go: install Go 1.26 or newer from https://go.dev/dl/ (and a C compiler "
-                "for cgo), or set GO=/path/to/go, then run the install again."
-            )
         out = os.path.abspath(self.get_ext_fullpath(ext.name))
         os.makedirs(os.path.dirname(out), exist_ok=True)
         cmd, env = go_build_command(go, out, ext.go_package, debug=bool(self.debug))
-        shown = [f"{k}={shlex.quote(env[k])}" for k in ("GOEXPERIMENT", "CGO_CFLAGS") if env.get(k)]
+        shown = [f"{k}={shlex.quote(env[k])}" for k in ("GOEXPERIMENT", "CGO_CFLAGS", "CC") if env.get(k)]
         print(" ".join(shown + [shlex.join(cmd)]), flush=True)
-        subprocess.run(cmd, cwd=HERE, env=env, check=True)
+        rc = subprocess.run(cmd, cwd=HERE, env=env).returncode
+        if rc != 0:  # one readable line after the Go toolchain's own messages, no traceback
+            raise SystemExit(
+                f"error: building godlpack's extension with `go build` failed (exit status {rc}); the Go "
+                "toolchain's messages are above. Check that Go 1.26+ and a C compiler work "
+                "(`go version`, `go env CC`), then run the install again."
+            )
         header = os.path.splitext(out)[0] + ".h"  # c-shared also writes a C header
         if os.path.exists(header):
             os.remove(header)
 
 
-setup(
-    ext_modules=[GoExtension("godlpack._native", "./pyext")],
-    cmdclass={"build_ext": build_go_ext},
-    options={"bdist_wheel": {"py_limited_api": "cp311"}},
-)
+if __name__ == "__main__":  # pip's build backend runs this file as __main__; tests import it
+    setup(
+        ext_modules=[GoExtension("godlpack._native", "./pyext")],
+        cmdclass={"build_ext": build_go_ext},
+        options={"bdist_wheel": {"py_limited_api": "cp311"}},
+    )

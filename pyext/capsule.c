@@ -131,7 +131,7 @@ int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id
 
 /* Calls x.__dlpack__ with our keywords; falls back to no keywords for old
  * producers. Sets *negotiated. Returns a new reference or NULL. One
- * PyObject_VectorcallMethod (no bound method, no kwargs dict); the common
+ * gd_call_method (on 3.12+ no bound method, no kwargs dict); the common
  * call, max_version only, uses a prebuilt kwnames tuple. */
 /* A producer's __dlpack__ raised (not for our keywords): the error names
  * the entry point the user called and what was asked. BufferError, and
@@ -207,13 +207,13 @@ static PyObject *gd_request_capsule(gd_state *st, PyObject *x, const gd_import_r
       PyTuple_SetItem(kwnames, i, names[i]);
     }
   }
-  PyObject *cap = PyObject_VectorcallMethod(st->s_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
+  PyObject *cap = gd_call_method(st->s_dlpack, args, 1 | GD_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
   if (kwnames != st->kw_max_version) Py_DECREF(kwnames);
   Py_XDECREF(dev);
   *negotiated = 1;
   if (cap == NULL && gd_is_keyword_typeerror()) {
     PyErr_Clear();
-    cap = PyObject_VectorcallMethod(st->s_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    cap = gd_call_method(st->s_dlpack, args, 1 | GD_VECTORCALL_ARGUMENTS_OFFSET, NULL);
     *negotiated = 0;
   }
   if (cap == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
@@ -346,8 +346,8 @@ static int gd_torch_refuses(PyObject *x) {
   for (int k = 0; k < 3; k++) {
     PyObject *args[1] = {x};
     PyObject *r = k == 0 ? PyObject_GetAttr(x, s_requires_grad)
-                         : PyObject_VectorcallMethod(k == 1 ? s_is_conj : s_is_neg, args,
-                                                     1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+                         : gd_call_method(k == 1 ? s_is_conj : s_is_neg, args, 1 | GD_VECTORCALL_ARGUMENTS_OFFSET,
+                                          NULL);
     if (r == NULL) {
       if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
       PyErr_Clear(); /* an older torch without is_neg: nothing to check */

@@ -16,6 +16,7 @@
 package main
 
 /*
+#cgo LDFLAGS: -ldl
 #cgo CFLAGS: -DPy_LIMITED_API=0x030B0000 -I${SRCDIR}/../core -O2 -fvisibility=hidden -Wall -Werror=implicit-function-declaration -Werror=int-conversion -Werror=incompatible-pointer-types
 #include "bridge.h"
 */

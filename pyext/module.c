@@ -441,7 +441,8 @@ static PyObject *gd_mod_go_crossings(PyObject *m, PyObject *unused) {
   return PyLong_FromUnsignedLongLong(__atomic_load_n(&gd_go_crossings, __ATOMIC_RELAXED));
 }
 
-/* _in_fork_child, _test_panic and _test_go_gc live in fork.c. */
+/* _in_fork_child, _test_panic and _test_go_gc live in fork.c,
+ * _vectorcall_method in callmethod.c. */
 
 static PyMethodDef gd_module_methods[] = {
     {"from_dlpack", (PyCFunction)(void (*)(void))gd_mod_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
@@ -460,6 +461,7 @@ static PyMethodDef gd_module_methods[] = {
     {"_reinterpret", gd_mod_reinterpret, METH_VARARGS, NULL},
     {"_init", gd_mod_init, METH_VARARGS, NULL},
     {"_in_fork_child", gd_mod_in_fork_child, METH_NOARGS, NULL},
+    {"_vectorcall_method", gd_mod_vectorcall_method, METH_NOARGS, NULL},
     {"_test_panic", gd_mod_test_panic, METH_NOARGS, NULL},
     {"_test_go_gc", gd_mod_test_go_gc, METH_NOARGS, NULL},
     {"_go_allocs", gd_mod_go_allocs, METH_NOARGS,
@@ -543,6 +545,7 @@ PyMODINIT_FUNC PyInit__native(void) {
   }
   gd_state *st = gd_state_of_module(m);
   memset(st, 0, sizeof(*st));
+  gd_call_method_init();
   st->s_dlpack = PyUnicode_InternFromString("__dlpack__");
   st->s_max_version = PyUnicode_InternFromString("max_version");
   st->s_dl_device = PyUnicode_InternFromString("dl_device");

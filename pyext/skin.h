@@ -41,16 +41,13 @@ typedef struct {
     Py_XDECREF(_gd_old);       \
   } while (0)
 
-/* PyObject_VectorcallMethod joined the limited API in 3.12; CPython has
- * exported it with this signature since 3.9, so an abi3 build for 3.11 may
- * declare and call it (the cached kwnames save a dict per __dlpack__ call). */
-#if Py_LIMITED_API + 0 < 0x030C0000
-PyAPI_FUNC(PyObject *) PyObject_VectorcallMethod(PyObject *name, PyObject *const *args, size_t nargsf,
-                                                 PyObject *kwnames);
-#ifndef PY_VECTORCALL_ARGUMENTS_OFFSET
-#define PY_VECTORCALL_ARGUMENTS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
-#endif
-#endif
+/* obj.name(*args, **kw) as PyObject_VectorcallMethod takes it (args[0] is
+ * obj; nargsf may carry GD_VECTORCALL_ARGUMENTS_OFFSET), within the cp311
+ * abi3 contract: callmethod.c. gd_call_method_init runs once at module load. */
+#define GD_VECTORCALL_ARGUMENTS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
+void gd_call_method_init(void);
+PyObject *gd_call_method(PyObject *name, PyObject *const *args, size_t nargsf, PyObject *kwnames);
+PyObject *gd_mod_vectorcall_method(PyObject *m, PyObject *unused);
 
 /* Per-type cache of DLPack C exchange APIs (C9): type (strong ref) -> api,
  * api NULL when the type has none. */

@@ -29,6 +29,31 @@ except BufferError:
 else:
     raise AssertionError("a consumed capsule was accepted twice")
 
+
+# A producer without the C exchange API: godlpack calls its __dlpack__ with
+# keywords, through PyObject_VectorcallMethod on 3.12+ and through
+# getattr + call on 3.11, whose limited API lacks it (pyext/callmethod.c).
+class Producer:
+    def __init__(self, x):
+        self.x, self.seen = x, []
+
+    def __dlpack__(self, **kw):
+        self.seen.append(kw)
+        return self.x.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        return self.x.__dlpack_device__()
+
+
+from godlpack import _native  # noqa: E402
+
+assert _native._vectorcall_method() == (sys.version_info >= (3, 12)), _native._vectorcall_method()
+p = Producer(a)
+for _ in range(3):  # the second and third calls reuse the 3.11 path's keywords dict
+    assert gd.from_dlpack(p)[2, 3] == a[2, 3]
+assert gd.from_dlpack(p, copy=True)[2, 3] == a[2, 3]
+assert p.seen == [{"max_version": (1, 3)}] * 3 + [{"max_version": (1, 3), "copy": True}], p.seen
+
 m = memoryview(a)
 assert m.format == "d" and m.shape == (3, 4) and m.strides == (32, 8)
 print(f"abi3 smoke ok: Python {sys.version.split()[0]}, {gd.__file__}")

@@ -9,13 +9,14 @@ or at module level, is turned into a failure here all the same.
 """
 
 import os
+import re
 import sys
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from _helpers import IN_CI, need  # noqa: E402
+from _helpers import DECLARED_LIBS, IN_CI, declared_absent, need  # noqa: E402
 
 
 def pytest_configure(config):
@@ -38,6 +39,9 @@ def _importorskip_reason(longrepr):
 
 def _fail_importorskip(report):
     msg = _importorskip_reason(report.longrepr) if IN_CI and report.skipped else None
+    lib = re.match(r"could not import '([^']+)'", msg) if msg is not None else None
+    if lib is not None and declared_absent(lib.group(1)):
+        msg = None  # a library this environment does not promise (GODLPACK_TEST_LIBS)
     if msg is not None:
         report.outcome = "failed"
         report.longrepr = (f"{msg}; CI=true makes a missing library a failure: install it "
@@ -63,6 +67,17 @@ def pytest_runtest_setup(item):
 
 def pytest_report_header(config):
     lines = [f"CI={os.environ.get('CI')!r} (missing numpy/torch {'FAIL' if IN_CI else 'skip'})"]
+    if DECLARED_LIBS is not None:
+        lines.append(f"GODLPACK_TEST_LIBS: this environment promises only {', '.join(sorted(DECLARED_LIBS))}; "
+                     "tests needing other libraries skip")
+    expect = os.environ.get("GODLPACK_EXPECT_INSTALLED")
+    if expect:  # make test-wheel: the suite must run against the installed wheel
+        import godlpack
+
+        here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        if os.path.abspath(godlpack.__file__).startswith(os.path.join(here, "python") + os.sep):
+            raise pytest.UsageError(f"GODLPACK_EXPECT_INSTALLED is set but godlpack comes from the checkout "
+                                    f"({godlpack.__file__}); unset PYTHONPATH")
     for lib in ("godlpack", "numpy", "torch"):
         try:
             mod = __import__(lib)

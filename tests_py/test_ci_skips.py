@@ -48,7 +48,7 @@ def test_uses_lib():
 """
 
 
-def _outcomes(tmp_path, ci):
+def _outcomes(tmp_path, ci, **extra_env):
     """{test name (the module's name for the whole module): passed/failed/error/skipped}."""
     import xml.etree.ElementTree as ET
 
@@ -56,7 +56,9 @@ def _outcomes(tmp_path, ci):
         shutil.copy(os.path.join(HERE, name), tmp_path / name)
     (tmp_path / "test_probe.py").write_text(_PROBE)
     (tmp_path / "test_probe_module.py").write_text(_PROBE_MODULE)
-    env = dict(os.environ, CI="true" if ci else "false")
+    env = dict(os.environ, CI="true" if ci else "false", **extra_env)
+    if "GODLPACK_TEST_LIBS" not in extra_env:
+        env.pop("GODLPACK_TEST_LIBS", None)
     p = subprocess.run([sys.executable, "-m", "pytest", "-q", "--no-header", "-p", "no:cacheprovider",
                         "--continue-on-collection-errors", "--junitxml", "junit.xml", "."],
                        capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
@@ -75,3 +77,14 @@ def test_missing_library_fails_under_ci(tmp_path, ci):
         assert out.get(test) in lib, (test, out, log)
     for test in ("test_no_gpu_skip", "test_no_gpu_skipif"):
         assert out.get(test) == "skipped", (test, out, log)
+
+
+@pytest.mark.parametrize("declared,absent_skips", [("numpy,torch", True), (f"numpy,{ABSENT}", False)])
+def test_declared_library_set_under_ci(tmp_path, declared, absent_skips):
+    """GODLPACK_TEST_LIBS narrows what CI=true promises (make test-wheel's 3.13 venv):
+    a library outside the list skips; one inside it still fails when missing."""
+    out, log = _outcomes(tmp_path, True, GODLPACK_TEST_LIBS=declared)
+    lib = ("skipped",) if absent_skips else ("failure", "error")
+    for test in ("test_importorskip", "test_requires", "test_need", "test_probe_module"):
+        assert out.get(test) in lib, (test, out, log)
+    assert out.get("test_missing") in ("failure", "error"), (out, log)  # features are not libraries

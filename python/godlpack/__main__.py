@@ -195,23 +195,45 @@ def demo() -> int:
     return 0 if ok else 1
 
 
-USAGE = "usage: python -m godlpack demo | bench [--quick] | matrix\n\n" + (__doc__ or "")
+def _parser() -> "argparse.ArgumentParser":
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="python -m godlpack",
+        description="godlpack's command line: see what godlpack exchanges with the DLPack libraries installed here.",
+        epilog="Run `python -m godlpack COMMAND --help` for a command's options.",
+    )
+    p.add_argument("--version", action="version",
+                   version=f"godlpack {gd.__version__} (DLPack {gd.DLPACK_VERSION[0]}.{gd.DLPACK_VERSION[1]})")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    sub.required = True
+    sub.add_parser("demo", help="zero-copy round trips with numpy and torch, as a table",
+                   description="Zero-copy round trips between godlpack and numpy/torch: the capsule the consumer "
+                   "received, whether a write on one side is seen on the other, the time per exchange. "
+                   "Exit status 1 when an exchange was not zero-copy.")
+    b = sub.add_parser("bench", help="godlpack against numpy and torch, measured in the same run",
+                       description="Ratios of godlpack's time to numpy's/torch's for the same work, interleaved "
+                       "rounds in one process; targets and PASS/MISS beside each row. Never asserts timings.")
+    b.add_argument("--quick", action="store_true", help="a few-second smoke run (figures are not meaningful)")
+    b.add_argument("groups", nargs="*", metavar="GROUP", help="which groups of rows to run (default: all)")
+    sub.add_parser("matrix", help="every installed DLPack library, both directions",
+                   description="For every installed DLPack library (numpy, torch, dpnp, jax, array_api_strict; "
+                   "cupy and torch CUDA with a GPU), both directions: what was negotiated, zero-copy or who "
+                   "copied, read-only propagation, time per exchange.")
+    return p
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv == ["demo"]:
+    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command == "demo":
         return demo()
-    if argv[:1] == ["bench"]:
+    if args.command == "bench":
         from . import _bench
 
-        return _bench.main(argv[1:])
-    if argv == ["matrix"]:
-        from ._matrix import matrix
+        return _bench.main((["--quick"] if args.quick else []) + args.groups)
+    from ._matrix import matrix
 
-        return matrix()
-    print(USAGE, file=sys.stderr)
-    return 2
+    return matrix()
 
 
 if __name__ == "__main__":

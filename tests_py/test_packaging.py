@@ -1,0 +1,114 @@
+"""Packaging (issue 16): the build's own checks and messages, the CLI's conventions,
+one version source. The wheel itself is checked by `make wheel`."""
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import godlpack as gd
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _setup_module():
+    spec = importlib.util.spec_from_file_location("godlpack_setup", os.path.join(ROOT, "setup.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # not __main__: defines, does not build
+    return mod
+
+
+@pytest.mark.parametrize(
+    "environ,config,found,want",
+    [
+        ({}, {"Py_GIL_DISABLED": 1}, {"go", "gcc"}, r"free-threaded.*limited C API \(abi3\).*regular CPython"),
+        ({}, {}, {"gcc"}, r"Go toolchain \('go'\) was not found.*go\.dev/dl.*GO="),
+        ({"GO": "/opt/go/bin/go"}, {}, {"gcc"}, r"'/opt/go/bin/go'"),
+        ({}, {}, {"go"}, r"no C compiler \('gcc'\).*apt-get install gcc.*set CC"),
+        ({"CC": "zig cc -target x86_64-linux-gnu.2.17"}, {}, {"go", "cc"}, None),  # cc is a fallback
+        ({"CC": "clang"}, {}, {"go"}, r"no C compiler \('clang'\)"),
+        ({}, {}, {"go", "gcc"}, None),
+    ],
+)
+def test_build_problems_are_one_readable_message(environ, config, found, want):
+    setup = _setup_module()
+    which = lambda name: f"/usr/bin/{name}" if name in found else None  # noqa: E731
+    got = setup.build_problem(environ=environ, config_var=config.get, which=which)
+    if want is None:
+        assert got is None
+    else:
+        assert got is not None and got.startswith("error: ") and "\n" not in got
+        assert re.search(want, got), got
+
+
+def test_go_build_command_does_not_need_vcs():
+    setup = _setup_module()
+    argv, _ = setup.go_build_command("go", "/tmp/x.so")
+    assert "-buildvcs=false" in argv
+
+
+def test_failed_go_build_ends_in_one_line_not_a_traceback(tmp_path):
+    # a Go toolchain that fails: the build prints its command, then one error line
+    fake = tmp_path / "go"
+    fake.write_text("#!/bin/sh\necho 'pyext/x.go:1:1: something broke' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    env = dict(os.environ, GO=str(fake))
+    p = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(tmp_path / "out")],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode != 0
+    assert "Traceback" not in p.stderr, p.stderr
+    assert "something broke" in p.stderr
+    assert re.search(r"error: building godlpack's extension with `go build` failed \(exit status 1\)", p.stderr)
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "godlpack", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_cli_help_goes_to_stdout_and_exits_0():
+    p = _cli("--help")
+    assert p.returncode == 0 and p.stderr == ""
+    for cmd in ("demo", "bench", "matrix", "--version"):
+        assert cmd in p.stdout
+
+
+@pytest.mark.parametrize("cmd", ["demo", "bench", "matrix"])
+def test_cli_each_command_has_help(cmd):
+    p = _cli(cmd, "--help")
+    assert p.returncode == 0 and p.stdout.startswith(f"usage: python -m godlpack {cmd}")
+
+
+def test_cli_version():
+    p = _cli("--version")
+    assert p.returncode == 0 and p.stdout.strip() == f"godlpack {gd.__version__} (DLPack 1.3)"
+
+
+@pytest.mark.parametrize("args,want", [(("frob",), r"invalid choice: 'frob' \(choose from .*demo.*bench.*matrix"),
+                                       ((), r"required: COMMAND"),
+                                       (("bench", "--fast"), r"unrecognized arguments: --fast")])
+def test_cli_usage_errors_exit_2_on_stderr(args, want):
+    p = _cli(*args)
+    assert p.returncode == 2 and p.stdout == ""
+    assert re.search(want, p.stderr), p.stderr
+
+
+def test_one_version_source():
+    # pyproject.toml reads godlpack.__version__; no other file writes the version
+    import tomllib
+
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        toml = tomllib.load(f)
+    assert "version" not in toml["project"] and "version" in toml["project"]["dynamic"]
+    assert toml["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "godlpack.__version__"}
+    assert re.fullmatch(r"\d+\.\d+\.\d+", gd.__version__)
+
+
+def test_licence_is_apache_2():
+    with open(os.path.join(ROOT, "LICENSE")) as f:
+        text = f.read()
+    assert "Apache License" in text and "Version 2.0, January 2004" in text
+    with open(os.path.join(ROOT, "pyproject.toml")) as f:
+        assert 'license = "Apache-2.0"' in f.read()
