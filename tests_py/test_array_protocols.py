@@ -96,3 +96,29 @@ def test_weakref():
     del a
     gc.collect()
     assert r() is None and "k" not in d
+
+
+# ---------------------------------------------------------------- issue 13's opening snippet
+
+
+@pytest.mark.requires("numpy")
+def test_issue_snippet_gives_numpys_answers():
+    """Each line of the snippet that opened issue 13, now answered as numpy answers it."""
+    import copy
+    import pickle
+
+    assert bool(gd.asarray([0])) is False and bool(np.asarray([0])) is False
+    with pytest.raises(ValueError, match="ambiguous"):
+        bool(gd.zeros(3))
+    with pytest.raises(TypeError):  # numpy: only 0-d / length-1 arrays convert
+        int(gd.asarray(list(b"42"), dtype="uint8"))
+    assert int(gd.asarray(list(b"4"), dtype="uint8")) == 52  # the element, never its bytes read as text
+    assert int(gd.asarray(7)) == 7 and float(gd.asarray(3.5)) == 3.5
+    a = gd.arange(3.0)
+    eq = a == a.copy()
+    assert isinstance(eq, gd.Array) and eq.dtype == gd.bool_ and eq.tolist() == [True, True, True]
+    assert pickle.loads(pickle.dumps(a)).tolist() == [0.0, 1.0, 2.0]
+    assert copy.deepcopy(a).tolist() == [0.0, 1.0, 2.0]
+    assert weakref.ref(a)() is a
+    assert np.sum(a) == 3.0 and np.sum(gd.arange(6).reshape((2, 3)), axis=0).tolist() == [3, 5, 7]
+    assert (np.mean(a), np.max(a), np.min(a), np.prod(a)) == (1.0, 2.0, 0.0, 0.0)

@@ -115,6 +115,14 @@ CASES = {
         "`from_dlpack` of an object without `__dlpack__`": [("from_dlpack()", lambda: gd.from_dlpack(object()))],
         "`int()`/`float()` of an array of more than one element": [("int()", lambda: int(a)),
                                                                     ("float()", lambda: float(a))],
+        "arithmetic (`a + 1`: the message names `np.from_dlpack(a)` and `torch.from_dlpack(a)`)": [
+            ("+", lambda: a + 1), ("unary -", lambda: -a), ("@", lambda: a @ a)],
+        "comparing or reducing float8/float6/float4 arrays": [
+            ("==", lambda: gd.zeros(3, dtype="float8_e4m3fn") == 0),
+            ("sum()", lambda: gd.zeros(3, dtype="float8_e5m2").sum()),
+            ("max()", lambda: gd.zeros(3, dtype="float8_e4m3fn").max())],
+        "an unsupported reduction keyword": [("sum()", lambda: a.sum(where=True)),
+                                             ("max()", lambda: a.max(initial=0.0))],
     },
     "ValueError": {
         "`copy` not `None`/`True`/`False`": [("from_dlpack()", lambda: gd.from_dlpack(a, copy=2)),
@@ -125,6 +133,11 @@ CASES = {
         "a write to a read-only array": [("__setitem__()", lambda: _read_only().__setitem__(0, 1)),
                                          ("fill()", lambda: _read_only().fill(1))],
         "the truth value of an array of more than one element": [("bool()", lambda: bool(a))],
+        "shapes that do not broadcast": [("<", lambda: gd.zeros((2, 3)) < gd.zeros(4)),
+                                         ("==", lambda: gd.zeros((2, 3)) == gd.zeros((3, 2)))],
+        "an axis out of range": [("sum()", lambda: a.sum(axis=3)), ("any()", lambda: a.any(axis=(0, -2)))],
+        "`min`/`max` of an empty array": [("max()", lambda: gd.zeros(0).max()),
+                                          ("min()", lambda: gd.zeros((2, 0)).min(axis=1))],
     },
     "IndexError": {
         "an index out of range": [("__getitem__()", lambda: a[10]), ("__setitem__()", lambda: a.__setitem__(-9, 1.0))],
