@@ -3,12 +3,14 @@
 #   make demo    fresh machine -> .venv, Go modules, numpy + torch, the package, then
 #                `python -m godlpack demo` (zero-copy round trips as a table)
 #   make test    the same set-up + pytest, then `go test ./...`, `pytest tests_py`,
-#                and (CI=true) go test -race, and the Go and Python suites again under
-#                GOEXPERIMENT=cgocheck2
+#                and (CI=true) ruff, mypy/pyright/stubtest (typecheck), go test -race,
+#                the Go and Python suites again under GOEXPERIMENT=cgocheck2, fuzzing,
+#                then the sdist, the wheel and the suite against the installed wheel
 #   make matrix  the interop matrix alone (`python -m godlpack matrix`; demo and test
 #                also install the pinned dpnp/dpctl, jax, array-api-strict stack)
 #   make build   (re)build python/godlpack/_native.abi3.so in place
-#   make wheel   build the cp311-abi3 wheel into dist/
+#   make wheel   the manylinux2014 cp311-abi3 wheel into dist/, checked (auditwheel,
+#                abi3audit, twine); `make sdist`, `make test-wheel`, `make typecheck`
 #   make clean   remove build outputs (keeps .venv; `make distclean` removes it too)
 #
 # Idempotent: each set-up step leaves a stamp in .venv/ and is redone only when its
@@ -67,7 +69,7 @@ demo: setup
 	$(PY) -m godlpack matrix
 
 test: setup test-go vet test-py abi3-smoke
-	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory test-go-race test-cgocheck2 fuzz-smoke; fi
+	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory typecheck test-go-race test-cgocheck2 fuzz-smoke sdist test-wheel; fi
 	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory bench BENCH_QUICK=1; fi
 
 test-go: $(VENV)/.gomod
@@ -98,6 +100,21 @@ abi3-smoke: $(SO)
 	  echo "PYTHONPATH=python $$py tests_py/abi3_smoke.py"; \
 	  PYTHONPATH=python "$$py" tests_py/abi3_smoke.py || exit 1; \
 	done
+
+# Lint and types (issue 16): ruff over python/ and tests_py/; mypy --strict and pyright
+# (strict) over tests_py/typing/usage.py, which writes every README example and the
+# public API as users do; stubtest compares the stubs with the runtime package.
+# The tools live in .venv (stamp .venv/.lint); configuration in pyproject.toml.
+.PHONY: typecheck
+$(VENV)/.lint: $(VENV)/.deps
+	$(PIP) install ruff mypy "pyright[nodejs]"
+	@touch $@
+
+typecheck: setup $(VENV)/.lint
+	$(VENV)/bin/ruff check python tests_py
+	$(VENV)/bin/mypy
+	$(VENV)/bin/pyright
+	$(PY) -m mypy.stubtest godlpack --mypy-config-file pyproject.toml
 
 # The whole Python suite against an extension built with cgocheck2, which
 # catches Go pointers stored in C memory. setup.py's one `go build` command,

@@ -55,11 +55,15 @@ from ._types import DLDeviceType, DType, Device, _as_dtype, _parse_device  # noq
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Optional, Sequence, Tuple, Union
+    from typing import Any, Optional, Tuple
 
-    DeviceLike = Union[str, Tuple[int, int], Device]
-    DTypeLike = Union[DType, str, type, Any]
-    ShapeLike = Union[int, Sequence[int]]
+# The stubs' typing aliases exist at run time too, for annotations evaluated
+# then (typing.get_type_hints, pydantic); spelt with `|` over builtin types so
+# that importing godlpack does not import typing. __init__.pyi has the precise
+# forms (ShapeLike: any Sequence[int]; DTypeLike: also numpy and torch dtypes).
+DeviceLike = _types.DeviceLike
+DTypeLike = DType | str | type | object
+ShapeLike = int | tuple[int, ...] | list[int]
 
 # The dtype constants (bool_, int8, ..., float4_e2m1fn): one per dtype of the
 # Go core's table (_tables.DTYPES).
@@ -107,7 +111,7 @@ _repr.install(Array)
 # a.astype(dtype, copy=True): see _convert.py
 from . import _convert  # noqa: E402
 
-Array.astype = _convert.astype  # type: ignore[attr-defined]
+setattr(Array, "astype", _convert.astype)  # noqa: B010 (the stub declares it on Array)
 
 # A forked child never enters the Go runtime: the extension's pthread_atfork
 # child handler flags it (pyext/fork.c), and every call that needs Go then
@@ -116,8 +120,7 @@ Array.astype = _convert.astype  # type: ignore[attr-defined]
 
 # No module-level __getattr__: CPython specialises `godlpack.name` lookups
 # only in modules without one, and `gd.from_dlpack(x)` in a loop pays for the
-# lookup on every call. The typing aliases DeviceLike, DTypeLike and ShapeLike
-# exist for type checkers only (__init__.pyi).
+# lookup on every call.
 
 
 def _check_device(device: Any, entry: str) -> None:

@@ -1,10 +1,12 @@
 """godlpack: n-dimensional arrays in Go, exchanged zero-copy through DLPack 1.3."""
 
-import enum
 from typing import Any, Iterator, Optional, Sequence, Tuple, Union
 
 from ._native import Array as Array
 from ._native import from_dlpack as from_dlpack
+from ._types import DLDeviceType as DLDeviceType
+from ._types import Device as Device
+from ._types import DType as DType
 
 __all__ = [
     "DLPACK_VERSION",
@@ -49,49 +51,6 @@ __all__ = [
 
 __version__: str
 DLPACK_VERSION: Tuple[int, int]
-
-class DLDeviceType(enum.IntEnum):
-    kDLCPU = 1
-    kDLCUDA = 2
-    kDLCUDAHost = 3
-    kDLOpenCL = 4
-    kDLVulkan = 7
-    kDLMetal = 8
-    kDLVPI = 9
-    kDLROCM = 10
-    kDLROCMHost = 11
-    kDLExtDev = 12
-    kDLCUDAManaged = 13
-    kDLOneAPI = 14
-    kDLWebGPU = 15
-    kDLHexagon = 16
-    kDLMAIA = 17
-    kDLTrn = 18
-
-class Device:
-    def __init__(self, spec: Union[str, Tuple[int, int], Device], id: Optional[int] = None) -> None: ...
-    @property
-    def type(self) -> DLDeviceType: ...
-    @property
-    def id(self) -> int: ...
-    def __iter__(self) -> Iterator[int]: ...
-    def __eq__(self, other: object) -> bool: ...
-    def __hash__(self) -> int: ...
-
-class DType:
-    def __init__(self, name: str, code: int, bits: int, lanes: int = 1) -> None: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def code(self) -> int: ...
-    @property
-    def bits(self) -> int: ...
-    @property
-    def lanes(self) -> int: ...
-    @property
-    def itemsize(self) -> int: ...
-    def __eq__(self, other: object) -> bool: ...
-    def __hash__(self) -> int: ...
 
 DeviceLike = Union[str, Tuple[int, int], Device]
 DTypeLike = Union[DType, str, type, Any]

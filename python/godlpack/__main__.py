@@ -19,6 +19,7 @@ demo   zero-copy round trips between godlpack and every installed DLPack
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
 import time
@@ -195,9 +196,7 @@ def demo() -> int:
     return 0 if ok else 1
 
 
-def _parser() -> "argparse.ArgumentParser":
-    import argparse
-
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m godlpack",
         description="godlpack's command line: see what godlpack exchanges with the DLPack libraries installed here.",

@@ -204,7 +204,7 @@ class Bench:
         try:
             import ml_dtypes
         except ImportError:
-            ml_dtypes = None
+            ml_dtypes = None  # type: ignore[assignment]
         sizes = [10**6] if self.quick else [10**6, 10**8]
         for size in sizes:
             big = size >= 10**8
@@ -375,7 +375,7 @@ def main(argv: List[str]) -> int:
     try:
         import torch
     except ImportError:
-        torch = None
+        torch = None  # type: ignore[assignment]
     b = Bench(quick)
     print(f"godlpack {gd.__version__} bench{' --quick (smoke run: figures are not meaningful)' if quick else ''}: "
           f"Python {sys.version.split()[0]}, numpy {np.__version__}"

@@ -23,6 +23,7 @@ def _bytes_of(a: _native.Array, entry: str) -> Tuple[_native.Array, bool]:
     got = _native._bytes_view(a, entry)
     if got is None:  # neither C- nor Fortran-contiguous: its C-contiguous copy
         got = _native._bytes_view(a.copy(), entry)
+    assert got is not None  # a C-contiguous copy always has a byte view
     return got
 
 
@@ -68,6 +69,6 @@ def _deepcopy(self: _native.Array, memo: Optional[dict] = None) -> _native.Array
 
 
 def install(cls: type) -> None:
-    cls.__reduce_ex__ = _reduce_ex  # type: ignore[attr-defined]
-    cls.__copy__ = _copy  # type: ignore[attr-defined]
-    cls.__deepcopy__ = _deepcopy  # type: ignore[attr-defined]
+    setattr(cls, "__reduce_ex__", _reduce_ex)  # noqa: B010
+    setattr(cls, "__copy__", _copy)  # noqa: B010
+    setattr(cls, "__deepcopy__", _deepcopy)  # noqa: B010

@@ -346,7 +346,8 @@ def array_format(a: Any, spec: str) -> str:
 
 
 def install(cls: type) -> None:
-    cls.__repr__ = array_repr  # type: ignore[method-assign]
-    cls.__str__ = array_str  # type: ignore[method-assign]
-    cls.__format__ = array_format  # type: ignore[method-assign]
+    # setattr: the stubs declare these slots on Array; here they are filled in
+    setattr(cls, "__repr__", array_repr)  # noqa: B010
+    setattr(cls, "__str__", array_str)  # noqa: B010
+    setattr(cls, "__format__", array_format)  # noqa: B010
 

@@ -14,9 +14,7 @@ from . import _tables
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Iterator, Tuple, Union
-
-    DeviceLike = Union[str, Tuple[int, int], "Device"]
+    from typing import Any, Iterator, Tuple
 
 __all__ = ["DLDeviceType", "DType", "Device"]
 
@@ -98,6 +96,11 @@ class Device:
 
     def __reduce__(self) -> Tuple[Any, Tuple[Tuple[int, int]]]:
         return (Device, ((int(self._type), self._id),))
+
+
+# What Device() and every device= argument accept (also at run time: see
+# godlpack.DeviceLike).
+DeviceLike = str | tuple[int, int] | Device
 
 
 def _check_id(t: DLDeviceType, i: Any, spec: Any) -> int:
