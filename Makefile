@@ -163,7 +163,7 @@ ZIG_TARGET := x86_64-linux-gnu.2.17
 WHEEL_PLAT := manylinux2014_x86_64
 VERSION = $(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' python/godlpack/__init__.py)
 WHEEL = dist/godlpack-$(VERSION)-cp311-abi3-$(WHEEL_PLAT).manylinux_2_17_x86_64.whl
-WHEEL_TEST_VERSIONS ?= 3.11 3.13
+WHEEL_TEST_VERSIONS ?= 3.11 3.12 3.13
 # the first python<version> of pyenv or PATH
 find_python = $$(PYENV_VERSION=$$(pyenv versions --bare 2>/dev/null | grep -E "^$(1)(\.|$$)" | tail -n1) pyenv which python$(1) 2>/dev/null || command -v python$(1) || true)
 
