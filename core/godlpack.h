@@ -94,7 +94,8 @@ typedef struct gd_export_req {
   /* out: 1 when Go planned a copy and left it to the C skin (nothing was
    * exported). */
   int32_t copy_deferred;
-  int32_t reserved;
+  /* in: the stream is a Python object (dpctl's SyclQueue), stream is 0 */
+  int32_t stream_object;
   /* in, optional: the C-contiguous copy the C skin made after Go deferred it;
    * exported instead of the array when the plan copies. The fast path never
    * copies, so it ignores these. */
