@@ -185,7 +185,7 @@ func allocContiguous(where string, dev Device, dt DataType, shape []int64, out *
 	b := hostBackend()
 	if dev != CPU {
 		if b = backendOf(dev.Type); b == nil {
-			return errorf(ErrDevice, "%s: godlpack has no memory backend for %s; allocate on \"cpu\"", where, dev)
+			return errorf(ErrDevice, "%s: godlpack has no memory backend for %s; pass device=\"cpu\"", where, dev)
 		}
 	}
 	p, err := b.Allocate(dev.ID, nbytes, zero)

@@ -171,4 +171,12 @@ static inline int gd_serve_import(void *managed, int versioned, gd_import_req *r
   return cls;
 }
 
+/* An array on a device (core.AllocContiguousOn); like: on the device a copy
+ * of an array on dev goes to (core.CopyDevice). */
+static inline int gd_go_alloc_on(DLDataType dt, int32_t ndim, int64_t *shape, DLDevice dev, int like, void *elem,
+                                 gd_header *out, int64_t *ostrides, const char *entry, char *msg) {
+  GD_GO_GATE(entry);
+  return gdgo_alloc_on(dt, ndim, shape, dev, like, elem, out, ostrides, (char *)entry, msg);
+}
+
 #endif /* GODLPACK_GOCALL_H_ */

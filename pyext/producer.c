@@ -141,12 +141,12 @@ PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t narg
         req.dl_id = (int32_t)d;
       }
     } else if (code == GD_KW_STREAM) {
-      if (v != Py_None) {
-        if (!PyLong_Check(v)) {
-          PyErr_Format(PyExc_TypeError,
-                       "__dlpack__(): stream must be None or an int, got %R; pass stream=None on CPU", v);
-          return NULL;
-        }
+      if (v != Py_None && !PyLong_Check(v)) {
+        /* An object (dpctl's SyclQueue for oneAPI): core decides whether
+         * the array's device takes one (core.streamOK). */
+        req.has_stream = 1;
+        req.stream_object = 1;
+      } else if (v != Py_None) {
         int of = 0;
         long long s = PyLong_AsLongLongAndOverflow(v, &of);
         if (s == -1 && PyErr_Occurred()) return NULL;

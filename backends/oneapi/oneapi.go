@@ -143,7 +143,9 @@ func (Backend) memcpy(id int32, dst, src unsafe.Pointer, n int64) error {
 }
 
 // Copy copies n bytes within device id's memory through the queue.
-func (b Backend) Copy(id int32, dst, src unsafe.Pointer, n int64) error { return b.memcpy(id, dst, src, n) }
+func (b Backend) Copy(id int32, dst, src unsafe.Pointer, n int64) error {
+	return b.memcpy(id, dst, src, n)
+}
 
 // CopyFromHost copies n bytes of host memory to device id, and waits.
 func (b Backend) CopyFromHost(id int32, dst, src unsafe.Pointer, n int64) error {
