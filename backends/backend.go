@@ -98,3 +98,18 @@ var ErrForeignPointer = errors.New("backends: pointer unknown to the device runt
 
 // ErrNoDevice: the runtime is loaded but has no device with that id.
 var ErrNoDevice = errors.New("backends: no such device")
+
+// StreamBackend is implemented by backends whose producers finish their
+// queued work for a consumer only when handed the consumer's stream: dpctl's
+// __dlpack__(stream=None) synchronises nothing, so a dpnp array's kernel may
+// still be writing when the capsule arrives. core then asks the producer
+// again with the stream of godlpack's own queue on the tensor's device and
+// waits for that queue (Synchronize) before the memory is used.
+type StreamBackend interface {
+	Backend
+	// ConsumerStream returns godlpack's queue on device id as the runtime's
+	// handle (oneAPI: a DPCTLSyclQueueRef, valid for the life of the
+	// process). It returns an error wrapping ErrUnavailable when the runtime
+	// is not loaded, ErrNoDevice when there is no such device.
+	ConsumerStream(id int32) (unsafe.Pointer, error)
+}

@@ -98,6 +98,36 @@ func HostAccessible(d Device, data unsafe.Pointer) (bool, error) {
 	return false, errorf(ErrDevice, "%s: %v", d, err)
 }
 
+// NeedsConsumerStream reports whether a tensor on d must be asked for with
+// a stream of godlpack's before its memory is used: its backend is a
+// backends.StreamBackend (oneAPI: dpctl's __dlpack__(stream=None) leaves the
+// producer's kernels running) whose runtime is loaded and has the device.
+// Without the runtime nothing can be synchronised: the tensor is held as it
+// is.
+func NeedsConsumerStream(d Device) bool {
+	sb, ok := backendOf(d.Type).(backends.StreamBackend)
+	if !ok {
+		return false
+	}
+	_, err := sb.ConsumerStream(d.ID)
+	return err == nil
+}
+
+// ConsumerStream returns godlpack's queue on device d as its runtime's
+// handle (a DPCTLSyclQueueRef for oneAPI): the stream from_dlpack passes to
+// producers on d, and the queue that __sycl_usm_array_interface__ names.
+func ConsumerStream(d Device) (unsafe.Pointer, error) {
+	sb, ok := backendOf(d.Type).(backends.StreamBackend)
+	if !ok {
+		return nil, errorf(ErrDevice, "%s has no queue godlpack can name; pass stream=None", d)
+	}
+	q, err := sb.ConsumerStream(d.ID)
+	if err != nil {
+		return nil, errorf(ErrDevice, "%s: %v", d, err)
+	}
+	return q, nil
+}
+
 // Reachable reports whether godlpack can allocate on device d and copy
 // between it and the host: a registered backend (kDLCPU, kDLOneAPI, ...).
 // Whether the device exists is known only when its runtime is asked (the

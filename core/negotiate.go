@@ -241,6 +241,13 @@ type ImportRequest struct {
 	// NoSync: the tensor came through a C exchange API, which never
 	// synchronises streams (dlpack-rules C9).
 	NoSync bool
+	// MayAskStream: the tensor came from x.__dlpack__() of a producer that
+	// can be asked again with a stream (not a raw capsule, not godlpack's
+	// own array, not already asked with one).
+	MayAskStream bool
+	// StreamGiven: the producer was asked with stream= godlpack's queue on
+	// the tensor's device (ConsumerStream).
+	StreamGiven bool
 }
 
 // Retry says that from_dlpack must not take the tensor it was handed but
@@ -256,6 +263,9 @@ const (
 	// RetryDLPack: release the exchange-API tensor and call __dlpack__,
 	// which may synchronise the producer's stream.
 	RetryDLPack Retry = 2
+	// RetryStream: ask the producer again with stream= godlpack's queue on
+	// the tensor's device (NeedsConsumerStream).
+	RetryStream Retry = 3
 )
 
 // ImportPlan says what from_dlpack must do after taking the tensor.
@@ -266,6 +276,9 @@ type ImportPlan struct {
 	Copy bool
 	// Device is the device of the array from_dlpack returns.
 	Device Device
+	// Sync: wait for godlpack's queue on the tensor's device once the
+	// tensor is taken: the producer ordered its work before that queue.
+	Sync bool
 }
 
 // CheckImportDevice is the first check of PlanImport, which needs no
@@ -309,6 +322,8 @@ func NoSyncImportOK(t DeviceType) bool {
 //
 //  1. copy must be a CopyMode, else ErrCopyArg (ValueError).
 //  2. NoSync and a device NoSyncImportOK refuses → RetryDLPack;
+//     MayAskStream, no stream given and NeedsConsumerStream → RetryStream
+//     (with the stream given: Sync);
 //     MayAskHostCopy, no device keyword and AsksHostCopy → RetryHostCopy.
 //  3. device absent or equal to got → no copy needed; otherwise a device
 //     CanCopy reaches from got → copy needed; otherwise ErrDevice
@@ -334,6 +349,13 @@ func PlanImport(got Device, flags uint64, req ImportRequest) (ImportPlan, error)
 	if req.NoSync && !NoSyncImportOK(got.Type) {
 		p.Retry = RetryDLPack
 		return p, nil
+	}
+	if NeedsConsumerStream(got) {
+		if req.MayAskStream && !req.StreamGiven {
+			p.Retry = RetryStream
+			return p, nil
+		}
+		p.Sync = req.StreamGiven
 	}
 	if req.MayAskHostCopy && !req.HasDevice && AsksHostCopy(got.Type) {
 		p.Retry = RetryHostCopy

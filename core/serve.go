@@ -39,6 +39,8 @@ func ImportRequestOf(req unsafe.Pointer) ImportRequest {
 		Negotiated:     r.negotiated != 0,
 		MayAskHostCopy: r.may_ask_host_copy != 0,
 		NoSync:         r.no_sync != 0,
+		MayAskStream:   r.may_ask_stream != 0,
+		StreamGiven:    r.stream_given != 0,
 	}
 }
 
@@ -146,6 +148,13 @@ func ServeImport(managed unsafe.Pointer, versioned bool, req unsafe.Pointer, own
 		return false, err
 	}
 	h.Owner = o
+	if plan.Sync {
+		if err := backendOf(h.Device.Type).Synchronize(h.Device.ID); err != nil {
+			h.Owner = nil
+			o.Release()
+			return true, deviceErr("from_dlpack()", h.Device, err)
+		}
+	}
 	if !plan.Copy {
 		return true, nil
 	}

@@ -47,3 +47,17 @@ func gdgo_alloc_on(dt C.DLDataType, ndim C.int32_t, shape *C.int64_t, dev C.DLDe
 	}
 	return 0
 }
+
+// gdgo_consumer_stream stores in out godlpack's queue on device dev as its
+// runtime's handle (core.ConsumerStream: a DPCTLSyclQueueRef for oneAPI).
+//
+//export gdgo_consumer_stream
+func gdgo_consumer_stream(dev C.DLDevice, out *unsafe.Pointer, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "from_dlpack()")
+	q, err := core.ConsumerStream(core.Device{Type: core.DeviceType(dev.device_type), ID: int32(dev.device_id)})
+	if err != nil {
+		return failAt(msg, "from_dlpack()", err)
+	}
+	*out = q
+	return 0
+}

@@ -179,4 +179,11 @@ static inline int gd_go_alloc_on(DLDataType dt, int32_t ndim, int64_t *shape, DL
   return gdgo_alloc_on(dt, ndim, shape, dev, like, elem, out, ostrides, (char *)entry, msg);
 }
 
+/* godlpack's queue on a device (core.ConsumerStream), for producers'
+ * stream= and __sycl_usm_array_interface__'s syclobj. */
+static inline int gd_go_consumer_stream(DLDevice dev, void **out, char *msg) {
+  GD_GO_GATE("from_dlpack()");
+  return gdgo_consumer_stream(dev, out, msg);
+}
+
 #endif /* GODLPACK_GOCALL_H_ */

@@ -465,6 +465,23 @@ static PyObject *gd_mod_go_crossings(PyObject *m, PyObject *unused) {
 
 /* _in_fork_child, _test_panic and _test_go_gc live in fork.c. */
 
+/* _consumer_stream(device_type, device_id): godlpack's queue on the device
+ * as a "SyclQueueRef" capsule for dpctl.SyclQueue(capsule), which copies the
+ * reference. The backend keeps the queue for the life of the process: the
+ * capsule has no destructor. */
+static PyObject *gd_mod_consumer_stream(PyObject *m, PyObject *args) {
+  (void)m;
+  int t, id;
+  if (!PyArg_ParseTuple(args, "ii", &t, &id)) return NULL;
+  DLDevice dev = {(DLDeviceType)t, (int32_t)id};
+  void *q = NULL;
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gd_go_consumer_stream(dev, &q, msg);
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  return PyCapsule_New(q, "SyclQueueRef", NULL);
+}
+
 static PyMethodDef gd_module_methods[] = {
     {"from_dlpack", (PyCFunction)(void (*)(void))gd_mod_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
      "from_dlpack(x, /, *, device=None, copy=None)\n--\n\n"
@@ -472,6 +489,7 @@ static PyMethodDef gd_module_methods[] = {
      "zero-copy when possible."},
     {"_asarray_dlpack", gd_mod_asarray_dlpack, METH_VARARGS, NULL},
     {"_full", gd_mod_full, METH_VARARGS, NULL},
+    {"_consumer_stream", gd_mod_consumer_stream, METH_VARARGS, NULL},
     {"_from_flat", gd_mod_from_flat, METH_VARARGS, NULL},
     {"_arange", gd_mod_arange, METH_VARARGS, NULL},
     {"_from_buffer", gd_mod_from_buffer, METH_O, NULL},

@@ -194,3 +194,5 @@ int gd_oneapi_wait(int32_t id) {
   fn.queue_wait(queue[id]);
   return 0;
 }
+
+void *gd_oneapi_queue(int32_t id) { return dev_ok(id) ? queue[id] : NULL; }

@@ -33,5 +33,8 @@ int gd_oneapi_pointer_info(int32_t id, const void *p);
 /* Blocking queue copy of n bytes (any direction); 0 or -GD_ONEAPI_*. */
 int gd_oneapi_memcpy(int32_t id, void *dst, const void *src, size_t n);
 int gd_oneapi_wait(int32_t id);
+/* godlpack's in-order queue on device id (a DPCTLSyclQueueRef owned by the
+ * backend for the life of the process), or NULL. */
+void *gd_oneapi_queue(int32_t id);
 
 #endif /* GODLPACK_ONEAPI_DPCTL_H_ */

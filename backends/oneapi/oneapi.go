@@ -25,6 +25,7 @@ type Backend struct{}
 var (
 	_ backends.Backend        = Backend{}
 	_ backends.PointerBackend = Backend{}
+	_ backends.StreamBackend  = Backend{}
 )
 
 func init() { backends.Register(Backend{}) }
@@ -177,4 +178,15 @@ func (Backend) PointerInfo(id int32, p unsafe.Pointer) (bool, error) {
 		return false, statusErr(id, -rc)
 	}
 	return rc == 1, nil
+}
+
+// ConsumerStream returns godlpack's in-order queue on device id (a
+// DPCTLSyclQueueRef that lives as long as the process). Python wraps it in a
+// dpctl.SyclQueue: the stream godlpack hands producers, and the syclobj of
+// its __sycl_usm_array_interface__.
+func (Backend) ConsumerStream(id int32) (unsafe.Pointer, error) {
+	if err := ready(id); err != nil {
+		return nil, err
+	}
+	return C.gd_oneapi_queue(C.int32_t(id)), nil
 }
