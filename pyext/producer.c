@@ -213,3 +213,13 @@ PyObject *gd_array_dlpack_device(PyObject *self, PyObject *unused) {
   PyTuple_SetItem(r, 1, id);
   return r;
 }
+
+/* _usm_data(): (data, offset) of the array as the device holds it: the data
+ * pointer as the producer gave it (or godlpack allocated it) and the first
+ * element's offset in elements, which __sycl_usm_array_interface__ reports
+ * apart (godlpack._oneapi.usm_array_interface). */
+PyObject *gd_array_usm_data(PyObject *self, PyObject *unused) {
+  (void)unused;
+  gd_array *a = (gd_array *)self;
+  return Py_BuildValue("(KL)", (unsigned long long)(uintptr_t)a->h.data, (long long)a->h.offset);
+}

@@ -18,7 +18,7 @@ import pytest
 
 import _dpenv  # noqa: F401  (OCL_ICD_FILENAMES before any device lookup)
 import godlpack as gd
-from _dpenv import sycl_cpu_device
+from _dpenv import Spy, sycl_cpu_device
 from _helpers import (FLAG_IS_COPIED, FLAG_READ_ONLY, CapsuleInfo, collect, craft_capsule, gd_ptr, optional,
                       requires)
 from _subproc import run_group
@@ -115,13 +115,54 @@ def test_dpnp_computes_on_our_memory(where):
     z = y * 2 + 1  # element-wise, a new dpnp array: godlpack reads it zero-copy
     b = gd.from_dlpack(z)
     assert gd_ptr(b) == usm_first(z) and b.tolist() == [2.0 * i + 1 for i in range(10)]
-    y += 1  # in place, on our memory
+    y += 1  # in place, on our memory, queued: whoever reads next waits for dpnp
+    y.sycl_queue.wait()
     assert a.tolist() == [i + 1.0 for i in range(10)]
     a[0] = 100.0
     assert float(y[0]) == 100.0
-    # dpnp.asarray(a) takes __sycl_usm_array_interface__ or the buffer protocol,
-    # not DLPack: it copies (godlpack has no SUAI yet)
+    # dpnp.asarray(a) reads __sycl_usm_array_interface__; dpnp 0.20 then
+    # copies every such object (its zero-copy test wants the very queue
+    # object of the array it builds): test_usm_array_interface_zero_copy
     assert dpnp.asnumpy(dpnp.asarray(a)).tolist() == a.tolist()
+
+
+@pytest.mark.parametrize("view", [lambda x: x, lambda x: x[3:], lambda x: x[3:][::2],
+                                  lambda x: x.reshape(3, 4)[1:, 1:], lambda x: x.reshape(3, 4).T])
+def test_usm_array_interface_zero_copy(where, view):
+    import dpnp.tensor as dpt
+
+    a = gd.arange(12, dtype="float32").to_device(where)
+    v = view(a)
+    suai = v.__sycl_usm_array_interface__
+    assert suai["data"] == (gd_ptr(a), False) and suai["offset"] == (gd_ptr(v) - gd_ptr(a)) // 4
+    assert suai["shape"] == v.shape and suai["strides"] == v.strides and suai["typestr"] == "<f4"
+    assert suai["syclobj"] is v.sycl_queue and suai["version"] == 1
+    t = dpt.asarray(v)  # dpctl's consumer: zero-copy, and it keeps v alive
+    assert usm_first(t) == gd_ptr(v) and dpt.asnumpy(t).tolist() == v.tolist()
+    t[...] = dpt.zeros_like(t)
+    t.sycl_queue.wait()
+    assert v.tolist() == np.zeros(v.shape).tolist()
+    v.fill(5.0)
+    assert (dpt.asnumpy(t) == 5.0).all()
+    ptr = gd_ptr(v)
+    del a, v
+    collect()
+    assert usm_first(t) == ptr and (dpt.asnumpy(t) == 5.0).all()
+
+
+def test_usm_array_interface_where_there_is_none(where):
+    ro = gd.from_dlpack(dpnp.arange(4.0))
+    assert ro.__sycl_usm_array_interface__["data"][1] is False
+    x = dpnp.arange(4.0)
+    x.flags.writable = False
+    assert gd.from_dlpack(x).__sycl_usm_array_interface__["data"][1] is True
+    r = gd.arange(12, dtype="int64").to_device(where)[::-1]  # negative strides: offset from the allocation
+    s = r.__sycl_usm_array_interface__
+    assert s["strides"] == (-1,) and s["offset"] == 11 and s["data"][0] == gd_ptr(r) - 11 * 8
+    assert not hasattr(gd.arange(3), "__sycl_usm_array_interface__")  # host memory: DLPack or the buffer protocol
+    assert not hasattr(gd.arange(3), "sycl_queue")
+    with pytest.raises(AttributeError, match=r"only arrays on oneAPI devices.*to_device"):
+        gd.arange(3).__sycl_usm_array_interface__
 
 
 def test_export_is_not_copied(where):
@@ -255,6 +296,60 @@ def test_stream_is_a_sycl_queue(where, dev):
     assert dpnp.from_dlpack(a).tolist() == [1.0, 1.0, 1.0]
 
 
+def test_arrays_outlive_the_queue_they_came_from(dev):
+    q = dpctl.SyclQueue(dev)
+    x = dpnp.arange(1000, dtype="int64", sycl_queue=q) * 2
+    a = gd.from_dlpack(x)
+    b = gd.from_dlpack(dpnp.ones(5, sycl_queue=q))
+    del x, q
+    collect()
+    assert a.sum() == 999000 and a[::-1][:2].tolist() == [1998, 1996]
+    assert np.from_dlpack(a.to_device("cpu")).sum() == 999000
+    c = a[::7].copy()
+    assert c.device == a.device and c.tolist() == list(range(0, 2000, 14))
+    assert float(dpnp.sum(dpnp.from_dlpack(b))) == 5.0
+
+
+def test_stream_queue_dropped_while_its_export_lives(where, dev):
+    a = gd.arange(6, dtype="float32").to_device(where)
+    q = dpctl.SyclQueue(dev)
+    cap = a.__dlpack__(max_version=(1, 3), stream=q)
+    del q
+    collect()
+    b = gd.from_dlpack(cap)
+    assert gd_ptr(b) == gd_ptr(a) and b.tolist() == a.tolist()
+
+
+def test_producer_queue_gone_before_godlpack_asks_again(dev):
+    # the retry with godlpack's stream comes after the producer's own
+    # queue object may be gone: dpctl keeps what the array needs
+    class Once(Spy):
+        pass
+
+    q = dpctl.SyclQueue(dev)
+    x = dpnp.arange(100, dtype="float64", sycl_queue=q) + 1
+    spy = Once(x)
+    del x, q
+    collect()
+    a = gd.from_dlpack(spy)
+    assert len(spy.requests) == 2 and a.sum() == 5050.0
+
+
+def test_retry_with_stream_releases_the_first_export_once(dev):
+    x = dpnp.arange(100, dtype="float64")
+    base = x.get_array().usm_data
+    held = sys.getrefcount(base)
+    for _ in range(5):
+        Fresh = type("Fresh", (Spy,), {})  # a type godlpack has not seen: asked twice
+        spy = Fresh(x)
+        a = gd.from_dlpack(spy)
+        assert len(spy.requests) == 2 and a.sum() == 4950.0
+        assert sys.getrefcount(base) == held + 1, "the first capsule's deleter ran, the second is ours"
+        del a, spy
+        collect()
+        assert sys.getrefcount(base) == held, "deleters ran exactly once each"
+
+
 # ---------------------------------------------------------------- refusals
 
 
@@ -322,7 +417,9 @@ def test_interpreter_exit_with_live_device_arrays(tmp_path):
         y = dpnp.from_dlpack(a)           # dpnp holds our memory
         b = gd.from_dlpack(dpnp.ones(10))  # we hold dpnp's
         c = a[::3]
-        keep = [a, y, b, c]
+        import dpnp.tensor as dpt
+        t = dpt.asarray(c)                # dpctl holds our memory through __sycl_usm_array_interface__
+        keep = [a, y, b, c, t]
         print("ok", int(dpnp.sum(y)), b.sum())
     """)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))

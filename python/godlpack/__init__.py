@@ -49,7 +49,7 @@ _check_address_space()
 
 # _native first: loading it starts the Go runtime on a thread of its own,
 # which then initialises while the modules below import.
-from . import _native, _tables, _types  # noqa: E402
+from . import _native, _oneapi, _tables, _types  # noqa: E402
 from ._native import Array, from_dlpack  # noqa: E402
 from ._types import DLDeviceType, DType, Device, _as_dtype, _parse_device  # noqa: E402
 
@@ -171,6 +171,13 @@ def _to_device(self: Array, device: Any, /, *, stream: Any = None) -> Array:
 
 
 Array.to_device = _to_device  # type: ignore[attr-defined]
+Array.__sycl_usm_array_interface__ = property(  # type: ignore[attr-defined]
+    _oneapi.usm_array_interface,
+    doc="dpctl's USM array interface of an array on a oneAPI device (dpnp.asarray takes it zero-copy).",
+)
+Array.sycl_queue = property(  # type: ignore[attr-defined]
+    _oneapi.sycl_queue, doc="The dpctl.SyclQueue of an array on a oneAPI device (godlpack's queue there)."
+)
 
 
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, device: Any = "cpu") -> Array:
