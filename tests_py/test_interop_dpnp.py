@@ -219,7 +219,8 @@ def test_from_dpnp_kept_on_device_zero_copy(dev):
     assert a.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]  # device USM of a CPU device: host-accessible
     a[0] = 7.0
     assert float(x[0]) == 7.0
-    x[1] = 8.0
+    x[1] = 8.0  # queued by dpnp: the reader waits for it
+    x.sycl_queue.wait()
     assert a.tolist()[1] == 8.0
 
 
@@ -395,7 +396,8 @@ class RefusingOneAPIProducer(OldOneAPIProducer):
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
         if dl_device is not None and dl_device != self.x.__dlpack_device__():
             raise BufferError("no host copies here")
-        return self.x.__dlpack__(max_version=max_version)
+        # the stream goes on to dpctl: godlpack's queue waits for x's kernels
+        return self.x.__dlpack__(max_version=max_version, stream=stream)
 
 
 @pytest.mark.parametrize("copy", [None, True, False])
