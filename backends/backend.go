@@ -72,3 +72,44 @@ var (
 	// ErrInvalidSize: a negative size.
 	ErrInvalidSize = errors.New("backends: negative allocation size")
 )
+
+// PointerBackend is implemented by backends whose memory kind is a property
+// of each allocation rather than of the device type: oneAPI's USM pointers
+// may be device, shared or host memory, and device memory of a CPU device is
+// host memory too. core asks it about every tensor it describes on such a
+// device instead of trusting HostAccessible alone.
+type PointerBackend interface {
+	Backend
+	// PointerInfo reports whether the CPU may address the memory at p
+	// (a pointer into memory of device id, never nil) through plain loads
+	// and stores. It returns an error when p is not memory that this
+	// backend can serve on device id (an unknown pointer, a device that
+	// does not exist, a runtime that cannot be loaded); the error names
+	// what to install or set.
+	PointerInfo(id int32, p unsafe.Pointer) (hostAccessible bool, err error)
+}
+
+// ErrUnavailable wraps the errors of a backend whose runtime cannot be
+// loaded or has no such device; core maps it to a BufferError.
+var ErrUnavailable = errors.New("backends: device runtime unavailable")
+
+// ErrForeignPointer: a pointer that the device's runtime does not know.
+var ErrForeignPointer = errors.New("backends: pointer unknown to the device runtime")
+
+// ErrNoDevice: the runtime is loaded but has no device with that id.
+var ErrNoDevice = errors.New("backends: no such device")
+
+// StreamBackend is implemented by backends whose producers finish their
+// queued work for a consumer only when handed the consumer's stream: dpctl's
+// __dlpack__(stream=None) synchronises nothing, so a dpnp array's kernel may
+// still be writing when the capsule arrives. core then asks the producer
+// again with the stream of godlpack's own queue on the tensor's device and
+// waits for that queue (Synchronize) before the memory is used.
+type StreamBackend interface {
+	Backend
+	// ConsumerStream returns godlpack's queue on device id as the runtime's
+	// handle (oneAPI: a DPCTLSyclQueueRef, valid for the life of the
+	// process). It returns an error wrapping ErrUnavailable when the runtime
+	// is not loaded, ErrNoDevice when there is no such device.
+	ConsumerStream(id int32) (unsafe.Pointer, error)
+}

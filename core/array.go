@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -8,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"unsafe"
+
+	"github.com/godlpack/godlpack/backends"
 )
 
 // Array is an n-dimensional array for Go programs: a Header plus its shape
@@ -114,7 +117,7 @@ func newAlloc(where string, dt DataType, shape []int64, zero bool) (*Array, erro
 	}
 	var st [MaxNdim]int64
 	var h Header
-	if err := allocContiguous(where, dt, shape, &h, st[:len(shape)], zero, true); err != nil {
+	if err := allocContiguous(where, CPU, dt, shape, &h, st[:len(shape)], zero, true); err != nil {
 		return nil, err
 	}
 	return newOwnedArray(h, shape, st[:len(shape)]), nil
@@ -126,19 +129,29 @@ func newAlloc(where string, dt DataType, shape []int64, zero bool) (*Array, erro
 // the zero-Go-allocation step the Python skin uses to create arrays; the
 // caller owns the reference in out.Owner. Errors as for Empty.
 func AllocContiguous(dt DataType, shape []int64, out *Header, outStrides []int64) error {
-	return allocContiguous("AllocContiguous()", dt, shape, out, outStrides, false, true)
+	return allocContiguous("AllocContiguous()", CPU, dt, shape, out, outStrides, false, true)
 }
 
 // AllocContiguousAt is AllocContiguous whose errors start with where, the
 // entry point the user called (e.g. "empty()").
 func AllocContiguousAt(where string, dt DataType, shape []int64, out *Header, outStrides []int64) error {
-	return allocContiguous(where, dt, shape, out, outStrides, false, true)
+	return allocContiguous(where, CPU, dt, shape, out, outStrides, false, true)
+}
+
+// AllocContiguousOn is AllocContiguousAt on device dev, through the device's
+// backend (zeroed when zero is set). A device without a backend is refused
+// with ErrDevice; the backend's own failures (its runtime cannot be loaded,
+// no such device) are ErrDevice too, ErrNoMemory when it is out of memory.
+// The array's dtype may be any godlpack can copy (not only what it
+// exchanges), as for copies.
+func AllocContiguousOn(where string, dev Device, dt DataType, shape []int64, out *Header, outStrides []int64, zero bool) error {
+	return allocContiguous(where, dev, dt, shape, out, outStrides, zero, false)
 }
 
 // allocContiguous allocates and describes a C-contiguous array. strict
 // checks dt with ValidateDataType (what godlpack exchanges); Copy passes
 // false, since copying an existing array's dtype needs only a byte size.
-func allocContiguous(where string, dt DataType, shape []int64, out *Header, outStrides []int64, zero, strict bool) error {
+func allocContiguous(where string, dev Device, dt DataType, shape []int64, out *Header, outStrides []int64, zero, strict bool) error {
 	if len(shape) > MaxNdim {
 		return fmt.Errorf("%s: %d dimensions, at most %d are supported: %w", where, len(shape), MaxNdim, ErrNdim)
 	}
@@ -170,19 +183,37 @@ func allocContiguous(where string, dt DataType, shape []int64, out *Header, outS
 		return fmt.Errorf("%s: %d elements of %d bits overflow int64 bytes: %w", where, size, dt.ItemBits(), ErrOverflow)
 	}
 	b := hostBackend()
-	p, err := b.Allocate(0, nbytes, zero)
+	if dev != CPU {
+		if b = backendOf(dev.Type); b == nil {
+			return errorf(ErrDevice, "%s: godlpack has no memory backend for %s; pass device=\"cpu\"", where, dev)
+		}
+	}
+	p, err := b.Allocate(dev.ID, nbytes, zero)
 	if err != nil {
-		return fmt.Errorf("%s: cannot allocate %d bytes: %w", where, nbytes, ErrNoMemory)
+		return allocErr(where, dev, nbytes, err)
 	}
 	o, err := NewOwner(OwnFree, p, b.FreeFunc())
 	if err != nil {
 		b.Free(p)
 		return err
 	}
-	*out = Header{Data: p, Owner: o, Offset: 0, DType: dt, Ndim: int32(len(shape)), Device: CPU}
+	*out = Header{Data: p, Owner: o, Offset: 0, DType: dt, Ndim: int32(len(shape)), Device: dev}
 	cStrides(shape, outStrides[:len(shape)])
 	out.SetDerivedFlags(shape, outStrides[:len(shape)])
 	return nil
+}
+
+// allocErr words a backend's allocation failure: out of memory, or a device
+// its runtime cannot serve (the backend's message says what to install or
+// set).
+func allocErr(where string, dev Device, nbytes int64, err error) error {
+	if dev == CPU || errors.Is(err, backends.ErrNoMemory) || errors.Is(err, backends.ErrInvalidSize) {
+		if dev == CPU {
+			return fmt.Errorf("%s: cannot allocate %d bytes: %w", where, nbytes, ErrNoMemory)
+		}
+		return fmt.Errorf("%s: cannot allocate %d bytes on %s: %w", where, nbytes, dev, ErrNoMemory)
+	}
+	return errorf(ErrDevice, "%s: cannot allocate on %s: %v", where, dev, err)
 }
 
 // checkAllocDType is the relaxed check of Copy: lanes 1, a code DLPack 1.3

@@ -69,6 +69,7 @@ var (
 	_ = [1]struct{}{}[C.GD_RETRY_NONE-int64(RetryNone)]
 	_ = [1]struct{}{}[C.GD_RETRY_HOST_COPY-int64(RetryHostCopy)]
 	_ = [1]struct{}{}[C.GD_RETRY_DLPACK-int64(RetryDLPack)]
+	_ = [1]struct{}{}[C.GD_RETRY_STREAM-int64(RetryStream)]
 )
 
 // core and its backends agree on the alignment of allocations.

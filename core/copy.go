@@ -328,8 +328,9 @@ func stridedFill[E any](dp unsafe.Pointer, v E, n, ds int64) {
 
 // CopyInto copies the elements of the array described by src, srcShape and
 // srcStrides into the one described by dst, dstShape and dstStrides. Shapes
-// and dtypes must be equal (no broadcasting, no casting); both devices must
-// be CPU-accessible. Overlapping source and destination are handled (through
+// and dtypes must be equal (no broadcasting, no casting). Memory the CPU
+// cannot address (HeaderHost clear) is reached through its device's backend
+// (devcopy.go); a device without one is ErrDevice. Overlapping source and destination are handled (through
 // a temporary C buffer when the layouts differ). It does not allocate on the
 // Go heap unless it runs in parallel (large copies) or fails.
 //
@@ -359,7 +360,9 @@ func CopyInto(dst *Header, dstShape, dstStrides []int64, src *Header, srcShape, 
 			return fmt.Errorf("%s: shapes %s and %s differ: %w", where, dimsString(srcShape), dimsString(dstShape), ErrShape)
 		}
 	}
-	if !CPUAccessible(dst.Device.Type) || !CPUAccessible(src.Device.Type) {
+	onHost := dst.hostAccessible() && src.hostAccessible()
+	if !onHost && ((!dst.hostAccessible() && backendOf(dst.Device.Type) == nil) ||
+		(!src.hostAccessible() && backendOf(src.Device.Type) == nil)) {
 		return fmt.Errorf("%s: %v to %v needs a device backend: %w", where, src.Device, dst.Device, ErrDevice)
 	}
 	size, err := shapeSize(where, dstShape)
@@ -371,6 +374,9 @@ func CopyInto(dst *Header, dstShape, dstStrides []int64, src *Header, srcShape, 
 	}
 	if dst.Data == nil || src.Data == nil {
 		return fmt.Errorf("%s: %w", where, ErrNullData)
+	}
+	if !onHost {
+		return copyDevice(where, dst, dstStrides, src, srcStrides, dstShape, k, size)
 	}
 	dp := unsafe.Add(dst.Data, dst.Offset*k)
 	sp := unsafe.Add(src.Data, src.Offset*k)
@@ -447,7 +453,7 @@ func (a *Array) Copy() (*Array, error) {
 	nd := len(a.shape)
 	var st [MaxNdim]int64
 	var out Header
-	if err := allocContiguous(where, h.DType, a.shape, &out, st[:nd], false, false); err != nil {
+	if err := allocContiguous(where, CopyDevice(h.Device), h.DType, a.shape, &out, st[:nd], false, false); err != nil {
 		return nil, err
 	}
 	if err := CopyInto(&out, a.shape, st[:nd], &h, a.shape, a.strides); err != nil {

@@ -1,8 +1,12 @@
 package core
 
 import (
+	"errors"
 	"strconv"
 	"strings"
+	"unsafe"
+
+	"github.com/godlpack/godlpack/backends"
 )
 
 // deviceNames holds, per DLDeviceType, the enum name and the short name used
@@ -56,6 +60,88 @@ func CPUAccessible(t DeviceType) bool {
 		return true
 	}
 	return false
+}
+
+// HostAccessible reports whether the CPU may read and write the memory at
+// data on device d: the one rule behind HeaderHost (SetDerivedFlags), the
+// buffer protocol, tolist and the Go kernels. A device type the CPU can
+// always address (CPUAccessible) says yes for every pointer. A backend whose
+// memory kind is a property of each pointer (backends.PointerBackend:
+// oneAPI USM, where shared and host memory, and device memory of a CPU
+// device, are host memory) is asked about data. Everything else says no. A
+// nil data pointer (an empty tensor) addresses nothing and is accessible
+// wherever the device's type is.
+//
+// err is non-nil when the backend does not know the pointer or the device
+// (ErrDevice, BufferError: an import refuses such a tensor); a backend
+// whose runtime cannot be loaded answers false without error, so that
+// memory of a device godlpack cannot reach is still held, as an opaque
+// array.
+func HostAccessible(d Device, data unsafe.Pointer) (bool, error) {
+	if CPUAccessible(d.Type) {
+		return true, nil
+	}
+	if data == nil {
+		return false, nil
+	}
+	pb, ok := backendOf(d.Type).(backends.PointerBackend)
+	if !ok {
+		return false, nil
+	}
+	host, err := pb.PointerInfo(d.ID, data)
+	switch {
+	case err == nil:
+		return host, nil
+	case errors.Is(err, backends.ErrUnavailable):
+		return false, nil
+	}
+	return false, errorf(ErrDevice, "%s: %v", d, err)
+}
+
+// NeedsConsumerStream reports whether a tensor on d must be asked for with
+// a stream of godlpack's before its memory is used: its backend is a
+// backends.StreamBackend (oneAPI: dpctl's __dlpack__(stream=None) leaves the
+// producer's kernels running) whose runtime is loaded and has the device.
+// Without the runtime nothing can be synchronised: the tensor is held as it
+// is.
+func NeedsConsumerStream(d Device) bool {
+	sb, ok := backendOf(d.Type).(backends.StreamBackend)
+	if !ok {
+		return false
+	}
+	_, err := sb.ConsumerStream(d.ID)
+	return err == nil
+}
+
+// ConsumerStream returns godlpack's queue on device d as its runtime's
+// handle (a DPCTLSyclQueueRef for oneAPI): the stream from_dlpack passes to
+// producers on d, and the queue that __sycl_usm_array_interface__ names.
+func ConsumerStream(d Device) (unsafe.Pointer, error) {
+	sb, ok := backendOf(d.Type).(backends.StreamBackend)
+	if !ok {
+		return nil, errorf(ErrDevice, "%s has no queue godlpack can name; pass stream=None", d)
+	}
+	q, err := sb.ConsumerStream(d.ID)
+	if err != nil {
+		return nil, errorf(ErrDevice, "%s: %v", d, err)
+	}
+	return q, nil
+}
+
+// Reachable reports whether godlpack can allocate on device d and copy
+// between it and the host: a registered backend (kDLCPU, kDLOneAPI, ...).
+// Whether the device exists is known only when its runtime is asked (the
+// allocation or copy then fails with ErrDevice).
+func Reachable(d Device) bool { return backendOf(d.Type) != nil }
+
+// CopyDevice is the device that Array.copy() puts its copy on: the array's
+// own device when godlpack can allocate there, else the CPU (copies of the
+// pinned host kinds, kDLCUDAHost, ..., are plain host memory).
+func CopyDevice(d Device) Device {
+	if d.Type != KDLCPU && Reachable(d) {
+		return d
+	}
+	return CPU
 }
 
 // FoldsByteOffset is the byte_offset policy of device d (the one place that

@@ -24,6 +24,15 @@ func Fill(h *Header, shape, strides []int64, elem []byte) error {
 	if k <= 0 || int64(len(elem)) != k {
 		return fmt.Errorf("%s: fill value has %d bytes, %v needs %d: %w", where, len(elem), h.DType, k, ErrDType)
 	}
+	if !h.hostAccessible() && backendOf(h.Device.Type) != nil {
+		hh := *h
+		hh.Flags |= HeaderHost // checkWalk's device check: the backend stages it
+		size, err := checkWalk(where, &hh, shape, strides)
+		if err != nil || size == 0 {
+			return err
+		}
+		return fillDevice(where, h, shape, strides, elem, k, size)
+	}
 	size, err := checkWalk(where, h, shape, strides)
 	if err != nil || size == 0 {
 		return err
@@ -42,8 +51,8 @@ func checkWalk(where string, h *Header, shape, strides []int64) (int64, error) {
 	if len(shape) != len(strides) || len(shape) > MaxNdim {
 		return 0, fmt.Errorf("%s: %d dimensions with %d strides: %w", where, len(shape), len(strides), ErrShape)
 	}
-	if !CPUAccessible(h.Device.Type) {
-		return 0, fmt.Errorf("%s: %v memory is not accessible from the CPU: %w", where, h.Device, ErrDevice)
+	if !h.hostAccessible() {
+		return 0, notHostErr(where, h)
 	}
 	size, err := shapeSize(where, shape)
 	if err != nil {

@@ -94,7 +94,8 @@ typedef struct gd_export_req {
   /* out: 1 when Go planned a copy and left it to the C skin (nothing was
    * exported). */
   int32_t copy_deferred;
-  int32_t reserved;
+  /* in: the stream is a Python object (dpctl's SyclQueue), stream is 0 */
+  int32_t stream_object;
   /* in, optional: the C-contiguous copy the C skin made after Go deferred it;
    * exported instead of the array when the plan copies. The fast path never
    * copies, so it ignores these. */
@@ -108,6 +109,7 @@ typedef struct gd_export_req {
 #define GD_RETRY_NONE 0
 #define GD_RETRY_HOST_COPY 1 /* ask the producer for dl_device=(kDLCPU, 0) */
 #define GD_RETRY_DLPACK 2    /* release the exchange-API tensor, use __dlpack__ */
+#define GD_RETRY_STREAM 3    /* ask again with stream= godlpack's queue (core.ConsumerStream) */
 
 typedef struct gd_import_req {
   int32_t dev_type;
@@ -127,6 +129,10 @@ typedef struct gd_import_req {
   /* in: > 0 asks Go to leave a planned copy of more than this many bytes to
    * the C skin, which copies in interruptible chunks (pyext/chunk.c). */
   int64_t defer_copy_over;
+  /* in: the producer may be asked again with a stream (core.ImportRequest.MayAskStream) */
+  int32_t may_ask_stream;
+  /* in: the producer was asked with stream= godlpack's queue on the tensor's device */
+  int32_t stream_given;
 } gd_import_req;
 
 /* Owner API (core/owner.c). gd_owner_new returns NULL when out of memory. */

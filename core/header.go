@@ -19,13 +19,20 @@ type Header struct {
 }
 
 // SetDerivedFlags recomputes HeaderHost, HeaderCContig and HeaderFContig
-// from h.Device and the layout (shape and strides have h.Ndim entries).
+// from h.Device, h.Data (HostAccessible) and the layout (shape and strides have h.Ndim entries).
 // Every function of core that produces a header calls it, so the CPython
 // skin answers the buffer protocol and its fast paths from flags, without
 // deciding device or layout facts itself.
 func (h *Header) SetDerivedFlags(shape, strides []int64) {
+	host, _ := HostAccessible(h.Device, h.Data)
+	h.setDerivedFlags(shape, strides, host)
+}
+
+// setDerivedFlags is SetDerivedFlags with HostAccessible already asked (an
+// import asks once, and refuses a pointer the device does not know).
+func (h *Header) setDerivedFlags(shape, strides []int64, host bool) {
 	f := h.Flags &^ (HeaderHost | HeaderCContig | HeaderFContig)
-	if CPUAccessible(h.Device.Type) {
+	if host {
 		f |= HeaderHost
 	}
 	if isCContiguous(shape, strides) {

@@ -22,7 +22,7 @@ func All[T Element](a *Array) (iter.Seq2[[]int64, T], error) {
 	if h.DType != DataTypeOf[T]() {
 		return nil, typeErr[T](where, h.DType)
 	}
-	if !CPUAccessible(h.Device.Type) {
+	if !h.hostAccessible() {
 		return nil, fmt.Errorf("%s: %v memory is not accessible from the CPU: %w", where, h.Device, ErrDevice)
 	}
 	shape, strides := a.shape, a.strides

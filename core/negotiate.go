@@ -40,6 +40,9 @@ type ExportRequest struct {
 	Copy          CopyMode
 	Stream        int64
 	HasStream     bool
+	// StreamObject: the stream is a Python object, not an int (dpctl's
+	// convention for oneAPI: a dpctl.SyclQueue); Stream is then 0.
+	StreamObject bool
 }
 
 // ExportPlan says how to answer __dlpack__.
@@ -59,13 +62,19 @@ type ExportPlan struct {
 }
 
 // CanCopy reports whether godlpack can produce a copy on device dst of memory
-// that lives on src. With the cpu backend only: dst must be kDLCPU:0 and src
-// CPU-accessible (kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged). The CUDA
-// backend will add CPU↔CUDA. Exporting a CPU array to a host kind
-// (dl_device=(kDLCUDAHost, 0)) is refused: plain CPU memory is not pinned
-// memory and must not be labelled as such.
+// that lives on src. src must be memory godlpack can read: a CPU-accessible
+// type (kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDAManaged) or a device with a
+// backend (kDLOneAPI). dst must be kDLCPU:0 or a device with a backend other
+// than the host's: copies run host↔device and device↔device through the
+// backends (a device that does not exist fails when the copy allocates).
+// Exporting a CPU array to a host kind (dl_device=(kDLCUDAHost, 0)) is
+// refused: plain CPU memory is not pinned memory and must not be labelled as
+// such.
 func CanCopy(src, dst Device) bool {
-	return dst == CPU && CPUAccessible(src.Type) && KnownDeviceType(src.Type)
+	if !KnownDeviceType(src.Type) || !(CPUAccessible(src.Type) || Reachable(src)) {
+		return false
+	}
+	return dst == CPU || (dst.Type != KDLCPU && Reachable(dst))
 }
 
 // streamOK reports whether stream is acceptable for a tensor on device t
@@ -75,8 +84,16 @@ func CanCopy(src, dst Device) bool {
 //	CUDA, CUDA managed: -1, 1 (legacy default), 2 (per-thread default), > 2
 //	                    (a handle); 0 is ambiguous and refused.
 //	ROCm:               -1, 0 (default), > 2 (a handle); 1 and 2 refused.
+//	oneAPI:             -1, or an object (dpctl's convention: a dpctl.SyclQueue);
+//	                    godlpack's own queue work is complete before any
+//	                    export, so there is nothing to order after.
 //	anything else (CPU and host kinds included): -1 only.
-func streamOK(t DeviceType, stream int64) bool {
+//
+// Only oneAPI takes an object; ints are for the others.
+func streamOK(t DeviceType, stream int64, object bool) bool {
+	if object {
+		return t == KDLOneAPI
+	}
 	if stream == StreamNoSync {
 		return true
 	}
@@ -168,13 +185,13 @@ func planExport(src Device, readOnly bool, req *ExportRequest, p *ExportPlan) er
 	default:
 		p.Copy = needCopy
 	}
-	if p.Copy && !needCopy && !CanCopy(src, CPU) {
+	if p.Copy && !needCopy && !CanCopy(src, CopyDevice(src)) {
 		return errorf(ErrDevice,
 			"__dlpack__(): copy=True but godlpack has no memory backend for %s and cannot copy the array there; pass copy=None, or copy it with the library that made it",
 			src)
 	}
-	if req.HasStream && !streamOK(p.Target.Type, req.Stream) {
-		return streamErr(p.Target.Type, req.Stream)
+	if req.HasStream && !streamOK(p.Target.Type, req.Stream, req.StreamObject) {
+		return streamErr(p.Target.Type, req.Stream, req.StreamObject)
 	}
 	if p.Copy && p.Versioned {
 		p.ExtraFlags = FlagIsCopied
@@ -182,7 +199,15 @@ func planExport(src Device, readOnly bool, req *ExportRequest, p *ExportPlan) er
 	return nil
 }
 
-func streamErr(t DeviceType, stream int64) error {
+func streamErr(t DeviceType, stream int64, object bool) error {
+	switch {
+	case t == KDLOneAPI:
+		return errorf(ErrStream,
+			"__dlpack__(): stream=%d is not a stream of a %s tensor; pass stream=None or a dpctl.SyclQueue", stream, t)
+	case object:
+		return errorf(ErrUnsupported,
+			"__dlpack__(): stream must be None or an int for a %s tensor, not an object; pass stream=None", t)
+	}
 	switch t {
 	case KDLCUDA, KDLCUDAManaged:
 		if stream == 0 {
@@ -216,6 +241,13 @@ type ImportRequest struct {
 	// NoSync: the tensor came through a C exchange API, which never
 	// synchronises streams (dlpack-rules C9).
 	NoSync bool
+	// MayAskStream: the tensor came from x.__dlpack__() of a producer that
+	// can be asked again with a stream (not a raw capsule, not godlpack's
+	// own array, not already asked with one).
+	MayAskStream bool
+	// StreamGiven: the producer was asked with stream= godlpack's queue on
+	// the tensor's device (ConsumerStream).
+	StreamGiven bool
 }
 
 // Retry says that from_dlpack must not take the tensor it was handed but
@@ -231,6 +263,9 @@ const (
 	// RetryDLPack: release the exchange-API tensor and call __dlpack__,
 	// which may synchronise the producer's stream.
 	RetryDLPack Retry = 2
+	// RetryStream: ask the producer again with stream= godlpack's queue on
+	// the tensor's device (NeedsConsumerStream).
+	RetryStream Retry = 3
 )
 
 // ImportPlan says what from_dlpack must do after taking the tensor.
@@ -241,6 +276,9 @@ type ImportPlan struct {
 	Copy bool
 	// Device is the device of the array from_dlpack returns.
 	Device Device
+	// Sync: wait for godlpack's queue on the tensor's device once the
+	// tensor is taken: the producer ordered its work before that queue.
+	Sync bool
 }
 
 // CheckImportDevice is the first check of PlanImport, which needs no
@@ -249,7 +287,7 @@ type ImportPlan struct {
 // for d godlpack can neither copy there nor work with its memory, so it is
 // refused even when the tensor already lives there (ErrDevice).
 func CheckImportDevice(req ImportRequest) error {
-	if req.HasDevice && !CPUAccessible(req.Device.Type) {
+	if req.HasDevice && !CPUAccessible(req.Device.Type) && !Reachable(req.Device) {
 		return errorf(ErrDevice,
 			"from_dlpack(): godlpack has no memory backend for device=%s; pass device=None or \"cpu\"",
 			req.Device)
@@ -284,6 +322,8 @@ func NoSyncImportOK(t DeviceType) bool {
 //
 //  1. copy must be a CopyMode, else ErrCopyArg (ValueError).
 //  2. NoSync and a device NoSyncImportOK refuses → RetryDLPack;
+//     MayAskStream, no stream given and NeedsConsumerStream → RetryStream
+//     (with the stream given: Sync);
 //     MayAskHostCopy, no device keyword and AsksHostCopy → RetryHostCopy.
 //  3. device absent or equal to got → no copy needed; otherwise a device
 //     CanCopy reaches from got → copy needed; otherwise ErrDevice
@@ -309,6 +349,13 @@ func PlanImport(got Device, flags uint64, req ImportRequest) (ImportPlan, error)
 	if req.NoSync && !NoSyncImportOK(got.Type) {
 		p.Retry = RetryDLPack
 		return p, nil
+	}
+	if NeedsConsumerStream(got) {
+		if req.MayAskStream && !req.StreamGiven {
+			p.Retry = RetryStream
+			return p, nil
+		}
+		p.Sync = req.StreamGiven
 	}
 	if req.MayAskHostCopy && !req.HasDevice && AsksHostCopy(got.Type) {
 		p.Retry = RetryHostCopy
@@ -336,7 +383,7 @@ func PlanImport(got Device, flags uint64, req ImportRequest) (ImportPlan, error)
 	default:
 		p.Copy = needCopy
 	}
-	if p.Copy && !needCopy && !CanCopy(got, CPU) {
+	if p.Copy && !needCopy && !CanCopy(got, CopyDevice(got)) {
 		return ImportPlan{}, errorf(ErrDevice,
 			"from_dlpack(): copy=True but godlpack has no memory backend for %s and cannot copy the tensor there; pass copy=None, or copy it with the library that made it",
 			got)

@@ -25,6 +25,7 @@ func ExportRequestOf(req unsafe.Pointer) ExportRequest {
 		Copy:          CopyMode(r.copy),
 		Stream:        int64(r.stream),
 		HasStream:     r.has_stream != 0,
+		StreamObject:  r.stream_object != 0,
 	}
 }
 
@@ -38,6 +39,8 @@ func ImportRequestOf(req unsafe.Pointer) ImportRequest {
 		Negotiated:     r.negotiated != 0,
 		MayAskHostCopy: r.may_ask_host_copy != 0,
 		NoSync:         r.no_sync != 0,
+		MayAskStream:   r.may_ask_stream != 0,
+		StreamGiven:    r.stream_given != 0,
 	}
 }
 
@@ -71,12 +74,12 @@ func ServeExport(h *Header, shape, strides []int64, req unsafe.Pointer, block un
 	case plan.Copy && r.precopied != nil:
 		src = (*Header)(unsafe.Pointer(r.precopied))
 		srcStrides = unsafe.Slice((*int64)(unsafe.Pointer(r.precopied_strides)), nd)
-	case plan.Copy && r.defer_copy_over > 0 && bytesOver(h, shape, int64(r.defer_copy_over)):
+	case plan.Copy && r.defer_copy_over > 0 && SkinCopies(h.Device, plan.Target) && bytesOver(h, shape, int64(r.defer_copy_over)):
 		r.copy_deferred = 1
 		return nil, false, nil
 	case plan.Copy:
 		sc := scratch[:nd]
-		if err := AllocContiguous(h.DType, shape, &tmp, sc); err != nil {
+		if err := AllocContiguousOn("__dlpack__()", plan.Target, h.DType, shape, &tmp, sc, false); err != nil {
 			return nil, false, err
 		}
 		defer tmp.Owner.Release() // the export holds its own reference
@@ -145,17 +148,24 @@ func ServeImport(managed unsafe.Pointer, versioned bool, req unsafe.Pointer, own
 		return false, err
 	}
 	h.Owner = o
+	if plan.Sync {
+		if err := backendOf(h.Device.Type).Synchronize(h.Device.ID); err != nil {
+			h.Owner = nil
+			o.Release()
+			return true, deviceErr("from_dlpack()", h.Device, err)
+		}
+	}
 	if !plan.Copy {
 		return true, nil
 	}
 	nd := int(h.Ndim)
-	if over := int64(r.defer_copy_over); over > 0 && bytesOver(h, shape[:nd], over) {
+	if over := int64(r.defer_copy_over); over > 0 && SkinCopies(h.Device, plan.Device) && bytesOver(h, shape[:nd], over) {
 		r.copy_deferred = 1
 		return true, nil
 	}
 	var tmp Header
 	sc := scratch[:nd]
-	if err := AllocContiguous(h.DType, shape[:nd], &tmp, sc); err != nil {
+	if err := AllocContiguousOn("from_dlpack()", plan.Device, h.DType, shape[:nd], &tmp, sc, false); err != nil {
 		h.Owner = nil
 		o.Release()
 		return true, err
@@ -170,6 +180,14 @@ func ServeImport(managed unsafe.Pointer, versioned bool, req unsafe.Pointer, own
 	*h = tmp
 	copy(strides[:nd], sc)
 	return true, nil
+}
+
+// SkinCopies reports whether a planned copy from src to dst may be left to
+// the C skin (defer_copy_over), which copies host memory to host memory in
+// interruptible chunks: the CPU types only. Copies that involve a device
+// backend run in the one Go call.
+func SkinCopies(src, dst Device) bool {
+	return dst == CPU && CPUAccessible(src.Type)
 }
 
 // bytesOver reports whether a tensor of byte-sized elements holds more than

@@ -111,7 +111,7 @@ func (a *Array) contiguousData(where string, h Header) (unsafe.Pointer, int64, e
 	if !isCContiguous(a.shape, a.strides) {
 		return nil, 0, fmt.Errorf("%s: array is not C-contiguous; use Copy() first: %w", where, ErrStrides)
 	}
-	if !CPUAccessible(h.Device.Type) {
+	if !h.hostAccessible() {
 		return nil, 0, fmt.Errorf("%s: %v memory is not accessible from the CPU: %w", where, h.Device, ErrDevice)
 	}
 	n := a.Size()
@@ -176,7 +176,7 @@ func elemPtr[T Element](where string, a *Array, h Header, idx []int64) (unsafe.P
 	if len(idx) != len(a.shape) {
 		return nil, fmt.Errorf("%s: %d indices for a %d-dimensional array: %w", where, len(idx), len(a.shape), ErrIndex)
 	}
-	if !CPUAccessible(h.Device.Type) {
+	if !h.hostAccessible() {
 		return nil, fmt.Errorf("%s: %v memory is not accessible from the CPU: %w", where, h.Device, ErrDevice)
 	}
 	off := h.Offset

@@ -221,7 +221,11 @@ func describe(t *DLTensor, flags uint64, h *Header, shape, strides []int64) erro
 	if padded {
 		h.Flags |= HeaderSubBytePadded
 	}
-	h.SetDerivedFlags(shape[:n], strides[:n])
+	host, err := HostAccessible(dev, data)
+	if err != nil {
+		return fmt.Errorf("%w; copy the tensor to the host with the library that made it", err)
+	}
+	h.setDerivedFlags(shape[:n], strides[:n], host)
 	return nil
 }
 

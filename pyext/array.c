@@ -236,6 +236,7 @@ static PyMethodDef gd_array_methods[] = {
 #undef GD_REDUCE_METHOD
     {"reshape", gd_array_reshape, METH_VARARGS, "reshape($self, /, *shape)\n--\n\nA view with a new shape when possible, else a copy."},
     {"transpose", gd_array_transpose, METH_VARARGS, "transpose($self, /, *axes)\n--\n\nA view with permuted axes (reversed when none)."},
+    {"_usm_data", gd_array_usm_data, METH_NOARGS, NULL},
     {NULL},
 };
 

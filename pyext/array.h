@@ -32,6 +32,7 @@ PyObject *gd_array_release_buffer_method(PyObject *self, PyObject *view);
 /* producer.c */
 PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *gd_array_dlpack_device(PyObject *self, PyObject *unused);
+PyObject *gd_array_usm_data(PyObject *self, PyObject *unused);
 
 /* index.c */
 PyObject *gd_array_subscript(PyObject *self, PyObject *key);

@@ -19,8 +19,8 @@ int gd_getbuffer(PyObject *self, Py_buffer *view, int flags) {
   gd_array *a = (gd_array *)self;
   if (!gd_host(&a->h)) {
     PyErr_SetString(PyExc_BufferError,
-                    "memoryview(): the array is not in CPU memory; copy it with "
-                    "godlpack.from_dlpack(a, device=\"cpu\") first");
+                    "memoryview(): the array's memory is not accessible from the CPU; copy it first "
+                    "with a.to_device(\"cpu\")");
     return -1;
   }
   const char *fmt = gd_buffer_format(a->h.dtype);

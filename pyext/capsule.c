@@ -181,12 +181,12 @@ static void gd_wrap_producer_error(PyObject *x, const gd_import_req *req, const 
 /* entry: the user's entry point, to word a producer's failure
  * (gd_wrap_producer_error), or NULL to leave it as raised. */
 static PyObject *gd_request_capsule(gd_state *st, PyObject *x, const gd_import_req *req,
-                                    PyObject *copy_obj, int *negotiated, const char *entry) {
-  PyObject *args[4] = {x, st->max_version, NULL, NULL};
+                                    PyObject *copy_obj, int *negotiated, const char *entry, PyObject *stream) {
+  PyObject *args[5] = {x, st->max_version, NULL, NULL, NULL};
   PyObject *kwnames = st->kw_max_version, *dev = NULL;
   Py_ssize_t nkw = 1;
-  if (req->has_device || req->copy != GD_COPY_IF_NEEDED) {
-    PyObject *names[3] = {st->s_max_version, NULL, NULL};
+  if (req->has_device || req->copy != GD_COPY_IF_NEEDED || stream != NULL) {
+    PyObject *names[4] = {st->s_max_version, NULL, NULL, NULL};
     if (req->has_device) {
       dev = Py_BuildValue("(ii)", (int)req->dev_type, (int)req->dev_id);
       if (dev == NULL) return NULL;
@@ -196,6 +196,10 @@ static PyObject *gd_request_capsule(gd_state *st, PyObject *x, const gd_import_r
     if (req->copy != GD_COPY_IF_NEEDED) {
       names[nkw] = st->s_copy;
       args[1 + nkw++] = copy_obj;
+    }
+    if (stream != NULL) {
+      names[nkw] = st->s_stream;
+      args[1 + nkw++] = stream;
     }
     kwnames = PyTuple_New(nkw);
     if (kwnames == NULL) {
@@ -303,12 +307,14 @@ static int gd_type_is_torch(PyObject *tp) {
   return found;
 }
 
-static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *tp, int *torch) {
+static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *tp, int *torch, int *stream_dev) {
   for (int i = 0; i < st->api_cache_n; i++)
     if (st->api_cache[i].type == (PyObject *)tp) {
       *torch = st->api_cache[i].torch;
+      *stream_dev = st->api_cache[i].stream_dev;
       return st->api_cache[i].api;
     }
+  *stream_dev = 0;
   const DLPackExchangeAPI *api = gd_exchange_api_lookup((PyObject *)tp);
   *torch = gd_type_is_torch((PyObject *)tp);
   /* Full: replace entries in turn, so that the types in use stay cached. */
@@ -319,6 +325,7 @@ static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *t
   st->api_cache[i].type = (PyObject *)tp;
   st->api_cache[i].api = api;
   st->api_cache[i].torch = *torch;
+  st->api_cache[i].stream_dev = 0;
   Py_XDECREF(old); /* after the entry is consistent: this may run Python code */
   return api;
 }
@@ -364,6 +371,13 @@ static int gd_torch_refuses(PyObject *x) {
   return 0;
 }
 
+/* Remembers that a tensor of type tp on device type dev was asked again
+ * with a stream (the entry exists: gd_exchange_api_of ran for tp). */
+static void gd_api_note_stream(gd_state *st, PyTypeObject *tp, int dev) {
+  for (int i = 0; i < st->api_cache_n; i++)
+    if (st->api_cache[i].type == (PyObject *)tp) st->api_cache[i].stream_dev = dev;
+}
+
 /* Takes x through its exchange API. Returns 1 with *out set (or NULL and an
  * exception), or 0 when the caller should use __dlpack__ instead (no API, the
  * producer refused, or a device whose stream must be negotiated). */
@@ -401,9 +415,10 @@ static int gd_from_exchange_api(gd_state *st, const DLPackExchangeAPI *api, PyOb
 /* ------------------------------------------------------------------ */
 /* producers on devices the CPU cannot read (core.AsksHostCopy)         */
 
-/* The device type x.__dlpack_device__() reports: 0 when x has none or it is
- * not a (type, id) pair of ints; -1 with an exception when the call fails. */
-static long gd_producer_device_type(PyObject *x) {
+/* The device type x.__dlpack_device__() reports (its id in *id when id is
+ * not NULL): 0 when x has none or it is not a (type, id) pair of ints; -1
+ * with an exception when the call fails. */
+static long gd_producer_device(PyObject *x, int *id) {
   static PyObject *s_dlpack_device = NULL; /* interned once, kept for the process */
   if (s_dlpack_device == NULL && (s_dlpack_device = PyUnicode_InternFromString("__dlpack_device__")) == NULL)
     return -1;
@@ -416,9 +431,16 @@ static long gd_producer_device_type(PyObject *x) {
   PyObject *dev = PyObject_CallNoArgs(meth);
   Py_DECREF(meth);
   if (dev == NULL) return -1;
-  long t = 0;
-  if (PyTuple_Check(dev) && PyTuple_Size(dev) == 2) t = PyLong_AsLong(PyTuple_GetItem(dev, 0));
+  long t = 0, i = 0;
+  if (PyTuple_Check(dev) && PyTuple_Size(dev) == 2) {
+    t = PyLong_AsLong(PyTuple_GetItem(dev, 0));
+    if (!PyErr_Occurred() && id != NULL) i = PyLong_AsLong(PyTuple_GetItem(dev, 1));
+  }
   Py_DECREF(dev);
+  if (!PyErr_Occurred() && id != NULL) {
+    if (i < 0 || i > INT32_MAX) t = 0;
+    *id = (int)i;
+  }
   if (PyErr_Occurred()) {
     PyErr_Clear(); /* not an int-like: __dlpack__ will tell */
     t = 0;
@@ -454,9 +476,9 @@ static void gd_raise_host_refused(PyObject *x, int dev_type, PyObject *copy, con
 /* Imports the capsule cap (a new reference, always released) as asked by
  * req. Returns the new array; or NULL with an exception; or NULL without one
  * when core asked for a retry (req->retry, the capsule left unconsumed for
- * its destructor), *retry_dev then holding the tensor's device type. */
+ * its destructor), *retry_dev and *retry_id then holding the tensor's device. */
 static PyObject *gd_import_capsule(gd_state *st, PyObject *cap, gd_import_req *req, int entry_asarray,
-                                   int *retry_dev) {
+                                   int *retry_dev, int *retry_id) {
   const char *entry = entry_asarray ? "asarray()" : "from_dlpack()";
   if (!PyCapsule_CheckExact(cap)) {
     PyErr_Format(PyExc_TypeError, "%s: __dlpack__() returned %R, not a PyCapsule; the producer is broken", entry,
@@ -508,7 +530,7 @@ static PyObject *gd_import_capsule(gd_state *st, PyObject *cap, gd_import_req *r
    * too, so it is marked used first, and given its name back if the import
    * refuses the tensor before taking ownership (C4). */
   const char *unused_name = versioned ? gd_name_versioned : gd_name_legacy;
-  int nogil = req->copy == GD_COPY_ALWAYS || req->has_device;
+  int nogil = req->copy == GD_COPY_ALWAYS || req->has_device || req->stream_given;
   if (nogil && PyCapsule_SetName(cap, used_name) < 0) PyErr_Clear();
   req->defer_copy_over = gd_chunk_bytes(); /* long copies: Ctrl-C between chunks */
   GD_NOGIL_BEGIN(nogil);
@@ -525,11 +547,43 @@ static PyObject *gd_import_capsule(gd_state *st, PyObject *cap, gd_import_req *r
   if (cls != GD_OK) return gd_raise_import(cls, msg, entry_asarray);
   if (req->retry != GD_RETRY_NONE) {
     *retry_dev = h.device.device_type; /* described, not taken: ask again */
+    *retry_id = h.device.device_id;
     return NULL;
   }
   if (req->copy_deferred && gd_import_finish_copy(&h, shape, strides, entry_asarray ? "asarray()" : "from_dlpack()") < 0)
     return NULL;
   return gd_array_new(st, &h, shape, strides);
+}
+
+/* godlpack's queue on device (type, id) as the producer's stream argument:
+ * godlpack._oneapi.consumer_stream, a dpctl.SyclQueue over the backend's
+ * queue (core.ConsumerStream). A new reference or NULL. */
+static PyObject *gd_consumer_stream(int32_t type, int32_t id) {
+  PyObject *mod = PyImport_ImportModule("godlpack._oneapi");
+  if (mod == NULL) return NULL;
+  PyObject *q = PyObject_CallMethod(mod, "consumer_stream", "ii", (int)type, (int)id);
+  Py_DECREF(mod);
+  return q;
+}
+
+/* The GD_RETRY_STREAM request: x.__dlpack__(..., stream=q) with the same
+ * device and copy keywords, imported with req->stream_given. An old
+ * producer that refuses the keywords is imported as it answers, unsynced. */
+static PyObject *gd_import_with_stream(gd_state *st, PyObject *x, gd_import_req *req, PyObject *copy,
+                                       int entry_asarray, int *retry_dev, int *retry_id) {
+  const char *entry = entry_asarray ? "asarray()" : "from_dlpack()";
+  PyObject *q = gd_consumer_stream(*retry_dev, *retry_id);
+  if (q == NULL) return NULL;
+  req->retry = GD_RETRY_NONE;
+  req->may_ask_stream = 0;
+  int negotiated = 0;
+  PyObject *cap = gd_request_capsule(st, x, req, copy, &negotiated, entry, q);
+  Py_DECREF(q);
+  if (cap == NULL) return NULL;
+  req->negotiated = negotiated;
+  req->stream_given = negotiated;
+  req->may_ask_host_copy = negotiated && !req->has_device;
+  return gd_import_capsule(st, cap, req, entry_asarray, retry_dev, retry_id);
 }
 
 PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray) {
@@ -546,13 +600,13 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
     int cls = gd_go_check_import_device(req.dev_type, req.dev_id, msg);
     if (cls != GD_OK) return gd_raise_import(cls, msg, entry_asarray);
   }
-  int retry_dev = 0;
+  int retry_dev = 0, retry_id = 0;
   if (PyCapsule_CheckExact(x)) {
     Py_INCREF(x); /* C6: raw capsule, nothing negotiated, nobody to ask again */
-    return gd_import_capsule(st, x, &req, entry_asarray, &retry_dev);
+    return gd_import_capsule(st, x, &req, entry_asarray, &retry_dev, &retry_id);
   }
-  int torch = 0;
-  const DLPackExchangeAPI *api = gd_exchange_api_of(st, Py_TYPE(x), &torch);
+  int torch = 0, stream_dev = 0;
+  const DLPackExchangeAPI *api = gd_exchange_api_of(st, Py_TYPE(x), &torch, &stream_dev);
   if (torch && gd_torch_refuses(x) != 0) return NULL;
   if (!req.has_device) {
     PyObject *r = NULL;
@@ -566,20 +620,42 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
     /* A copy is made anyway: ask where the tensor lives first, so that a
      * producer on a device the CPU cannot read is not made to copy there
      * for nothing (one Go call decides, core.AsksHostCopy). */
-    long t = gd_producer_device_type(x);
+    long t = gd_producer_device(x, NULL);
     if (t < 0) return NULL;
     if (t > 0 && gd_go_asks_host_copy((int32_t)t)) {
       retry_dev = (int)t;
       goto host_copy;
     }
   }
+  PyObject *r = NULL;
+  if (stream_dev != 0 && !own) {
+    /* Tensors of this type were asked again with a stream: where this one
+     * lives decides whether it gets the stream at once (one __dlpack__). */
+    long t = gd_producer_device(x, &retry_id);
+    if (t < 0) return NULL;
+    if (t == stream_dev && (!req.has_device || (req.dev_type == t && req.dev_id == retry_id))) {
+      retry_dev = (int)t;
+      r = gd_import_with_stream(st, x, &req, copy, entry_asarray, &retry_dev, &retry_id);
+      if (r != NULL || PyErr_Occurred() || req.retry != GD_RETRY_HOST_COPY) return r;
+      goto host_copy;
+    }
+  }
   gd_import_req plain;
   memset(&plain, 0, sizeof(plain));
-  PyObject *cap = gd_request_capsule(st, x, own ? &plain : &req, copy, &negotiated, entry);
+  PyObject *cap = gd_request_capsule(st, x, own ? &plain : &req, copy, &negotiated, entry, NULL);
   if (cap == NULL) return NULL;
   req.negotiated = negotiated && !own;
+  req.may_ask_stream = req.negotiated; /* an old __dlpack__() takes no max_version alongside */
   req.may_ask_host_copy = req.negotiated && !req.has_device;
-  PyObject *r = gd_import_capsule(st, cap, &req, entry_asarray, &retry_dev);
+  r = gd_import_capsule(st, cap, &req, entry_asarray, &retry_dev, &retry_id);
+  if (r == NULL && !PyErr_Occurred() && req.retry == GD_RETRY_STREAM) {
+    gd_api_note_stream(st, Py_TYPE(x), retry_dev);
+    /* core.NeedsConsumerStream: the producer (dpnp) orders its queued work
+     * only before a consumer's stream. Ask again with godlpack's queue on
+     * the tensor's device; Go waits for that queue once it holds the
+     * tensor (ImportPlan.Sync). */
+    r = gd_import_with_stream(st, x, &req, copy, entry_asarray, &retry_dev, &retry_id);
+  }
   if (r != NULL || PyErr_Occurred() || req.retry != GD_RETRY_HOST_COPY) return r;
 host_copy:
   /* core.AsksHostCopy: the producer's tensor is on a device the CPU cannot
@@ -591,12 +667,12 @@ host_copy:
   req.has_device = 1;
   req.dev_type = kDLCPU;
   req.dev_id = 0;
-  cap = gd_request_capsule(st, x, &req, copy, &negotiated, NULL);
+  cap = gd_request_capsule(st, x, &req, copy, &negotiated, NULL, NULL);
   if (cap == NULL) {
     if (PyErr_ExceptionMatches(PyExc_BufferError)) gd_raise_host_refused(x, retry_dev, copy, entry);
     return NULL;
   }
   req.negotiated = negotiated;
   if (!negotiated) req.has_device = 0; /* an old producer never saw the request */
-  return gd_import_capsule(st, cap, &req, entry_asarray, &retry_dev);
+  return gd_import_capsule(st, cap, &req, entry_asarray, &retry_dev, &retry_id);
 }

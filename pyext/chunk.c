@@ -173,7 +173,7 @@ int gd_chunked_copy_new(const gd_header *src, const int64_t *shape, const int64_
                         int64_t *ostrides, const char *entry) {
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
-  int cls = gd_go_alloc(src->dtype, src->ndim, (int64_t *)shape, NULL, out, ostrides, msg);
+  int cls = gd_go_alloc_on(src->dtype, src->ndim, (int64_t *)shape, src->device, 1, NULL, out, ostrides, entry, msg);
   if (cls != GD_OK) {
     if (msg[0]) return gd_err_from(cls, msg);
     PyErr_Format(PyExc_MemoryError, "%s: allocation failed", entry);

@@ -272,7 +272,7 @@ func gdgo_copy(h *C.gd_header, shape, strides *C.int64_t, out *C.gd_header, ostr
 	nd := int(H.Ndim)
 	sh, st := dims(shape, nd), dims(strides, nd)
 	ost := dims(ostrides, core.MaxNdim)[:nd]
-	if err := core.AllocContiguous(H.DType, sh, O, ost); err != nil {
+	if err := core.AllocContiguousOn("copy()", core.CopyDevice(H.Device), H.DType, sh, O, ost, false); err != nil {
 		return failAt(msg, "copy()", err)
 	}
 	if err := core.CopyInto(O, sh, ost, H, sh, st); err != nil {

@@ -210,4 +210,19 @@ static inline int gd_go_compare(gd_cmp_req *req, gd_header *x, int64_t *xshape, 
   return gdgo_compare(req, x, xshape, xstrides, y, yshape, ystrides, out, oshape, ostrides, msg);
 }
 
+/* An array on a device (core.AllocContiguousOn); like: on the device a copy
+ * of an array on dev goes to (core.CopyDevice). */
+static inline int gd_go_alloc_on(DLDataType dt, int32_t ndim, int64_t *shape, DLDevice dev, int like, void *elem,
+                                 gd_header *out, int64_t *ostrides, const char *entry, char *msg) {
+  GD_GO_GATE(entry);
+  return gdgo_alloc_on(dt, ndim, shape, dev, like, elem, out, ostrides, (char *)entry, msg);
+}
+
+/* godlpack's queue on a device (core.ConsumerStream), for producers'
+ * stream= and __sycl_usm_array_interface__'s syclobj. */
+static inline int gd_go_consumer_stream(DLDevice dev, void **out, char *msg) {
+  GD_GO_GATE("from_dlpack()");
+  return gdgo_consumer_stream(dev, out, msg);
+}
+
 #endif /* GODLPACK_GOCALL_H_ */

@@ -155,7 +155,8 @@ int gd_check_writable(const gd_array *a, const char *entry) {
     return -1;
   }
   if (!gd_host(&a->h)) {
-    PyErr_Format(PyExc_BufferError, "%s: the array is not in CPU memory", entry);
+    PyErr_Format(PyExc_BufferError, "%s: the array's memory is not accessible from the CPU; copy it first with "
+                 "a.to_device(\"cpu\")", entry);
     return -1;
   }
   return 0;

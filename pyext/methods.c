@@ -33,7 +33,7 @@ static PyObject *gd_tolist_rec(const gd_array *a, int32_t axis, int64_t off) {
 PyObject *gd_array_tolist(PyObject *self, PyObject *unused) {
   gd_array *a = (gd_array *)self;
   if (!gd_host(&a->h)) {
-    PyErr_SetString(PyExc_BufferError, "tolist(): the array is not in CPU memory");
+    PyErr_SetString(PyExc_BufferError, "tolist(): the array's memory is not accessible from the CPU; copy it first with a.to_device(\"cpu\")");
     return NULL;
   }
   if (gd_itemsize(a->h.dtype) == 0) {

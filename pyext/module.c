@@ -141,11 +141,29 @@ static PyObject *gd_alloc_array(gd_state *st, DLDataType dt, int32_t ndim, const
   return a;
 }
 
-/* _full(shape, key, value): value None -> uninitialised (empty). */
+/* An array on a device other than the CPU, through its backend: one Go
+ * call with the GIL released (a device fill is not chunked). */
+static PyObject *gd_alloc_on_device(gd_state *st, DLDataType dt, int32_t ndim, const int64_t *shape,
+                                    const void *elem, DLDevice dev, const char *entry) {
+  gd_header h;
+  int64_t strides[GD_MAX_NDIM];
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  PyThreadState *ts = PyEval_SaveThread();
+  int cls = gd_go_alloc_on(dt, ndim, (int64_t *)shape, dev, 0, (void *)elem, &h, strides, entry, msg);
+  PyEval_RestoreThread(ts);
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  return gd_array_new(st, &h, shape, strides);
+}
+
+/* _full(shape, key, value[, (device_type, device_id), entry]): value None ->
+ * uninitialised (empty). */
 static PyObject *gd_mod_full(PyObject *m, PyObject *args) {
   PyObject *shape, *value;
   long key;
-  if (!PyArg_ParseTuple(args, "OlO", &shape, &key, &value)) return NULL;
+  int dev_type = kDLCPU, dev_id = 0;
+  const char *entry = "empty()";
+  if (!PyArg_ParseTuple(args, "OlO|(ii)s", &shape, &key, &value, &dev_type, &dev_id, &entry)) return NULL;
   int64_t dims[GD_MAX_NDIM];
   int32_t nd;
   if (gd_shape_arg(shape, dims, &nd, "empty()") < 0) return NULL;
@@ -159,6 +177,10 @@ static PyObject *gd_mod_full(PyObject *m, PyObject *args) {
     }
     if (gd_pack(dt, value, elem) < 0) return NULL;
     e = elem;
+  }
+  if (dev_type != kDLCPU || dev_id != 0) {
+    DLDevice dev = {(DLDeviceType)dev_type, dev_id};
+    return gd_alloc_on_device(gd_state_of_module(m), dt, nd, dims, e, dev, entry);
   }
   return gd_alloc_array(gd_state_of_module(m), dt, nd, dims, e, NULL);
 }
@@ -444,6 +466,23 @@ static PyObject *gd_mod_go_crossings(PyObject *m, PyObject *unused) {
 /* _in_fork_child, _test_panic and _test_go_gc live in fork.c,
  * _vectorcall_method in callmethod.c. */
 
+/* _consumer_stream(device_type, device_id): godlpack's queue on the device
+ * as a "SyclQueueRef" capsule for dpctl.SyclQueue(capsule), which copies the
+ * reference. The backend keeps the queue for the life of the process: the
+ * capsule has no destructor. */
+static PyObject *gd_mod_consumer_stream(PyObject *m, PyObject *args) {
+  (void)m;
+  int t, id;
+  if (!PyArg_ParseTuple(args, "ii", &t, &id)) return NULL;
+  DLDevice dev = {(DLDeviceType)t, (int32_t)id};
+  void *q = NULL;
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int cls = gd_go_consumer_stream(dev, &q, msg);
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  return PyCapsule_New(q, "SyclQueueRef", NULL);
+}
+
 static PyMethodDef gd_module_methods[] = {
     {"from_dlpack", (PyCFunction)(void (*)(void))gd_mod_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
      "from_dlpack(x, /, *, device=None, copy=None)\n--\n\n"
@@ -451,6 +490,7 @@ static PyMethodDef gd_module_methods[] = {
      "zero-copy when possible."},
     {"_asarray_dlpack", gd_mod_asarray_dlpack, METH_VARARGS, NULL},
     {"_full", gd_mod_full, METH_VARARGS, NULL},
+    {"_consumer_stream", gd_mod_consumer_stream, METH_VARARGS, NULL},
     {"_from_flat", gd_mod_from_flat, METH_VARARGS, NULL},
     {"_arange", gd_mod_arange, METH_VARARGS, NULL},
     {"_convert", gd_mod_convert, METH_VARARGS, NULL},

@@ -30,7 +30,7 @@ static PyObject *gd_only_element(PyObject *self, const char *entry, int truth) {
   if (!gd_host(&a->h)) {
     PyObject *dev = gd_get_device(self, NULL);
     PyErr_Format(PyExc_BufferError, "%s: the array is on %S, which the CPU cannot read; copy it with "
-                 "godlpack.from_dlpack(a, device=\"cpu\") first", entry, dev);
+                 "a.to_device(\"cpu\") first", entry, dev);
     Py_XDECREF(dev);
     return NULL;
   }

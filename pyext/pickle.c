@@ -29,7 +29,7 @@ PyObject *gd_mod_bytes_view(PyObject *m, PyObject *args) {
     PyObject *dev = gd_get_device(obj, NULL);
     PyErr_Format(PyExc_BufferError,
                  "%s: the array is on %S, whose memory the CPU cannot read; copy it to the CPU first with "
-                 "godlpack.from_dlpack(a, device=\"cpu\")",
+                 "a.to_device(\"cpu\")",
                  entry, dev ? dev : Py_None);
     Py_XDECREF(dev);
     return NULL;

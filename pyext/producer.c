@@ -141,12 +141,12 @@ PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t narg
         req.dl_id = (int32_t)d;
       }
     } else if (code == GD_KW_STREAM) {
-      if (v != Py_None) {
-        if (!PyLong_Check(v)) {
-          PyErr_Format(PyExc_TypeError,
-                       "__dlpack__(): stream must be None or an int, got %R; pass stream=None on CPU", v);
-          return NULL;
-        }
+      if (v != Py_None && !PyLong_Check(v)) {
+        /* An object (dpctl's SyclQueue for oneAPI): core decides whether
+         * the array's device takes one (core.streamOK). */
+        req.has_stream = 1;
+        req.stream_object = 1;
+      } else if (v != Py_None) {
         int of = 0;
         long long s = PyLong_AsLongLongAndOverflow(v, &of);
         if (s == -1 && PyErr_Occurred()) return NULL;
@@ -212,4 +212,14 @@ PyObject *gd_array_dlpack_device(PyObject *self, PyObject *unused) {
   PyTuple_SetItem(r, 0, t);
   PyTuple_SetItem(r, 1, id);
   return r;
+}
+
+/* _usm_data(): (data, offset) of the array as the device holds it: the data
+ * pointer as the producer gave it (or godlpack allocated it) and the first
+ * element's offset in elements, which __sycl_usm_array_interface__ reports
+ * apart (godlpack._oneapi.usm_array_interface). */
+PyObject *gd_array_usm_data(PyObject *self, PyObject *unused) {
+  (void)unused;
+  gd_array *a = (gd_array *)self;
+  return Py_BuildValue("(KL)", (unsigned long long)(uintptr_t)a->h.data, (long long)a->h.offset);
 }

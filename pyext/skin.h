@@ -56,6 +56,9 @@ typedef struct {
   PyObject *type;
   const DLPackExchangeAPI *api;
   int torch; /* a torch.Tensor (subclass): its checks are ours to make (gd_torch_refuses) */
+  /* A device type on which a tensor of this type was asked again with a
+   * stream (GD_RETRY_STREAM): later ones there get the stream at once. */
+  int stream_dev;
 } gd_api_entry;
 
 /* Cache of __dlpack__ kwnames tuples (callers pass the same constant tuple

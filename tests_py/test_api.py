@@ -211,8 +211,9 @@ def test_unknown_dtype_rejected(bad):
         gd.empty((2,), dtype=bad)
 
 
-# godlpack allocates on the CPU only: every constructor refuses another device,
-# naming itself and the way out, whether or not the machine has a GPU.
+# godlpack allocates where it has a memory backend (the CPU, oneAPI): every
+# constructor refuses another device, naming itself and the way out, whether
+# or not the machine has a GPU.
 @pytest.mark.parametrize("name,args", [
     ("empty", ((2,),)), ("zeros", ((2,),)), ("ones", ((2,),)), ("full", ((2,), 1)),
     ("arange", (3,)), ("asarray", ([1, 2],)),
@@ -220,8 +221,8 @@ def test_unknown_dtype_rejected(bad):
 @pytest.mark.parametrize("device", ["cuda:0", "cuda:1", "kDLCUDA"])
 def test_unreachable_device_for_constructor(name, args, device):
     want = "cuda:1" if device == "cuda:1" else "cuda:0"
-    with pytest.raises(BufferError, match=rf'^{name}\(\): godlpack can only allocate on "cpu" so far, '
-                                          rf'not {want}; pass device="cpu"$'):
+    with pytest.raises(BufferError, match=rf'^{name}\(\): godlpack has no memory backend for {want}; '
+                                          rf'pass device="cpu"$'):
         getattr(gd, name)(*args, device=device)
 
 

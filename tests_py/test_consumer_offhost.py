@@ -42,7 +42,7 @@ class Producer:
         return cap
 
 
-@pytest.mark.parametrize("dev", [(14, 0), (4, 0), (7, 1), (15, 0)])
+@pytest.mark.parametrize("dev", [(16, 0), (4, 0), (7, 1), (15, 0)])
 @pytest.mark.parametrize("copy", [None, True])
 def test_offhost_producer_gives_host_copy(dev, copy):
     p = Producer(dev)
@@ -81,34 +81,34 @@ def test_cpu_readable_producers_not_asked_for_a_device(dev):
 
 
 def test_copy_false_refused_with_way_out():
-    p = Producer((14, 0))
+    p = Producer((16, 0))
     with pytest.raises(BufferError) as ei:
         gd.from_dlpack(p, copy=False)
     msg = str(ei.value)
-    assert msg.startswith("from_dlpack(): the 'Producer' is on device type 14, which the CPU cannot read")
+    assert msg.startswith("from_dlpack(): the 'Producer' is on device type 16, which the CPU cannot read")
     assert "copy=False" in msg and msg.endswith("pass copy=None or True")
 
 
 def test_refusing_producer_names_raw_capsule_way_out():
-    p = Producer((14, 0), host_copy=False)
+    p = Producer((16, 0), host_copy=False)
     with pytest.raises(BufferError) as ei:
         gd.from_dlpack(p)
     assert "cannot export to (1, 0)" in str(ei.value) and "pass a raw capsule" in str(ei.value)
     a = gd.from_dlpack(p.__dlpack__(max_version=(1, 3)))  # the way out: held opaque
-    assert a.device == gd.Device((14, 0))
+    assert a.device == gd.Device((16, 0))
 
 
 def test_explicit_offhost_device_is_refused():
-    # C7: no backend for kDLOneAPI, so device=(14, 0) cannot be produced; the
+    # C7: no backend for kDLHexagon, so device=(16, 0) cannot be produced; the
     # request is not silently turned into a host copy either.
-    p = Producer((14, 0))
-    with pytest.raises(BufferError, match=r"no memory backend for device=oneapi:0; pass device=None"):
-        gd.from_dlpack(p, device=(14, 0))
+    p = Producer((16, 0))
+    with pytest.raises(BufferError, match=r"no memory backend for device=hexagon:0; pass device=None"):
+        gd.from_dlpack(p, device=(16, 0))
     assert all(r.get("dl_device") != (1, 0) for r in p.requests)
 
 
 def test_own_opaque_array_is_viewed_in_place():
-    p = Producer((14, 0))
+    p = Producer((16, 0))
     a = gd.from_dlpack(p.__dlpack__(max_version=(1, 3)))
     b = gd.from_dlpack(a)  # our own array: no host copy asked for
     assert b.device == a.device and gd_ptr(b) == gd_ptr(a)
@@ -120,10 +120,10 @@ def test_broken_dlpack_device_propagates():
             raise RuntimeError("device query failed")
 
     with pytest.raises(RuntimeError, match="device query failed"):
-        gd.from_dlpack(Broken((14, 0)), copy=True)  # asked only when copy=True
+        gd.from_dlpack(Broken((16, 0)), copy=True)  # asked only when copy=True
 
 
-@pytest.mark.parametrize("dev", [(14, 0), (2, 0)])
+@pytest.mark.parametrize("dev", [(16, 0), (2, 0)])
 def test_copy_false_with_device_capsule_first(dev):
     p = Producer(dev)
     if dev == (2, 0):

@@ -287,7 +287,7 @@ def test_producer_memory_error_passes_unchanged():
 
 
 @requires("torch")
-@pytest.mark.parametrize("device", ["cuda:0", "oneapi:0", (2, 0), (14, 0)])
+@pytest.mark.parametrize("device", ["cuda:0", "hexagon:0", (2, 0), (16, 0)])
 def test_unreachable_device_is_refused_before_asking_the_producer(device):
     import torch
 

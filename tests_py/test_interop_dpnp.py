@@ -1,14 +1,13 @@
-"""godlpack <-> dpnp 0.20 / dpctl 0.22 on the SYCL CPU device (kDLOneAPI), issue 4.
+"""godlpack <-> dpnp 0.20 / dpctl 0.22 on the SYCL CPU device (kDLOneAPI), issues 4 and 14.
 
 What dpctl does (checked here, not assumed):
 * dpnp.from_dlpack(cpu_producer) with device=None returns a numpy.ndarray over
   the producer's memory; with device=<SYCL device> it asks the producer for
-  kDLOneAPI (dl_device=(14, id)); godlpack answers BufferError, dpctl falls back
-  to a legacy capsule and copies host -> device itself (copy=False: BufferError).
-* A dpnp array exports kDLOneAPI with non-zero byte_offset for views. godlpack's
-  from_dlpack sees that __dlpack_device__ is not CPU-readable and asks for
-  dl_device=(kDLCPU, 0): dpctl copies to the host and says IS_COPIED, and we take
-  that copy as the result without copying again.
+  kDLOneAPI (dl_device=(14, id)); godlpack's oneAPI backend copies host -> device
+  (IS_COPIED) into USM of dpctl's own context, which dpctl takes as it is.
+* A dpnp array exports kDLOneAPI with data at the allocation and the view's start
+  in byte_offset. godlpack's from_dlpack keeps it on its device, zero-copy
+  (backends/oneapi); test_oneapi.py covers godlpack's own oneAPI arrays.
 """
 
 from __future__ import annotations
@@ -98,26 +97,29 @@ def _device_args(dev):
 
 
 @pytest.mark.parametrize("kind", ["SyclDevice", "filter string", "cpu", "tuple"])
-def test_to_dpnp_device_copies_through_host(dev, kind):
+def test_to_dpnp_device_is_our_device_copy(dev, kind):
     device = _device_args(dev)[kind]
     a = gd.arange(5, dtype="float64")
     spy = Spy(a)
     y = dpnp.from_dlpack(spy, device=device)
     assert isinstance(y, dpnp.ndarray) and y.sycl_device == dev
-    # dpctl asks for kDLOneAPI, we refuse, it falls back to a legacy capsule
-    assert spy.requests == [{"max_version": (1, 0), "dl_device": (14, dev.get_device_id()), "copy": None}, {}]
-    assert isinstance(spy.calls[0][1], BufferError)
-    assert spy.info.name == "dltensor"
+    # dpctl asks for kDLOneAPI: our backend copies into USM of dpctl's context
+    assert spy.requests == [{"max_version": (1, 0), "dl_device": (14, dev.get_device_id()), "copy": None}]
+    info = spy.info
+    assert info.device == (14, dev.get_device_id()) and info.flags == FLAG_IS_COPIED
+    assert usm_first(y) == info.first_element, "dpctl took our USM copy as it is"
     assert dpnp.asnumpy(y).tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
     a[0] = 99.0  # a copy: later writes are not seen
     assert float(y[0]) == 0.0
 
 
-def test_our_refusal_of_oneapi_is_buffererror(dev):
-    a = gd.arange(3)
-    with pytest.raises(BufferError) as ei:
-        a.__dlpack__(max_version=(1, 0), dl_device=(14, dev.get_device_id()))
-    assert "dl_device" in str(ei.value)
+def test_to_dpnp_device_readonly_copy_is_writable(dev):
+    src = np.arange(4.0)
+    src.flags.writeable = False
+    a = gd.from_dlpack(src)
+    y = dpnp.from_dlpack(a, device=dev)  # our copy on the device is a new, writable array
+    y[0] = 5.0
+    assert dpnp.asnumpy(y).tolist() == [5.0, 1.0, 2.0, 3.0] and src[0] == 0.0
 
 
 def test_to_dpnp_device_copy_true(dev):
@@ -130,15 +132,6 @@ def test_to_dpnp_device_copy_false_refused(dev):
     a = gd.arange(3, dtype="int32")
     with pytest.raises(BufferError, match="Importing data via DLPack requires copying, but copy=False was provided"):
         dpnp.from_dlpack(a, device=dev, copy=False)
-
-
-def test_to_dpnp_device_readonly_refused(dev):
-    # dpctl's fallback asks for a legacy capsule, which cannot carry READ_ONLY (P2)
-    src = np.arange(4.0)
-    src.flags.writeable = False
-    a = gd.from_dlpack(src)
-    with pytest.raises(BufferError, match="read-only array cannot be exported as a legacy capsule"):
-        dpnp.from_dlpack(a, device=dev)
 
 
 def _device_has(dev, dtype):
@@ -178,25 +171,14 @@ DPCTL_LAST_AXIS = "To change to a dtype of a different size, the last axis must 
 LAST_AXIS_STRIDED = {"step 2", "reversed", "offset reversed", "transpose", "column", "reversed rows step"}
 
 
-def _dpctl_xfail(view):
-    if view in LAST_AXIS_STRIDED:
-        return pytest.param(view, marks=pytest.mark.xfail(
-            raises=ValueError, strict=True,
-            reason=f"dpctl 0.22.1 bug, numpy producers too: ValueError: {DPCTL_LAST_AXIS}"))
-    return view
-
-
-@pytest.mark.parametrize("view", [_dpctl_xfail(v) for v in VIEWS])
+@pytest.mark.parametrize("view", list(VIEWS))
 def test_to_dpnp_device_strided_views(dev, view):
+    # godlpack copies every view to the device itself (C-contiguous), so
+    # dpctl 0.22.1's own fallback, which fails on views whose last axis is
+    # not contiguous (DPCTL_LAST_AXIS, numpy producers too), is never used
     ref = VIEWS[view](np.arange(12, dtype=np.int64))
     a = VIEWS[view](gd.arange(12, dtype="int64"))
-    try:
-        y = dpnp.from_dlpack(a, device=dev)
-    except ValueError as e:
-        assert str(e) == DPCTL_LAST_AXIS
-        with pytest.raises(ValueError, match=DPCTL_LAST_AXIS):  # not ours: numpy gets the same
-            dpnp.from_dlpack(ref, device=dev)
-        raise
+    y = dpnp.from_dlpack(a, device=dev)
     assert y.shape == ref.shape
     assert dpnp.asnumpy(y).tolist() == ref.tolist()
 
@@ -213,38 +195,51 @@ def test_to_dpnp_default_strided_views(view):
 # ================================================================ dpnp -> godlpack
 
 
-def test_from_dpnp_asks_for_host_copy(dev):
+def asked_with_stream(spy, dev, **kw):
+    """godlpack took the tensor of a request with kw plus stream= its own queue
+    on the device (dpctl synchronises nothing for stream=None): the last one.
+    The first tensor of a producer type godlpack has not seen on the device is
+    asked for once without a stream, and asked again."""
+    q = gd._oneapi.consumer_stream(14, dev.get_device_id())
+    want = dict(kw, stream=q)
+    assert spy.requests[-1] == want and spy.requests[-1]["stream"] is q
+    assert spy.requests[:-1] in ([], [kw]), spy.requests
+    return True
+
+
+def test_from_dpnp_kept_on_device_zero_copy(dev):
     x = dpnp.arange(6, dtype="float32", device=dev)
-    assert x.__dlpack_device__() == (T.kDLOneAPI, dev.get_device_id())
     spy = Spy(x)
     a = gd.from_dlpack(spy)
-    # the plain request answers a kDLOneAPI capsule, which we drop unconsumed
-    # (its destructor frees it) and ask again for the host
-    assert spy.requests == [{"max_version": (1, 3)}, {"max_version": (1, 3), "dl_device": (1, 0)}]
-    assert spy.calls[0][1].device == (14, dev.get_device_id())
+    assert asked_with_stream(spy, dev, max_version=(1, 3))
     info = spy.info
-    assert info.name == "dltensor_versioned" and info.device == (1, 0)
-    assert info.flags == FLAG_IS_COPIED
-    # the producer's copy is the result: no second copy on our side
-    assert gd_ptr(a) == info.first_element
-    assert a.device == gd.Device("cpu") and a.readonly is False
-    assert a.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
-    a[0] = 7.0  # our copy is writable and independent of the device array
-    assert float(x[0]) == 0.0
+    assert info.name == "dltensor_versioned" and info.device == (14, dev.get_device_id())
+    assert a.device == gd.Device((14, dev.get_device_id())) and not a.readonly
+    assert gd_ptr(a) == usm_first(x), "zero-copy"
+    assert a.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]  # device USM of a CPU device: host-accessible
+    a[0] = 7.0
+    assert float(x[0]) == 7.0
+    x[1] = 8.0  # queued by dpnp: the reader waits for it
+    x.sycl_queue.wait()
+    assert a.tolist()[1] == 8.0
 
 
 def test_from_dpnp_copy_true_single_copy(dev):
     x = dpnp.arange(4, dtype="int64", device=dev)
+    # dpctl 0.22.1's __dlpack__(copy=True) copies without waiting for the
+    # kernels dpnp queued on x (arange here), whatever the stream: its copy
+    # may hold stale bytes for good. Wait for them first.
+    x.sycl_queue.wait()
     spy = Spy(x)
     a = gd.from_dlpack(spy, copy=True)
-    # copy=True: __dlpack_device__ is asked first, so dpctl makes no device copy for nothing
-    assert spy.requests == [{"max_version": (1, 3), "dl_device": (1, 0), "copy": True}]
-    assert spy.info.flags & FLAG_IS_COPIED
+    # the device stays: dpctl copies on it and says IS_COPIED, and we take that copy
+    assert asked_with_stream(spy, dev, max_version=(1, 3), copy=True)
+    assert spy.info.flags & FLAG_IS_COPIED and spy.info.device == (14, dev.get_device_id())
     assert gd_ptr(a) == spy.info.first_element, "IS_COPIED honoured: no second copy"
-    assert a.tolist() == [0, 1, 2, 3]
+    assert a.device.type == T.kDLOneAPI and a.tolist() == [0, 1, 2, 3]
 
 
-@pytest.mark.parametrize("device", [None, "cpu", (1, 0)])
+@pytest.mark.parametrize("device", ["cpu", (1, 0)])
 def test_from_dpnp_copy_false_refused(dev, device):
     x = dpnp.arange(4, dtype="int64", device=dev)
     with pytest.raises(BufferError) as ei:
@@ -270,8 +265,8 @@ def test_from_dpnp_readonly_kept(dev):
     x.flags.writable = False
     spy = Spy(x)
     a = gd.from_dlpack(spy)
-    assert spy.info.flags == FLAG_READ_ONLY | FLAG_IS_COPIED
-    assert a.readonly
+    assert spy.info.flags == FLAG_READ_ONLY
+    assert a.readonly and gd_ptr(a) == usm_first(x)
     with pytest.raises(ValueError):
         a[0] = 1.0
     b = gd.from_dlpack(x, copy=True)  # dpctl flags its copy READ_ONLY too: honoured
@@ -285,8 +280,9 @@ def test_from_dpnp_dtypes(dev, dtype):
     ref = values(dtype)
     x = dpnp.asarray(ref, device=dev)
     a = gd.from_dlpack(x)
-    assert a.dtype == dtype
-    assert np.from_dlpack(a).tolist() == ref.tolist()
+    assert a.dtype == dtype and a.device.type == T.kDLOneAPI
+    assert gd_ptr(a) == usm_first(x)
+    assert np.from_dlpack(a.to_device("cpu")).tolist() == ref.tolist()
 
 
 @pytest.mark.parametrize("view", list(VIEWS))
@@ -296,7 +292,7 @@ def test_from_dpnp_strided_views(dev, view):
     spy = Spy(x)
     a = gd.from_dlpack(spy)
     assert a.shape == ref.shape and a.tolist() == ref.tolist()
-    assert gd_ptr(a) == spy.info.first_element
+    assert a.device.type == T.kDLOneAPI and gd_ptr(a) == spy.info.first_element
 
 
 def test_from_dpnp_nonzero_byte_offset_on_device(dev):
@@ -313,55 +309,55 @@ def test_from_dpnp_nonzero_byte_offset_on_device(dev):
         assert b.device == gd.Device((14, dev.get_device_id()))
         assert gd_ptr(b) == base.data + offset
         assert b.strides == strides
-        # through the host: values of the view, not of the allocation's start
+        # our export keeps dpctl's convention: data at the allocation, offset in byte_offset
+        ours = CapsuleInfo(b.__dlpack__(max_version=(1, 3)))
+        assert (ours.data, ours.byte_offset) == (base.data, offset)
+        # values of the view, not of the allocation's start
         assert gd.from_dlpack(view).tolist() == dpnp.asnumpy(view).tolist()
 
 
-def test_from_dpnp_kept_on_device_is_opaque_and_round_trips(dev):
-    x = dpnp.arange(10, dtype="int64", device=dev)
-    v = x[3:]
-    a = gd.from_dlpack(v.__dlpack__(max_version=(1, 3)))  # a raw capsule is held as it is
-    assert gd_ptr(a) == usm_first(v), "zero-copy"
-    for op in (a.tolist, a.sum, a.copy, lambda: memoryview(a)):
-        with pytest.raises(BufferError):
-            op()
-    with pytest.raises(BufferError):
-        gd.from_dlpack(a, device="cpu")  # we cannot read oneAPI memory ourselves
-    back = dpnp.from_dlpack(a)  # our export: data at the first element, byte_offset 0
-    assert isinstance(back, dpnp.ndarray) and back.sycl_device == dev
-    assert usm_first(back) == usm_first(v)
-    back[0] = 100
-    assert int(x[3]) == 100
-
-
 @pytest.mark.parametrize("copy", [None, True, False])
-def test_from_dpnp_device_oneapi_refused(dev, copy):
-    # C7: godlpack has no oneAPI memory backend, so it cannot produce an array
-    # on (14, n), not even for a tensor that already lives there.
+def test_from_dpnp_device_oneapi(dev, copy):
     x = dpnp.arange(3, device=dev)
-    with pytest.raises(BufferError, match="no memory backend"):
-        gd.from_dlpack(x, device=(14, dev.get_device_id()), copy=copy)
-    assert x.tolist() == [0, 1, 2]
+    a = gd.from_dlpack(x, device=(14, dev.get_device_id()), copy=copy)
+    assert a.device == gd.Device((14, dev.get_device_id())) and a.tolist() == [0, 1, 2]
+    assert (gd_ptr(a) == usm_first(x)) is (copy is not True)
 
 
 def test_from_dpnp_other_oneapi_device_refused(dev):
     x = dpnp.arange(3, device=dev)
     other = dev.get_device_id() + 1
-    # refused by godlpack before dpctl is asked: no backend for oneAPI (yet)
-    with pytest.raises(BufferError, match=rf"^from_dlpack\(\): godlpack has no memory backend for device=oneapi:{other}"):
+    # dpctl refuses to export to another device; godlpack says which request failed
+    with pytest.raises(BufferError, match=rf"^from_dlpack\(\): .*dl_device=\(14, {other}\)"):
         gd.from_dlpack(x, device=(14, other))
 
 
-def test_asarray_of_dpnp_takes_the_host_copy(dev):
+def test_asarray_of_dpnp_is_zero_copy(dev):
     x = dpnp.arange(5, dtype="int32", device=dev)
     spy = Spy(x)
     a = gd.asarray(spy)
-    assert spy.requests == [{"max_version": (1, 3)}, {"max_version": (1, 3), "dl_device": (1, 0)}]
-    assert gd_ptr(a) == spy.info.first_element and a.tolist() == [0, 1, 2, 3, 4]
-    with pytest.raises(BufferError) as ei:
-        gd.asarray(x, copy=False)
-    assert str(ei.value).startswith("asarray(): the 'dpnp_array' is on device type 14")
-    assert "cannot be placed on the requested device without a copy" in str(ei.value)
+    assert asked_with_stream(spy, dev, max_version=(1, 3))
+    assert gd_ptr(a) == usm_first(x) and a.tolist() == [0, 1, 2, 3, 4]
+    b = gd.asarray(x, copy=False)
+    assert gd_ptr(b) == usm_first(x)
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: dpnp.arange(n, dtype="int64")[::-1],
+    lambda n: dpnp.arange(n, dtype="int64").reshape(-1, 8).T,
+    lambda n: dpnp.arange(n, dtype="int64") * 3 + 1,
+])
+def test_from_dpnp_waits_for_the_kernels_that_made_it(dev, make):
+    # dpnp queues its kernels and returns; dpctl's __dlpack__(stream=None)
+    # synchronises nothing. godlpack asks with its own queue as the stream
+    # and waits for it, so the values read at once are the finished ones
+    # (without it about a third of these imports read unwritten memory).
+    n = 1 << 14
+    ref = dpnp.asnumpy(make(n)).tolist()
+    for _ in range(40):
+        a = gd.from_dlpack(make(n))
+        assert a.tolist() == ref
+        assert np.from_dlpack(a.to_device("cpu")).tolist() == ref
 
 
 def test_from_dpnp_keeps_memory_alive(dev):
@@ -400,18 +396,17 @@ class RefusingOneAPIProducer(OldOneAPIProducer):
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
         if dl_device is not None and dl_device != self.x.__dlpack_device__():
             raise BufferError("no host copies here")
-        return self.x.__dlpack__(max_version=max_version)
+        # the stream goes on to dpctl: godlpack's queue waits for x's kernels
+        return self.x.__dlpack__(max_version=max_version, stream=stream)
 
 
 @pytest.mark.parametrize("copy", [None, True, False])
-def test_refused_host_copy_is_a_clear_buffererror(dev, copy):
+def test_oneapi_producer_without_host_copies_is_held_on_device(dev, copy):
+    # godlpack never asks a oneAPI producer for a host copy: the tensor stays
+    # on its device; copy=True copies it there (the producer did not say IS_COPIED)
     x = dpnp.arange(4, dtype="float32", device=dev)
-    with pytest.raises(BufferError) as ei:
-        gd.from_dlpack(RefusingOneAPIProducer(x), copy=copy)
-    msg = str(ei.value)
-    assert msg.startswith("from_dlpack(): the 'RefusingOneAPIProducer' is on device type 14")
-    assert f"__dlpack__(dl_device=(1, 0), copy={copy})" in msg and "no host copies here" in msg
-    assert ("pass copy=None or True" if copy is False else "pass a raw capsule") in msg
-    # the raw capsule is the way out
-    a = gd.from_dlpack(RefusingOneAPIProducer(x).__dlpack__(max_version=(1, 3)))
-    assert a.device.type == T.kDLOneAPI
+    a = gd.from_dlpack(RefusingOneAPIProducer(x), copy=copy)
+    assert a.device == gd.Device((14, dev.get_device_id())) and a.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert (gd_ptr(a) == usm_first(x)) is (copy is not True)
+    with pytest.raises(BufferError, match="no host copies here"):
+        gd.from_dlpack(RefusingOneAPIProducer(x), device="cpu")

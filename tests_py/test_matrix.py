@@ -31,12 +31,10 @@ EXPECTED = {
     },
     "dpnp": {
         "godlpack -> dpnp (device=None)": ("(max_version=(1, 0)) -> dltensor_versioned 1.3", "yes (numpy.ndarray)", "kept"),
-        "godlpack -> dpnp (device=": ("(max_version=(1, 0), dl_device=(14, 0)) -> BufferError; () -> dltensor",
-                                      "copy by dpnp (host -> device)", "refused: BufferError (legacy fallback)"),
-        "dpnp -> godlpack": ("(max_version=(1, 3), dl_device=(1, 0)) -> dltensor_versioned 1.3 IS_COPIED",
-                             "copy by dpctl (IS_COPIED), none by us", "kept"),
-        "dpnp -> godlpack (raw capsule)": ("raw capsule dltensor_versioned on (14, 0); device=(14, n) -> BufferError",
-                                           "yes (opaque array)", "n/a"),
+        "godlpack (oneapi:0) -> dpnp": ("(max_version=(1, 0)) -> dltensor_versioned 1.3 on (14, 0)", "yes", "kept"),
+        "godlpack (cpu) -> dpnp (device=": ("(max_version=(1, 0), dl_device=(14, 0)) -> dltensor_versioned 1.3 IS_COPIED on (14, 0)",
+                                            "copy by godlpack (host -> device, IS_COPIED)", "n/a (a new copy)"),
+        "dpnp -> godlpack": ("(max_version=(1, 3)) -> dltensor_versioned 1.3 on (14, 0)", "yes (on oneapi:0)", "kept"),
     },
     "jax": {
         "godlpack -> jax": ("(stream=None) -> dltensor", "yes (256-byte aligned)", "refused: BufferError (legacy only)"),

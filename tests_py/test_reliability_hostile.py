@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import os
 import random
 
 import pytest
@@ -196,7 +197,29 @@ def expect(case):
         if off and size and case["device"][0] not in HOST_DEVICE_TYPES:
             if (subbyte and not padded) or off % (1 if padded else bits // 8):
                 return "byte_offset"
+        # A oneAPI pointer is asked about (core.HostAccessible) once its
+        # runtime can be reached: our buffers are host memory, not USM of a
+        # SYCL context (or the id names no device). Without dpctl's runtime
+        # the tensor is held as an opaque array.
+        if case["device"][0] == KDL_ONEAPI and oneapi_runtime_loaded():
+            return "usm"
     return None
+
+
+KDL_ONEAPI = 14
+
+
+def oneapi_runtime_loaded():
+    """Whether core's oneAPI backend reaches dpctl's C library: loaded in the
+    process (dpctl imported), or named by $GODLPACK_DPCTL_LIB (the two ways of
+    backends/oneapi/dpctl.c's gd_oneapi_load)."""
+    if os.environ.get("GODLPACK_DPCTL_LIB"):
+        return True
+    try:
+        ctypes.CDLL("libDPCTLSyclInterface.so", mode=os.RTLD_NOLOAD)
+    except OSError:
+        return False
+    return True
 
 
 # DLPack device types whose data pointers are host addresses (byte_offset is
@@ -635,6 +658,17 @@ def test_subbyte_layouts(code, bits, padded, strides, versioned):
 def test_devices(device):
     case = _base(device=device)
     assert run_case(case) == (expect(case) or "ok")
+
+
+@pytest.mark.parametrize("device", [(14, 0), (14, 1), (14, 99)])
+def test_oneapi_host_pointer_refused_once_dpctl_is_loaded(device):
+    # test_devices' oracle in the state that refuses: dpctl imported (its
+    # runtime loaded), the host buffer is no USM of any SYCL context
+    pytest.importorskip("_dpenv")
+    pytest.importorskip("dpctl")
+    case = _base(device=device)
+    assert expect(case) == "usm"
+    assert run_case(case) == "usm"
 
 
 @pytest.mark.parametrize("versioned", [True, False])

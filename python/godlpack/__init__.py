@@ -49,7 +49,7 @@ _check_address_space()
 
 # _native first: loading it starts the Go runtime on a thread of its own,
 # which then initialises while the modules below import.
-from . import _native, _tables, _types  # noqa: E402
+from . import _native, _oneapi, _tables, _types  # noqa: E402
 from ._native import Array, from_dlpack  # noqa: E402
 from ._types import DLDeviceType, DType, Device, _as_dtype, _parse_device  # noqa: E402
 
@@ -123,44 +123,76 @@ setattr(Array, "astype", _convert.astype)  # noqa: B010 (the stub declares it on
 # lookup on every call.
 
 
-def _check_device(device: Any, entry: str) -> None:
+_CPU_PAIR = (int(DLDeviceType.kDLCPU), 0)
+
+
+def _check_device(device: Any, entry: str) -> Optional[Tuple[int, int]]:
+    """None for the CPU, else the (type, id) pair of a device that godlpack can
+    allocate on (core decides: a device without a backend is refused here,
+    naming entry)."""
     if device is None:
-        return
-    t, i = _parse_device(device)
-    if (t, i) != (DLDeviceType.kDLCPU, 0):
-        raise BufferError(
-            f"{entry}: godlpack can only allocate on \"cpu\" so far, not {Device((int(t), i))}; pass device=\"cpu\""
-        )
+        return None
+    pair = _types._device_pair(device)
+    if pair == _CPU_PAIR:
+        return None
+    _native._full((0,), _FLOAT64._key, None, pair, entry)  # raises for a device without a backend
+    return pair
+
+
+def _full(shape: ShapeLike, key: int, value: Any, device: Any, entry: str) -> Array:
+    if device is None or device == "cpu":
+        return _native._full(shape, key, value)
+    pair = _types._device_pair(device)
+    if pair == _CPU_PAIR:
+        return _native._full(shape, key, value)
+    return _native._full(shape, key, value, pair, entry)
 
 
 def empty(shape: ShapeLike, dtype: Any = "float64", device: Any = "cpu") -> Array:
-    """A new uninitialised C-contiguous array (memory aligned to 256 bytes)."""
-    _check_device(device, "empty()")
-    return _native._full(shape, _as_dtype(dtype, "empty()")._key, None)
+    """A new uninitialised C-contiguous array (memory aligned to 256 bytes) on
+    device ("cpu", or a oneAPI device such as "oneapi:0")."""
+    return _full(shape, _as_dtype(dtype, "empty()")._key, None, device, "empty()")
 
 
 def zeros(shape: ShapeLike, dtype: Any = "float64", device: Any = "cpu") -> Array:
     """A new array of zeros."""
-    _check_device(device, "zeros()")
-    return _native._full(shape, _as_dtype(dtype, "zeros()")._key, 0)
+    return _full(shape, _as_dtype(dtype, "zeros()")._key, 0, device, "zeros()")
 
 
 def ones(shape: ShapeLike, dtype: Any = "float64", device: Any = "cpu") -> Array:
     """A new array of ones."""
-    _check_device(device, "ones()")
-    return _native._full(shape, _as_dtype(dtype, "ones()")._key, 1)
+    return _full(shape, _as_dtype(dtype, "ones()")._key, 1, device, "ones()")
 
 
 def full(shape: ShapeLike, fill_value: Any, dtype: Any = None, device: Any = "cpu") -> Array:
     """A new array filled with ``fill_value`` (dtype inferred from it when None)."""
-    _check_device(device, "full()")
     dt = _infer_scalar_dtype(fill_value) if dtype is None else _as_dtype(dtype, "full()")
-    return _native._full(shape, dt._key, fill_value)
+    return _full(shape, dt._key, fill_value, device, "full()")
+
+
+def _to_device(self: Array, device: Any, /, *, stream: Any = None) -> Array:
+    """The array on ``device``: itself (a view) when it is there already, else a
+    C-contiguous copy (host <-> oneAPI through the device's queue, complete
+    when it returns). ``stream`` is accepted as the array API asks (a
+    ``dpctl.SyclQueue`` for oneAPI); godlpack's copies leave no queued work."""
+    return from_dlpack(self, device=device)
+
+
+Array.to_device = _to_device  # type: ignore[attr-defined]
+Array.__sycl_usm_array_interface__ = property(  # type: ignore[attr-defined]
+    _oneapi.usm_array_interface,
+    doc="dpctl's USM array interface of an array on a oneAPI device (dpnp.asarray takes it zero-copy).",
+)
+Array.sycl_queue = property(  # type: ignore[attr-defined]
+    _oneapi.sycl_queue, doc="The dpctl.SyclQueue of an array on a oneAPI device (godlpack's queue there)."
+)
 
 
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, device: Any = "cpu") -> Array:
     """Evenly spaced values in [start, stop) like ``range`` (floats allowed)."""
-    _check_device(device, "arange()")
+    on = _check_device(device, "arange()")
+    if on is not None:
+        return _to_device(arange(start, stop, step, dtype), on)
     if stop is None:
         start, stop = 0, start
     for v in (start, stop, step):
@@ -235,7 +267,9 @@ def asarray(obj: Any, dtype: Any = None, copy: Optional[bool] = None, device: An
     elif hasattr(obj, "__dlpack__") or type(obj).__name__ == "PyCapsule":
         a = _native._asarray_dlpack(obj, device, copy)
     else:
-        _check_device(device, "asarray()")
+        on = _check_device(device, "asarray()")
+        if on is not None:
+            return _to_device(asarray(obj, dtype=dtype, copy=copy), on)
         a = None
         if not isinstance(obj, (list, tuple, int, float, complex, bool)):
             try:

@@ -1,4 +1,4 @@
-"""``python -m godlpack bench [--quick] [exchange] [copy] [reduce] [convert] [startup]``: godlpack
+"""``python -m godlpack bench [--quick] [exchange] [copy] [reduce] [convert] [startup] [oneapi]``: godlpack
 against numpy and torch (all groups of rows unless some are named).
 
 Every row times godlpack and a reference in the SAME run, interleaved: each
@@ -27,6 +27,12 @@ Rows:
      of float32 (ml_dtypes on the numpy side), 1e6 and 1e8 elements, vs
      ndarray.astype <= 1.5x; gd.asarray(list) of 2e5 Python ints and of 2e5
      floats vs np.asarray <= 1.5x (group "convert"; --quick: 1e6 and 2e4)
+  11 oneAPI (group "oneapi", skipped with a note without dpnp or a SYCL
+     device): gd.from_dlpack(dpnp array) and dpnp.from_dlpack(gd array on
+     the device) vs dpnp.from_dlpack(dpnp array) <= 1.0x per call; 256 MiB
+     float64 host -> device (a.to_device("oneapi:N") vs dpnp.asarray(n,
+     device=...)) and device -> host (d.to_device("cpu") vs dpnp.asnumpy)
+     >= 0.9x dpctl's throughput (time <= 1/0.9x)
   7  `import godlpack` in a fresh interpreter adds <= 10 ms to its start
      (fastest wall time of `python -c "import godlpack"` minus the fastest
      of `python -c "pass"`), and after numpy <= 5 ms (`python -c "import
@@ -227,6 +233,44 @@ class Bench:
             res = interleaved(["gd.asarray(items)", "np.asarray(items)"], env, self.rounds, self.batch_s)
             self.add("9", f"gd.asarray(list of {count:.0e} Python {kind})", res[0], res[1], "np.asarray", 1.5)
 
+    # ---- row 11: oneAPI exchanges and host <-> device copies ----------------
+
+    def oneapi(self, np: Any) -> None:
+        lib = os.path.join(sys.prefix, "lib", "libintelocl.so")
+        if os.path.exists(lib):  # the Intel OpenCL CPU runtime of the dpctl wheels (Makefile, tests_py/_dpenv.py)
+            os.environ.setdefault("OCL_ICD_FILENAMES", lib)
+        try:
+            import dpctl
+            import dpnp
+        except Exception as e:  # ImportError, or a broken SYCL install
+            self.note("11", "oneAPI exchanges and copies", f"dpnp not importable ({type(e).__name__})")
+            return
+        try:
+            dev = dpctl.SyclDevice()
+        except Exception:
+            self.note("11", "oneAPI exchanges and copies", "no SYCL device (set OCL_ICD_FILENAMES)")
+            return
+        where = f"oneapi:{dev.get_device_id()}"
+        x = dpnp.arange(16, dtype="float64", device=dev)
+        g = gd.arange(16, dtype="float64").to_device(where)
+        env: Dict[str, Any] = {"gd": gd, "dpnp": dpnp, "x": x, "g": g}
+        stmts = ["gd.from_dlpack(x)", "dpnp.from_dlpack(g)", "dpnp.from_dlpack(x)"]
+        res = interleaved(stmts, env, self.rounds, self.batch_s)
+        self.add("11", "gd.from_dlpack(dpnp array) on the device", res[0], res[2], "dpnp.from_dlpack(dpnp)", 1.0)
+        self.add("11", f"dpnp.from_dlpack(gd.Array on {where})", res[1], res[2], "dpnp.from_dlpack(dpnp)", 1.0)
+        mib = 8 if self.quick else 256
+        n = np.arange(mib * (1 << 20) // 8, dtype=np.float64)
+        h = gd.from_dlpack(n)
+        d = h.to_device(where)
+        y = dpnp.asarray(n, device=dev)
+        env = {"gd": gd, "dpnp": dpnp, "n": n, "h": h, "d": d, "y": y, "dev": dev, "where": where}
+        rounds = 3 if self.quick else 9
+        stmts = ["h.to_device(where)", "dpnp.asarray(n, device=dev)", "d.to_device('cpu')", "dpnp.asnumpy(y)"]
+        res = interleaved(stmts, env, rounds, 0.0)
+        self.add("11", f"host -> {where} {mib} MiB (>= 0.9x throughput)", res[0], res[1],
+                 "dpnp.asarray(ndarray, device=)", 1 / 0.9)
+        self.add("11", f"{where} -> host {mib} MiB (>= 0.9x throughput)", res[2], res[3], "dpnp.asnumpy", 1 / 0.9)
+
     # ---- row 7: import time and the shared object ----------------------------
 
     def startup(self) -> None:
@@ -364,11 +408,12 @@ def elf_info(path: str) -> Optional[Tuple[bool, List[str]]]:
 
 def main(argv: List[str]) -> int:
     quick = "--quick" in argv or os.environ.get("BENCH_QUICK") not in (None, "", "0")
-    groups = {"exchange", "copy", "reduce", "convert", "startup"}
+    groups = {"exchange", "copy", "reduce", "convert", "startup", "oneapi"}
     only = {a for a in argv if a in groups} or groups
     unknown = [a for a in argv if a != "--quick" and a not in groups]
     if unknown:
-        print("usage: python -m godlpack bench [--quick] [exchange] [copy] [reduce] [convert] [startup]", file=sys.stderr)
+        print("usage: python -m godlpack bench [--quick] [exchange] [copy] [reduce] [convert] [startup] [oneapi]",
+              file=sys.stderr)
         return 2
     import numpy as np
 
@@ -389,6 +434,8 @@ def main(argv: List[str]) -> int:
         b.reductions(np)
     if "convert" in only:
         b.conversions(np)
+    if "oneapi" in only:
+        b.oneapi(np)
     if "startup" in only:
         b.startup()
     b.print()

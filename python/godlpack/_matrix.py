@@ -289,48 +289,36 @@ def _dpnp(dpnp: Any) -> List[_Row]:
                      _yes(zc) + f" ({type(x).__module__}.{type(x).__name__})",
                      "kept" if not y.flags.writeable else "DROPPED",
                      _fmt_time(_time_per_call(lambda: dpnp.from_dlpack(a))), zc and not y.flags.writeable))
-    # godlpack -> dpnp on the SYCL CPU device: we refuse kDLOneAPI (BufferError), dpnp
-    # falls back to a legacy capsule and copies host -> device itself
+    # godlpack on the SYCL device (backends/oneapi: USM in dpctl's own context) -> dpnp
+    d = gd.arange(8, dtype="float32", device=f"oneapi:{dev.get_device_id()}")
+    spy = _Spy(d)
+    x = dpnp.from_dlpack(spy)
+    zc = x.device.sycl_device == dev and _Cap(x.__dlpack__(max_version=(1, 3))).first == _gd_ptr(d)
+    r = gd.from_dlpack(_ro_gd(), device=f"oneapi:{dev.get_device_id()}")
+    y = dpnp.from_dlpack(gd.from_dlpack(r.__dlpack__(max_version=(1, 3), copy=False)))
+    rows.append(_Row("dpnp", f"godlpack (oneapi:{dev.get_device_id()}) -> dpnp", spy.describe(), _yes(zc),
+                     "kept" if not r.readonly or not y.flags.writable else "DROPPED",
+                     _fmt_time(_time_per_call(lambda: dpnp.from_dlpack(d))), zc))
+    # godlpack (cpu) -> dpnp on the device: dpctl asks for kDLOneAPI, our backend copies
     spy = _Spy(a)
     x = dpnp.from_dlpack(spy, device=dev)
     ok = x.device.sycl_device == dev and x.asnumpy().tolist() == a.tolist()
-    try:
-        dpnp.from_dlpack(_ro_gd(), device=dev)
-        ro = "DROPPED"
-    except BufferError:
-        ro = "refused: BufferError (legacy fallback)"
-    rows.append(_Row("dpnp", f"godlpack -> dpnp (device={dev.filter_string})", spy.describe(),
-                     "copy by dpnp (host -> device)", ro,
+    rows.append(_Row("dpnp", f"godlpack (cpu) -> dpnp (device={dev.filter_string})", spy.describe(),
+                     "copy by godlpack (host -> device, IS_COPIED)", "n/a (a new copy)",
                      _fmt_time(_time_per_call(lambda: dpnp.from_dlpack(a, device=dev))), ok))
-    # dpnp (kDLOneAPI) -> godlpack: we ask for dl_device=(1, 0); dpctl copies to the host
+    # dpnp (kDLOneAPI) -> godlpack: kept on its device, zero-copy
     x = dpnp.arange(8, dtype="float32", device=dev)
     spy = _Spy(x)
     g = gd.from_dlpack(spy)
     cap = spy.cap
-    one_copy = cap is not None and bool(cap.flags & FLAG_IS_COPIED) and _gd_ptr(g) == cap.first
+    zc = cap is not None and not (cap.flags & FLAG_IS_COPIED) and _gd_ptr(g) == cap.first
     xr = dpnp.arange(8, dtype="float32", device=dev)
     xr.flags.writable = False
     ro_ok = gd.from_dlpack(xr).readonly
-    rows.append(_Row("dpnp", "dpnp -> godlpack", spy.describe(),
-                     "copy by dpctl (IS_COPIED), none by us" if one_copy else "NO",
+    rows.append(_Row("dpnp", "dpnp -> godlpack", spy.describe(), _yes(zc) + f" (on {g.device})",
                      "kept" if ro_ok else "DROPPED",
-                     _fmt_time(_time_per_call(lambda: gd.from_dlpack(x))), one_copy and ro_ok and g.tolist() == x.asnumpy().tolist()))
-    # dpnp -> godlpack as a raw capsule: nothing to negotiate, so it is held on
-    # its device as an opaque array over the USM pointer (device=(14, n) is
-    # refused: godlpack has no oneAPI backend to produce one)
-    g = gd.from_dlpack(x.__dlpack__(max_version=(1, 3)))
-    gdev = tuple(int(v) for v in g.__dlpack_device__())
-    zc = _gd_ptr(g) == x.__sycl_usm_array_interface__["data"][0]  # x is not a view: offset 0
-    try:
-        gd.from_dlpack(x, device=(14, dev.get_device_id()))
-        refused = "NOT refused"
-    except BufferError:
-        refused = "device=(14, n) -> BufferError"
-    rows.append(_Row("dpnp", "dpnp -> godlpack (raw capsule)",
-                     f"raw capsule dltensor_versioned on {gdev}; {refused}",
-                     _yes(zc) + " (opaque array)", "n/a",
-                     _fmt_time(_time_per_call(lambda: gd.from_dlpack(x.__dlpack__(max_version=(1, 3))))),
-                     zc and refused.endswith("BufferError")))
+                     _fmt_time(_time_per_call(lambda: gd.from_dlpack(x))),
+                     zc and ro_ok and g.tolist() == x.asnumpy().tolist()))
     return rows
 
 

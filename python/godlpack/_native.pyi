@@ -73,6 +73,20 @@ class Array:
     # dtype: a name, godlpack.DType, numpy/ml_dtypes dtype or scalar type, torch.dtype.
     def astype(self, dtype: Any, copy: bool = True) -> Array: ...
     def fill(self, value: _Scalar, /) -> None: ...
+    def to_device(self, device: Union[str, Tuple[int, int], Device], /, *, stream: Any = None) -> Array:
+        """Itself (a view) on the same device, else a C-contiguous copy there
+        (host <-> oneAPI through the device's queue, complete on return)."""
+        ...
+    @property
+    def __sycl_usm_array_interface__(self) -> Dict[str, Any]:
+        """dpctl's USM array interface, on oneAPI devices only (AttributeError
+        elsewhere): dpnp.tensor.asarray takes the memory zero-copy."""
+        ...
+    @property
+    def sycl_queue(self) -> Any:
+        """The dpctl.SyclQueue of an array on a oneAPI device (godlpack's
+        queue there); AttributeError elsewhere."""
+        ...
     # Reductions: a Python scalar when the result is 0-d and out is None, else an Array
     # (out itself when given). axis: None (all), an int or a tuple of ints.
     def sum(self, axis: Optional[Union[SupportsIndex, Tuple[SupportsIndex, ...]]] = None, dtype: Any = None,

@@ -8,6 +8,8 @@ __init__.pyi).
 
 from __future__ import annotations
 
+from . import _oneapi
+
 import enum
 
 from . import _tables
@@ -148,6 +150,8 @@ def _parse_device(spec: Any) -> Tuple[DLDeviceType, int]:
 def _device_pair(spec: Any) -> Tuple[int, int]:
     """Used by the C skin: device spec -> (int type, int id)."""
     t, i = _parse_device(spec)
+    if t == _oneapi.KDL_ONEAPI:
+        _oneapi.ensure()
     return int(t), i
 
 
