@@ -227,7 +227,7 @@ func (a *Array) AsType(dt DataType) (*Array, error) {
 	nd := len(a.shape)
 	var st [MaxNdim]int64
 	var out Header
-	if err := allocContiguous(where, dt, a.shape, &out, st[:nd], false, true); err != nil {
+	if err := allocContiguous(where, CPU, dt, a.shape, &out, st[:nd], false, true); err != nil {
 		return nil, err
 	}
 	if err := ConvertInto(&out, a.shape, st[:nd], &h, a.shape, a.strides); err != nil {

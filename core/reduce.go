@@ -440,7 +440,7 @@ func (r *Reduction) Begin(t *ReduceTarget, out *Header, outShape, outStrides []i
 			t.Acc = Header{Data: scalar, DType: r.acc.dtype(), Device: CPU}
 			break
 		}
-		if err := allocContiguous(where, r.acc.dtype(), r.OutShape[:nout], &t.Acc, accStr[:nout], false, true); err != nil {
+		if err := allocContiguous(where, CPU, r.acc.dtype(), r.OutShape[:nout], &t.Acc, accStr[:nout], false, true); err != nil {
 			return err
 		}
 	case nout == 0:
@@ -448,7 +448,7 @@ func (r *Reduction) Begin(t *ReduceTarget, out *Header, outShape, outStrides []i
 		t.Res.DType = r.Result
 		t.Acc = Header{Data: scalar, DType: r.acc.dtype(), Device: CPU}
 	default:
-		if err := allocContiguous(where, r.Result, r.OutShape[:nout], &t.Res, t.ResStrides[:nout], false, true); err != nil {
+		if err := allocContiguous(where, CPU, r.Result, r.OutShape[:nout], &t.Res, t.ResStrides[:nout], false, true); err != nil {
 			return err
 		}
 		if r.Result == r.acc.dtype() {
@@ -456,7 +456,7 @@ func (r *Reduction) Begin(t *ReduceTarget, out *Header, outShape, outStrides []i
 			copy(accStr[:nout], t.ResStrides[:nout])
 			break
 		}
-		if err := allocContiguous(where, r.acc.dtype(), r.OutShape[:nout], &t.Acc, accStr[:nout], false, true); err != nil {
+		if err := allocContiguous(where, CPU, r.acc.dtype(), r.OutShape[:nout], &t.Acc, accStr[:nout], false, true); err != nil {
 			t.Res.Owner.Release()
 			t.Res = Header{}
 			return err

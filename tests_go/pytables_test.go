@@ -95,33 +95,36 @@ func TestDataTypeAliasesAreWhatParseDataTypeAccepts(t *testing.T) {
 	}
 }
 
-// The type stub python/godlpack/__init__.pyi declares what the generated
-// tables create at runtime: the DLDeviceType members of core.DeviceTypes and
-// one dtype constant per core.DataTypes ("bool" is bool_ in Python).
+// The type stubs declare what the generated tables create at runtime: the
+// DLDeviceType members of core.DeviceTypes (python/godlpack/_types.pyi, the
+// one definition of the value types) and one dtype constant per
+// core.DataTypes (python/godlpack/__init__.pyi; "bool" is bool_ in Python).
 func TestPyStubMatchesCoreTables(t *testing.T) {
 	t.Parallel()
-	f, err := os.Open(filepath.Join("..", "python", "godlpack", "__init__.pyi"))
-	require.NoError(t, err)
-	defer f.Close()
 	member := regexp.MustCompile(`^\s+(kDL\w+) = (\d+)\s*$`)
 	constant := regexp.MustCompile(`^(\w+): DType\s*$`)
 	var members, constants []string
-	in := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "class ") {
-			in = strings.HasPrefix(line, "class DLDeviceType(")
-			continue
+	for _, stub := range []string{"_types.pyi", "__init__.pyi"} {
+		f, err := os.Open(filepath.Join("..", "python", "godlpack", stub))
+		require.NoError(t, err)
+		in := false
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			line := sc.Text()
+			if strings.HasPrefix(line, "class ") {
+				in = strings.HasPrefix(line, "class DLDeviceType(")
+				continue
+			}
+			if m := member.FindStringSubmatch(line); in && m != nil {
+				members = append(members, m[1]+" = "+m[2])
+			}
+			if m := constant.FindStringSubmatch(line); m != nil && stub == "__init__.pyi" {
+				constants = append(constants, m[1])
+			}
 		}
-		if m := member.FindStringSubmatch(line); in && m != nil {
-			members = append(members, m[1]+" = "+m[2])
-		}
-		if m := constant.FindStringSubmatch(line); m != nil {
-			constants = append(constants, m[1])
-		}
+		require.NoError(t, sc.Err())
+		f.Close()
 	}
-	require.NoError(t, sc.Err())
 	var wantMembers, wantConstants []string
 	for _, d := range core.DeviceTypes {
 		wantMembers = append(wantMembers, d.String()+" = "+strconv.Itoa(int(d)))
@@ -133,6 +136,6 @@ func TestPyStubMatchesCoreTables(t *testing.T) {
 		}
 		wantConstants = append(wantConstants, n)
 	}
-	assert.Equal(t, wantMembers, members, "class DLDeviceType in python/godlpack/__init__.pyi must list core.DeviceTypes")
+	assert.Equal(t, wantMembers, members, "class DLDeviceType in python/godlpack/_types.pyi must list core.DeviceTypes")
 	assert.ElementsMatch(t, wantConstants, constants, "the `NAME: DType` constants of python/godlpack/__init__.pyi must be core.DataTypes")
 }
