@@ -101,7 +101,7 @@ CASES = {
             ("memoryview()", lambda: memoryview(_device_array())),
             ("float()", lambda: float(_device_array()[:1])),
         ],
-        'allocation on a device other than `"cpu"`': [
+        'allocation on a device without a backend (CUDA so far)': [
             ("zeros()", lambda: gd.zeros(3, device="cuda:0")),
             ("empty()", lambda: gd.empty(3, device="hexagon:0")),
         ],
