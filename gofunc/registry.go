@@ -217,7 +217,11 @@ func validName(s string) bool {
 // becomes an ErrInternal error. The caller owns every array in args and in
 // res (Call releases nothing).
 func (e *Entry) Call(ctx context.Context, args []Value, res []Value) (err error) {
-	var goArgs [MaxParams + 1]Value
+	// The Go arguments live in a pooled frame: a stack array handed to the
+	// adapter (an indirect call) would move to the heap on every call.
+	f := framePool.Get().(*frame)
+	defer f.done(len(e.goKinds), len(res))
+	goArgs := &f.args
 	j := 0
 	for i, k := range e.goKinds {
 		if k == KindContext {
@@ -255,10 +259,27 @@ func (e *Entry) Call(ctx context.Context, args []Value, res []Value) (err error)
 				"but this is a bug in %s: report it to its authors", e.Name, e.GoName, r, e.GoName), core.ErrInternal)
 		}
 	}()
-	if err := e.call(goArgs[:len(e.goKinds)], res); err != nil {
+	out := f.res[:len(res)]
+	if err := e.call(goArgs[:len(e.goKinds)], out); err != nil {
 		return e.wrap(err)
 	}
+	copy(res, out)
 	return nil
+}
+
+type frame struct {
+	args [MaxParams + 1]Value
+	res  [MaxResults]Value
+}
+
+var framePool = sync.Pool{New: func() any { return new(frame) }}
+
+// done clears the frame (it must not keep arrays or strings alive) and
+// returns it to the pool.
+func (f *frame) done(nargs, nres int) {
+	clear(f.args[:min(nargs, len(f.args))])
+	clear(f.res[:min(nres, len(f.res))])
+	framePool.Put(f)
 }
 
 // wrap prefixes err's message with the function's name, keeping its class

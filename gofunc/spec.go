@@ -2,6 +2,9 @@ package gofunc
 
 import (
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 
 	"github.com/godlpack/godlpack/core"
 )
@@ -87,9 +90,28 @@ func (p *Param) DefaultRepr() string {
 		}
 		return s + ")"
 	case complex128:
-		return fmt.Sprintf("complex(%v, %v)", real(v), imag(v))
+		return fmt.Sprintf("complex(%s, %s)", pyFloat(real(v)), pyFloat(imag(v)))
+	case float64:
+		return pyFloat(v)
 	}
 	return fmt.Sprint(p.Spec.def)
+}
+
+// pyFloat is v as Python writes a float literal.
+func pyFloat(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "float('inf')"
+	case math.IsInf(v, -1):
+		return "float('-inf')"
+	case math.IsNaN(v):
+		return "float('nan')"
+	}
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".e") {
+		s += ".0"
+	}
+	return s
 }
 
 // Constraints describes the array constraints for docstrings ("" if none).

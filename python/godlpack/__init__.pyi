@@ -5,6 +5,7 @@ from typing import Any, Iterator, Optional, Sequence, Tuple, Union
 
 from ._native import Array as Array
 from ._native import from_dlpack as from_dlpack
+from ._native import may_share_memory as may_share_memory
 
 __all__ = [
     "DLPACK_VERSION",
@@ -13,6 +14,7 @@ __all__ = [
     "DType",
     "Array",
     "from_dlpack",
+    "may_share_memory",
     "asarray",
     "empty",
     "zeros",
