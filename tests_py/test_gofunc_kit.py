@@ -84,3 +84,83 @@ def test_godlpack_after_imgkit_uses_it(built):
     p = run_group([sys.executable, "-c", code], 60, _env(built))
     assert p is not None and p.returncode == 0, p and p.stderr
     assert p.stdout.split() == ["True", "(3,)", "[0.0,", "0.0]"]
+
+
+MYKIT_GO = '''package mykit
+
+import (
+	"github.com/godlpack/godlpack/core"
+	"github.com/godlpack/godlpack/gofunc"
+)
+
+func init() { gofunc.Func1("total", Total) }
+
+// Total returns the sum of a float64 array (any layout).
+func Total(a *core.Array) (float64, error) {
+	it, err := core.Values[float64](a)
+	if err != nil {
+		return 0, err
+	}
+	var s float64
+	for v := range it {
+		s += v
+	}
+	return s, nil
+}
+'''
+
+SETUP_PY = '''from setuptools import setup
+from godlpack.build import GoExtension, build_go_ext
+
+setup(name="mykit", ext_modules=[GoExtension("mykit", ["./mykit"])], cmdclass={"build_ext": build_go_ext})
+'''
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """godlpack as a wheel installs it: build_py output (godlpack/_gosrc
+    included) plus the built extension, away from the checkout."""
+    if shutil.which(os.environ.get("GO", "go")) is None:
+        pytest.skip("no Go toolchain")
+    lib = tmp_path_factory.mktemp("site")
+    p = subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(lib)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    import godlpack
+
+    shutil.copy(godlpack._native.__file__, lib / "godlpack")
+    assert (lib / "godlpack" / "_gosrc" / "gofunc" / "registry.go").exists()
+    assert not list((lib / "godlpack" / "_gosrc").rglob("*_test.go"))
+    proj = tmp_path_factory.mktemp("proj")
+    (proj / "mykit").mkdir()
+    (proj / "go.mod").write_text("module example.com/mykit\n\ngo 1.26\n")
+    (proj / "mykit" / "mykit.go").write_text(MYKIT_GO)
+    (proj / "setup.py").write_text(SETUP_PY)
+    return lib, proj
+
+
+def _total(lib, out):
+    code = "import mykit, numpy as np; print(mykit.total(np.arange(6.0).reshape(2, 3).T), mykit.total.__doc__)"
+    p = run_group([sys.executable, "-c", code], 60, dict(os.environ, PYTHONPATH=os.pathsep.join([str(out), str(lib)])))
+    assert p is not None and p.returncode == 0, p and p.stderr
+    return p.stdout.strip()
+
+
+def test_build_ext_from_an_installed_godlpack(installed, tmp_path):
+    lib, proj = installed
+    env = dict(os.environ, PYTHONPATH=str(lib))
+    p = subprocess.run([sys.executable, "-m", "godlpack", "build-ext", "mykit", "./mykit", "-o", str(tmp_path)],
+                       cwd=proj, env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "_gosrc" in p.stdout  # the installed Go sources, not the checkout
+    assert _total(lib, tmp_path) == "15.0 Total returns the sum of a float64 array (any layout)."
+
+
+def test_setuptools_helper_builds_a_downstream_module(installed):
+    lib, proj = installed
+    env = dict(os.environ, PYTHONPATH=str(lib))
+    p = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=proj, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert list(proj.glob("mykit*.so"))
+    assert _total(lib, proj).startswith("15.0 ")

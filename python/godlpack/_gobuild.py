@@ -263,6 +263,9 @@ def build_module(
     problem = build_problem()
     if problem is not None:
         raise SystemExit(problem)
+    gosrc = gosrc or go_source_root()
+    print(f"building {fullname} from {', '.join(pkgs) or 'godlpack alone'} with godlpack's Go sources in {gosrc}",
+          flush=True)
     write_main(workdir, fullname, pkgs, gosrc)
     go = shutil.which(os.environ.get("GO", "go")) or "go"
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
