@@ -15,8 +15,15 @@ import (
 // to keep the memory beyond the borrow. h.Ndim is set to len(shape).
 func Borrow(h Header, shape, strides []int64) *Array {
 	n := len(shape)
-	a := &Array{hdr: h, borrowed: true, pinned: true}
-	buf := make([]int64, 2*n)
+	var a *Array
+	var buf []int64
+	if n <= borrowInline {
+		b := &borrowedArray{} // one allocation for the common ranks
+		a, buf = &b.a, b.dims[:2*n]
+	} else {
+		a, buf = &Array{}, make([]int64, 2*n)
+	}
+	a.hdr, a.borrowed, a.pinned = h, true, true
 	a.shape = buf[:n:n]
 	a.strides = buf[n:]
 	copy(a.shape, shape)
@@ -26,6 +33,13 @@ func Borrow(h Header, shape, strides []int64) *Array {
 		a.released = true
 	}
 	return a
+}
+
+const borrowInline = 8
+
+type borrowedArray struct {
+	a    Array
+	dims [2 * borrowInline]int64
 }
 
 // Retain returns a new Array over the same memory, shape and strides that
