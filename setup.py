@@ -1,8 +1,9 @@
 """Build godlpack's extension module with the Go toolchain.
 
 `pip install .` and `python setup.py build_ext --inplace` (`make build`) run
-the one `go build` command line of the extension, `go_build_command` below,
-and echo it. The C skin is compiled with Py_LIMITED_API=0x030B0000 and does
+the one `go build` command line of every godlpack module
+(python/godlpack/_gobuild.py: a generated main package over pyext) and echo
+it. The C skin is compiled with Py_LIMITED_API=0x030B0000 and does
 not link libpython, so the one .so (and the cp311-abi3 wheel) serves CPython
 3.11 and later.
 
@@ -13,101 +14,63 @@ environment reach the Go toolchain; `make test-cgocheck2` builds with all
 three.
 """
 
+import importlib.util
 import os
-import shlex
 import shutil
-import subprocess
-import sysconfig
 
-from setuptools import Extension, setup
-from setuptools.command.build_ext import build_ext
+from setuptools import setup
+from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
+# The one build mechanism of every godlpack module, loaded by path: no
+# godlpack package exists yet while it is being built.
+_spec = importlib.util.spec_from_file_location("godlpack_gobuild", os.path.join(HERE, "python", "godlpack", "_gobuild.py"))
+_gobuild = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_gobuild)
 
-def go_build_command(go, out, package="./pyext", debug=False, environ=os.environ):
-    """The `go build` of the extension: (argv, environment), run in HERE.
-
-    debug=False strips symbols and DWARF and trims source paths (release
-    builds); debug=True keeps all three. CGO_CFLAGS gets the CPython include
-    directory in front of the caller's flags (default -O2 -g)."""
-    env = dict(environ)
-    env["CGO_ENABLED"] = "1"
-    env["CGO_CFLAGS"] = f"-I{sysconfig.get_paths()['include']} " + environ.get("CGO_CFLAGS", "-O2 -g")
-    ldflags = f"-extldflags=-Wl,--version-script={os.path.join(HERE, 'pyext', 'pyext.map')}"
-    # -buildvcs=false: the build must not depend on git (a checkout owned by
-    # another user, an sdist, a source tree without .git)
-    argv = [go, "build", "-buildvcs=false", "-tags", "pyext", "-buildmode=c-shared"]
-    if not debug:
-        argv.append("-trimpath")
-        ldflags = "-s -w " + ldflags
-    argv += [f"-ldflags={ldflags}", "-o", out, package]
-    return argv, env
+GoExtension = _gobuild.GoExtension
+build_go_ext = _gobuild.build_go_ext
+build_problem = _gobuild.build_problem
 
 
-class GoExtension(Extension):
-    """An extension built by `go build -buildmode=c-shared` from a Go package."""
-
-    def __init__(self, name, package):
-        super().__init__(name, sources=[], py_limited_api=True)
-        self.go_package = package
+def go_build_command(go, out, workdir=".", debug=False, environ=os.environ):
+    """The `go build` of an extension module (python/godlpack/_gobuild.py)."""
+    return _gobuild.go_build_command(go, out, workdir, debug=debug, environ=environ)
 
 
-def build_problem(environ=os.environ, config_var=sysconfig.get_config_var, which=shutil.which):
-    """Why the extension cannot be built here, as one message, or None."""
-    if config_var("Py_GIL_DISABLED"):
-        return (
-            "error: godlpack cannot be built for a free-threaded CPython (python3.13t and later): its "
-            "extension uses the limited C API (abi3), which free-threaded builds do not offer yet. "
-            "Install it with a regular CPython 3.11 or newer."
-        )
-    go = environ.get("GO", "go")
-    if which(go) is None:
-        return (
-            f"error: the Go toolchain ({go!r}) was not found on PATH. godlpack's extension is written in "
-            "Go: install Go 1.26 or newer from https://go.dev/dl/ (and a C compiler for cgo), or set "
-            "GO=/path/to/go, then run the install again."
-        )
-    cc = shlex.split(environ.get("CC", "") or "gcc")[0]
-    if which(cc) is None and which("cc") is None:
-        return (
-            f"error: no C compiler ({cc!r}) was found on PATH. godlpack's Go code is built with cgo, "
-            "which needs one: install gcc (Debian/Ubuntu: apt-get install gcc; RHEL: dnf install gcc) "
-            "or set CC, then run the install again."
-        )
-    return None
+# The Go sources the wheel carries (godlpack/_gosrc), so that
+# `python -m godlpack build-ext` and godlpack.build work from an installed
+# godlpack with only Go and a C compiler.
+GOSRC_DIRS = ("core", "backends", "pyext", "gofunc")
+GOSRC_FILES = ("go.mod", "go.sum", "LICENSE", "NOTICE")
+GOSRC_EXT = (".go", ".c", ".h", ".s")
 
 
-class build_go_ext(build_ext):
-    """build_ext that runs the Go toolchain instead of a C compiler."""
+class build_py_gosrc(build_py):
+    """build_py that also copies godlpack's Go sources into godlpack/_gosrc."""
 
-    def build_extension(self, ext):
-        if not isinstance(ext, GoExtension):
-            return super().build_extension(ext)
-        problem = build_problem()
-        if problem is not None:
-            raise SystemExit(problem)
-        go = shutil.which(os.environ.get("GO", "go"))
-        out = os.path.abspath(self.get_ext_fullpath(ext.name))
-        os.makedirs(os.path.dirname(out), exist_ok=True)
-        cmd, env = go_build_command(go, out, ext.go_package, debug=bool(self.debug))
-        shown = [f"{k}={shlex.quote(env[k])}" for k in ("GOEXPERIMENT", "CGO_CFLAGS", "CC") if env.get(k)]
-        print(" ".join(shown + [shlex.join(cmd)]), flush=True)
-        rc = subprocess.run(cmd, cwd=HERE, env=env).returncode
-        if rc != 0:  # one readable line after the Go toolchain's own messages, no traceback
-            raise SystemExit(
-                f"error: building godlpack's extension with `go build` failed (exit status {rc}); the Go "
-                "toolchain's messages are above. Check that Go 1.26+ and a C compiler work "
-                "(`go version`, `go env CC`), then run the install again."
-            )
-        header = os.path.splitext(out)[0] + ".h"  # c-shared also writes a C header
-        if os.path.exists(header):
-            os.remove(header)
+    def run(self):
+        super().run()
+        dst = os.path.join(self.build_lib, "godlpack", "_gosrc")
+        for name in GOSRC_FILES:
+            if os.path.exists(os.path.join(HERE, name)):
+                os.makedirs(dst, exist_ok=True)
+                shutil.copy2(os.path.join(HERE, name), os.path.join(dst, name))
+        for top in GOSRC_DIRS:
+            for root, _dirs, files in os.walk(os.path.join(HERE, top)):
+                for f in files:
+                    if f.endswith(GOSRC_EXT) and not f.endswith("_test.go"):
+                        rel = os.path.relpath(os.path.join(root, f), HERE)
+                        os.makedirs(os.path.join(dst, os.path.dirname(rel)), exist_ok=True)
+                        shutil.copy2(os.path.join(HERE, rel), os.path.join(dst, rel))
 
 
 if __name__ == "__main__":  # pip's build backend runs this file as __main__; tests import it
     setup(
-        ext_modules=[GoExtension("godlpack._native", "./pyext")],
-        cmdclass={"build_ext": build_go_ext},
+        # godlpack._native is a module of the kit like any other: pyext and
+        # the functions godlpack itself registers with gofunc.
+        ext_modules=[GoExtension("godlpack._native", [], gosrc=HERE)],
+        cmdclass={"build_ext": build_go_ext, "build_py": build_py_gosrc},
         options={"bdist_wheel": {"py_limited_api": "cp311"}},
     )

@@ -44,6 +44,7 @@ type Array struct {
 	mu       sync.Mutex
 	released bool
 	pinned   bool
+	borrowed bool // Borrow: holds no owner reference of its own (kit.go)
 	cleanup  runtime.Cleanup
 }
 
@@ -310,7 +311,7 @@ func (a *Array) Release() {
 		a.cleanup.Stop()
 	}
 	a.mu.Unlock()
-	if o != nil {
+	if o != nil && !a.borrowed {
 		o.Release()
 	}
 }

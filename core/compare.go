@@ -201,9 +201,8 @@ func checkCmpArray(where string, o *Operand) error {
 		return errorf(ErrUnsupported, "%s: comparing %v arrays is not supported; compare after a.astype('float32')",
 			where, h.DType)
 	}
-	if !CPUAccessible(h.Device.Type) {
-		return errorf(ErrDevice, "%s: the array is on %v, whose memory the CPU cannot read; compare a host copy "+
-			"(godlpack.from_dlpack(a, device=\"cpu\"))", where, h.Device)
+	if !h.hostAccessible() {
+		return notHostErr(where, h)
 	}
 	size, err := shapeSize(where, o.Shape)
 	if err != nil {
@@ -319,7 +318,7 @@ func CompareInto(op CompareOp, dst *Header, dstShape []int64, x, y *Operand, sta
 	if dst.ReadOnly() {
 		return fmt.Errorf("%s: the result is read-only: %w", where, ErrReadOnly)
 	}
-	if !CPUAccessible(dst.Device.Type) {
+	if !dst.hostAccessible() {
 		return fmt.Errorf("%s: the result must be in CPU memory: %w", where, ErrDevice)
 	}
 	size, err := shapeSize(where, dstShape)

@@ -169,8 +169,11 @@ func ConvertInto(dst *Header, dstShape, dstStrides []int64, src *Header, srcShap
 			return fmt.Errorf("%s: shapes %s and %s differ: %w", where, dimsString(srcShape), dimsString(dstShape), ErrShape)
 		}
 	}
-	if !CPUAccessible(dst.Device.Type) || !CPUAccessible(src.Device.Type) {
-		return fmt.Errorf("%s: %v to %v needs a device backend: %w", where, src.Device, dst.Device, ErrDevice)
+	if !src.hostAccessible() {
+		return notHostErr(where, src)
+	}
+	if !dst.hostAccessible() {
+		return notHostErr(where, dst)
 	}
 	size, err := shapeSize(where, dstShape)
 	if err != nil || size == 0 {

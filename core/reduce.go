@@ -241,9 +241,8 @@ func PlanReduce(op ReduceOp, h *Header, shape []int64, axes []int64, all, lone, 
 	if nd > MaxNdim {
 		return r, fmt.Errorf("%s: %d dimensions, at most %d are supported: %w", where, nd, MaxNdim, ErrNdim)
 	}
-	if !CPUAccessible(h.Device.Type) {
-		return r, fmt.Errorf("%s: %v memory is not accessible from the CPU; copy it to the host first (np.from_dlpack(a, device=\"cpu\")): %w",
-			where, h.Device, ErrDevice)
+	if !h.hostAccessible() {
+		return r, notHostErr(where, h)
 	}
 	in := kindOf(h.DType)
 	if in == 0 || h.DType.IsSubByte() {
@@ -424,7 +423,7 @@ func (r *Reduction) Begin(t *ReduceTarget, out *Header, outShape, outStrides []i
 		if out.ReadOnly() {
 			return fmt.Errorf("%s: out is read-only; pass a writable array: %w", where, ErrReadOnly)
 		}
-		if !CPUAccessible(out.Device.Type) {
+		if !out.hostAccessible() {
 			return fmt.Errorf("%s: out is in %v memory; pass a CPU array: %w", where, out.Device, ErrDevice)
 		}
 		if kindOf(out.DType) == 0 || out.DType.IsSubByte() {

@@ -11,8 +11,9 @@ import (
 // slice that aliases the array's C memory: writes through it change the
 // array, and it is valid until the array is released. Calling one turns the
 // array's garbage-collection safety net off (see Array), so the memory stays
-// until an explicit Release. Do not write through a slice of a read-only
-// array (ReadOnly): the slice cannot enforce it, At/Set can.
+// until an explicit Release. A read-only array (ReadOnly: a tensor its
+// producer marked read-only) has no writable slice: the accessors return
+// ErrReadOnly, and ReadSlice gives a Reader, which can only read.
 
 // Element is the set of Go types that map one-to-one onto a DLPack data
 // type: bool (8-bit bool), int8..int64, uint8..uint64, float32, float64,
@@ -64,13 +65,21 @@ func typeErr[T Element](where string, dt DataType) error {
 // AsSlice returns the elements of a C-contiguous array as a []T aliasing its
 // memory (see the lifetime rules above). T must match the dtype exactly
 // (ErrDType); a non-C-contiguous array returns ErrStrides (use Copy first);
-// a released array ErrReleased; memory the CPU cannot access ErrDevice.
+// a released array ErrReleased; memory the CPU cannot access ErrDevice; a
+// read-only array ErrReadOnly (read it with ReadSlice, At or Values).
 func AsSlice[T Element](a *Array) ([]T, error) {
 	const where = "AsSlice()"
 	h, err := a.live(where)
 	if err != nil {
 		return nil, err
 	}
+	if h.ReadOnly() {
+		return nil, fmt.Errorf("%s: array is read-only; read it with ReadSlice, At or Values, or Copy() it: %w", where, ErrReadOnly)
+	}
+	return asSlice[T](where, a, h)
+}
+
+func asSlice[T Element](where string, a *Array, h Header) ([]T, error) {
 	if h.DType != DataTypeOf[T]() {
 		return nil, typeErr[T](where, h.DType)
 	}
@@ -85,12 +94,16 @@ func AsSlice[T Element](a *Array) ([]T, error) {
 }
 
 // Bytes returns the raw bytes of a C-contiguous array (NBytes of them, any
-// dtype including packed sub-byte types), aliasing its memory.
+// dtype including packed sub-byte types), aliasing its memory. A read-only
+// array returns ErrReadOnly.
 func (a *Array) Bytes() ([]byte, error) {
 	const where = "Bytes()"
 	h, err := a.live(where)
 	if err != nil {
 		return nil, err
+	}
+	if h.ReadOnly() {
+		return nil, fmt.Errorf("%s: array is read-only; read it with ReadSlice[uint8] or Copy() it: %w", where, ErrReadOnly)
 	}
 	if h.DType.IsSubByte() && h.Offset != 0 {
 		return nil, subByteErr(where, &h)

@@ -1,6 +1,6 @@
 //go:build pyext
 
-package main
+package pyext
 
 /*
 #include "bridge.h"

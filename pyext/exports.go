@@ -1,8 +1,9 @@
 //go:build pyext
 
-// Package main is the CPython extension module godlpack._native: a C skin
-// (module.c, array.c, capsule.c, scalar.c, errors.c; abi3, limited API 3.11)
-// around the Go core. This file holds every crossing from C into Go: one
+// Package pyext is the CPython skin shared by every extension module built
+// with godlpack (godlpack._native and the modules of the extension kit): a C
+// skin (module.c, array.c, capsule.c, scalar.c, errors.c; abi3, limited API
+// 3.11) around the Go core. This file holds every crossing from C into Go: one
 // exported function per Python operation, each taking plain C pointers and
 // integers, returning 0 or a core.Class with a message written into the
 // caller's buffer (bridge.h), and recovering panics into ErrInternal.
@@ -13,7 +14,7 @@
 //
 // Build: see stub.go (the "pyext" build tag and CGO_CFLAGS with the CPython
 // include directory).
-package main
+package pyext
 
 /*
 #cgo LDFLAGS: -ldl
@@ -30,8 +31,6 @@ import (
 
 	"github.com/godlpack/godlpack/core"
 )
-
-func main() {}
 
 // ---- helpers (no allocation on success) ----
 

@@ -225,4 +225,33 @@ static inline int gd_go_consumer_stream(DLDevice dev, void **out, char *msg) {
   return gdgo_consumer_stream(dev, out, msg);
 }
 
+/* Go functions registered with package gofunc (gofunc.c,
+ * exports_gofunc.go): the registry closed and counted at module init, one
+ * description per function, one crossing per call (a function taking a
+ * context.Context: one per wait of waitms, so that Ctrl-C is seen). */
+#include "gofunc.h"
+static inline int gd_go_fn_count(void) { return gd_in_fork_child ? 0 : gdgo_fn_count(); }
+
+static inline int gd_go_fn_describe(int i, gd_fn_desc *d, char *msg) {
+  GD_GO_GATE("import");
+  return gdgo_fn_describe(i, d, msg);
+}
+
+static inline int gd_go_fn_meta(char **out, char *msg) {
+  GD_GO_GATE("_gofuncs()");
+  return gdgo_fn_meta(out, msg);
+}
+
+static inline int gd_go_fn_call(int i, gd_fn_val *args, int nargs, gd_fn_val *res, int waitms, int64_t *handle,
+                                const char *entry, char *msg) {
+  GD_GO_GATE(entry);
+  return gdgo_fn_call(i, args, nargs, res, waitms, handle, msg);
+}
+
+static inline int gd_go_fn_wait(int64_t handle, int waitms, int cancel, gd_fn_val *res, const char *entry,
+                                char *msg) {
+  GD_GO_GATE(entry);
+  return gdgo_fn_wait(handle, waitms, cancel, res, msg);
+}
+
 #endif /* GODLPACK_GOCALL_H_ */

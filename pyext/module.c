@@ -342,8 +342,9 @@ int gd_describe_host(void *data, DLDataType dt, int32_t nd, int64_t *shape, int6
   return 0;
 }
 
-static PyObject *gd_mod_from_buffer(PyObject *m, PyObject *obj) {
-  gd_state *st = gd_state_of_module(m);
+static PyObject *gd_mod_from_buffer(PyObject *m, PyObject *obj) { return gd_from_buffer(gd_state_of_module(m), obj); }
+
+PyObject *gd_from_buffer(gd_state *st, PyObject *obj) {
   Py_buffer *v = (Py_buffer *)malloc(sizeof(Py_buffer));
   if (v == NULL) return PyErr_NoMemory();
   if (PyObject_GetBuffer(obj, v, PyBUF_RECORDS) < 0) {
@@ -565,7 +566,19 @@ PyModuleDef gd_module_def = {
     gd_module_free,
 };
 
-PyMODINIT_FUNC PyInit__native(void) {
+/* The module init of every extension module built with godlpack: the
+ * generated main package (python/godlpack/_gobuild.py) defines
+ * PyInit_<name> as a call of this with the module's full name.
+ *
+ * One Go runtime per process: a module of the extension kit (any name but
+ * godlpack._native) holds godlpack's whole API, so it becomes
+ * godlpack._native itself (sys.modules) and imports the godlpack package
+ * over it. A second Go-built module would start a second Go runtime, which
+ * Go does not support: such an import is refused, naming the order that
+ * works. */
+static int gd_kit_adopt(PyObject *m, const char *fullname);
+
+PyObject *gd_module_init(const char *fullname) {
   /* One interpreter per process: the Go runtime, the fork flag and the DLPack
    * exchange API (one process-wide struct whose functions reach the module
    * state through a static pointer) exist once. A second interpreter that
@@ -576,6 +589,27 @@ PyMODINIT_FUNC PyInit__native(void) {
                     "API are process-wide; import godlpack in the main interpreter");
     return NULL;
   }
+  static int loaded = 0;
+  int kit = strcmp(fullname, "godlpack._native") != 0;
+  PyObject *sysmods = PyImport_GetModuleDict(); /* borrowed */
+  PyObject *other = sysmods ? PyDict_GetItemString(sysmods, "godlpack._native") : NULL;
+  if (kit && other != NULL) {
+    PyObject *file = PyObject_GetAttrString(other, "__file__");
+    if (file == NULL) PyErr_Clear();
+    PyErr_Format(PyExc_ImportError,
+                 "import %s: godlpack is already loaded (%S), with a Go runtime of its own, and a process can "
+                 "hold one Go runtime; %s contains godlpack's whole API (Array, from_dlpack, asarray, ...): "
+                 "import %s before godlpack (import godlpack then uses %s), or use one of them only",
+                 fullname, file ? file : Py_None, fullname, fullname, fullname);
+    Py_XDECREF(file);
+    return NULL;
+  }
+  if (loaded) {
+    PyErr_Format(PyExc_ImportError, "import %s: this extension module was already initialised once in this process; "
+                 "it cannot be loaded again (use the module already imported)", fullname);
+    return NULL;
+  }
+  gd_module_def.m_name = fullname;
   PyObject *m = PyModule_Create(&gd_module_def);
   if (m == NULL) return NULL;
   if (gd_fork_install() != 0) {
@@ -610,8 +644,48 @@ PyMODINIT_FUNC PyInit__native(void) {
   if (rc < 0) goto fail;
   if (PyModule_AddIntConstant(m, "MAX_NDIM", GD_MAX_NDIM) < 0) goto fail;
   if (PyModule_AddIntConstant(m, "ALIGNMENT", GD_ALIGNMENT) < 0) goto fail;
+  /* The Go functions registered with package gofunc (gofunc.c). */
+  if (gd_gofunc_install(m, fullname) < 0) goto fail;
+  loaded = 1;
+  if (kit && gd_kit_adopt(m, fullname) < 0) goto fail;
   return m;
 fail:
   Py_DECREF(m);
   return NULL;
+}
+
+/* A kit module becomes godlpack._native, then the godlpack package is
+ * imported over it (its _init fills the state) and its public names are
+ * copied here, so that `import NAME` alone offers NAME.asarray, ... */
+static int gd_kit_adopt(PyObject *m, const char *fullname) {
+  PyObject *sysmods = PyImport_GetModuleDict();
+  if (PyDict_SetItemString(sysmods, "godlpack._native", m) < 0) return -1;
+  PyObject *pkg = PyImport_ImportModule("godlpack");
+  if (pkg == NULL) {
+    /* Leave no half-made godlpack._native behind. */
+    PyObject *et, *ev, *etb;
+    PyErr_Fetch(&et, &ev, &etb);
+    if (PyDict_DelItemString(sysmods, "godlpack._native") < 0) PyErr_Clear();
+    PyErr_Restore(et, ev, etb);
+    return -1;
+  }
+  PyObject *all = PyObject_GetAttrString(pkg, "__all__");
+  PyObject *it = all ? PyObject_GetIter(all) : NULL;
+  PyObject *name;
+  int rc = it ? 0 : -1;
+  while (it && (name = PyIter_Next(it)) != NULL) {
+    if (!PyObject_HasAttr(m, name)) {
+      PyObject *v = PyObject_GetAttr(pkg, name);
+      if (v == NULL || PyObject_SetAttr(m, name, v) < 0) rc = -1;
+      Py_XDECREF(v);
+    }
+    Py_DECREF(name);
+    if (rc < 0) break;
+  }
+  if (it && PyErr_Occurred()) rc = -1;
+  Py_XDECREF(it);
+  Py_XDECREF(all);
+  Py_DECREF(pkg);
+  (void)fullname;
+  return rc;
 }

@@ -176,6 +176,12 @@ PyObject *gd_exchange_api_capsule(gd_state *st);
 int gd_describe_host(void *data, DLDataType dt, int32_t nd, int64_t *shape, int64_t *strides, uint64_t flags,
                      gd_header *h, int64_t *oshape, int64_t *ostrides, const char *entry);
 PyObject *gd_mod_bytes_view(PyObject *m, PyObject *args);
+/* A buffer-protocol object as an Array, zero-copy (module.c). */
+PyObject *gd_from_buffer(gd_state *st, PyObject *obj);
+/* The module init behind every PyInit_<name> (module.c), and the Go
+ * functions of package gofunc added to the module (gofunc.c). */
+PyObject *gd_module_init(const char *fullname);
+int gd_gofunc_install(PyObject *m, const char *fullname);
 PyObject *gd_mod_reinterpret(PyObject *m, PyObject *args);
 
 /* convert.c: _native._convert, _stack_into, _from_nested */

@@ -389,9 +389,9 @@ def test_sub_byte_dtypes_are_refused():
 def test_device_arrays_are_refused():
     cap, rec = craft_capsule(shape=(2,), strides=(1,), dtype=(2, 32, 1), data=0x10000, device=(4, 0))
     a = gd.from_dlpack(cap)
-    with pytest.raises(BufferError, match=r"^==: the array is on opencl:0, whose memory the CPU cannot read"):
+    with pytest.raises(BufferError, match=r"^==: the array.s opencl:0 memory is not accessible from the CPU; .*to_device"):
         a == 0  # noqa: B015
-    with pytest.raises(BufferError, match=r"^>: the array is on"):
+    with pytest.raises(BufferError, match=r"^>: the array.s opencl:0 memory"):
         gd.zeros(2) > a  # noqa: B015
 
 

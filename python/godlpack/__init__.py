@@ -50,7 +50,7 @@ _check_address_space()
 # _native first: loading it starts the Go runtime on a thread of its own,
 # which then initialises while the modules below import.
 from . import _native, _oneapi, _tables, _types  # noqa: E402
-from ._native import Array, from_dlpack  # noqa: E402
+from ._native import Array, from_dlpack, may_share_memory  # noqa: E402
 from ._types import DLDeviceType, DType, Device, _as_dtype, _parse_device  # noqa: E402
 
 TYPE_CHECKING = False
@@ -77,6 +77,7 @@ __all__ = [
     "DType",
     "Array",
     "from_dlpack",
+    "may_share_memory",
     "asarray",
     "empty",
     "zeros",

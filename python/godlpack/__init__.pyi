@@ -4,6 +4,7 @@ from typing import Any, Iterator, Optional, Sequence, Tuple, Union
 
 from ._native import Array as Array
 from ._native import from_dlpack as from_dlpack
+from ._native import may_share_memory as may_share_memory
 from ._types import DLDeviceType as DLDeviceType
 from ._types import Device as Device
 from ._types import DType as DType
@@ -15,6 +16,7 @@ __all__ = [
     "DType",
     "Array",
     "from_dlpack",
+    "may_share_memory",
     "asarray",
     "empty",
     "zeros",

@@ -1,5 +1,5 @@
-"""Command line: ``python -m godlpack demo``, ``python -m godlpack bench [--quick]``
-and ``python -m godlpack matrix``.
+"""Command line: ``python -m godlpack demo``, ``python -m godlpack bench [--quick]``,
+``python -m godlpack matrix`` and ``python -m godlpack build-ext NAME PKG... -o DIR``.
 
 bench  godlpack against numpy and torch, measured in the same run
        (see godlpack/_bench.py).
@@ -219,6 +219,16 @@ def _parser() -> argparse.ArgumentParser:
                    description="For every installed DLPack library (numpy, torch, dpnp, jax, array_api_strict; "
                    "cupy and torch CUDA with a GPU), both directions: what was negotiated, zero-copy or who "
                    "copied, read-only propagation, time per exchange.")
+    e = sub.add_parser("build-ext", help="build a Python module from Go packages (the extension kit)",
+                       description="Build the abi3 extension module NAME: godlpack's whole API plus the Go "
+                       "functions that the Go packages PKG (directories or import paths) register with "
+                       "github.com/godlpack/godlpack/gofunc, with docstrings and a .pyi stub from the Go "
+                       "signatures and doc comments. Needs Go 1.26+ and a C compiler.")
+    e.add_argument("name", metavar="NAME", help="the module name (e.g. imgkit, or mypkg._imgkit)")
+    e.add_argument("packages", nargs="+", metavar="PKG", help="Go packages whose init registers functions")
+    e.add_argument("-o", "--outdir", default=".", metavar="DIR", help="where NAME.abi3.so and NAME.pyi go (default .)")
+    e.add_argument("--debug", action="store_true", help="keep symbols and DWARF")
+    e.add_argument("--workdir", metavar="DIR", help="keep the generated main package there (default: a temporary one)")
     return p
 
 
@@ -230,6 +240,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         from . import _bench
 
         return _bench.main((["--quick"] if args.quick else []) + args.groups)
+    if args.command == "build-ext":
+        from ._buildext import build_ext
+
+        return build_ext(args.name, args.packages, args.outdir, debug=args.debug, workdir=args.workdir)
     from ._matrix import matrix
 
     return matrix()

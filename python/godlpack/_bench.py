@@ -1,5 +1,5 @@
-"""``python -m godlpack bench [--quick] [exchange] [copy] [reduce] [convert] [startup] [oneapi]``: godlpack
-against numpy and torch (all groups of rows unless some are named).
+"""``python -m godlpack bench [--quick] [exchange] [copy] [reduce] [convert] [gofunc] [oneapi] [startup]``:
+godlpack against numpy and torch (all groups of rows unless some are named).
 
 Every row times godlpack and a reference in the SAME run, interleaved: each
 round times every candidate once (a batch of calls, order rotated per round),
@@ -40,6 +40,10 @@ Rows:
      the median paired difference and -X importtime beside each; the
      extension is stripped and exports only PyInit__native (read from its
      ELF tables).
+ 10  a registered Go function (the extension kit, group "gofunc") called with
+     one array of 16 float64 returning a float, godlpack._native._gofunc_probe:
+     with an ndarray vs gd.from_dlpack(ndarray) <= 1.5x, with a torch tensor
+     vs gd.from_dlpack(tensor) <= 1.5x (the Go call includes the import).
 """
 
 from __future__ import annotations
@@ -155,6 +159,26 @@ class Bench:
                  res["n.__dlpack__(max_version=(1, 3))"], "ndarray.__dlpack__", None)
         self.add("i", "gd.from_dlpack(gd.Array) (C exchange API)", res["gd.from_dlpack(a)"],
                  res["np.from_dlpack(n)"], "np.from_dlpack(ndarray)", None)
+
+    # ---- row 10: a registered Go function (the extension kit) ----------------
+
+    def gofuncs(self, np: Any, torch: Any) -> None:
+        n = np.arange(16, dtype=np.float64)
+        env: Dict[str, Any] = {"gd": gd, "n": n, "probe": _native._gofunc_probe, "a": gd.from_dlpack(n)}
+        stmts = ["probe(n)", "gd.from_dlpack(n)", "probe(a)"]
+        if torch is not None:
+            env["t"] = torch.arange(16, dtype=torch.float64)
+            stmts += ["probe(t)", "gd.from_dlpack(t)"]
+        res = dict(zip(stmts, interleaved(stmts, env, self.rounds, self.batch_s)))
+        self.add("10", "Go function(ndarray) -> float", res["probe(n)"], res["gd.from_dlpack(n)"],
+                 "gd.from_dlpack(ndarray)", 1.5)
+        if torch is not None:
+            self.add("10", "Go function(torch.Tensor) -> float", res["probe(t)"], res["gd.from_dlpack(t)"],
+                     "gd.from_dlpack(Tensor)", 1.5)
+        else:
+            self.note("10", "Go function(torch.Tensor) -> float", "torch not installed")
+        self.add("i", "Go function(gd.Array) -> float", res["probe(a)"], res["gd.from_dlpack(n)"],
+                 "gd.from_dlpack(ndarray)", None)
 
     # ---- row 6: copies --------------------------------------------------
 
@@ -408,11 +432,11 @@ def elf_info(path: str) -> Optional[Tuple[bool, List[str]]]:
 
 def main(argv: List[str]) -> int:
     quick = "--quick" in argv or os.environ.get("BENCH_QUICK") not in (None, "", "0")
-    groups = {"exchange", "copy", "reduce", "convert", "startup", "oneapi"}
+    groups = {"exchange", "copy", "reduce", "convert", "startup", "gofunc", "oneapi"}
     only = {a for a in argv if a in groups} or groups
     unknown = [a for a in argv if a != "--quick" and a not in groups]
     if unknown:
-        print("usage: python -m godlpack bench [--quick] [exchange] [copy] [reduce] [convert] [startup] [oneapi]",
+        print("usage: python -m godlpack bench [--quick] [exchange] [copy] [reduce] [convert] [gofunc] [oneapi] [startup]",
               file=sys.stderr)
         return 2
     import numpy as np
@@ -438,5 +462,7 @@ def main(argv: List[str]) -> int:
         b.oneapi(np)
     if "startup" in only:
         b.startup()
+    if "gofunc" in only:
+        b.gofuncs(np, torch)
     b.print()
     return 0

@@ -1,0 +1,114 @@
+package core
+
+import (
+	"fmt"
+	"iter"
+)
+
+// What the extension kit (package gofunc) needs from Array: arrays lent to a
+// Go function for one call, arrays a Go function keeps, arrays it hands back.
+
+// Borrow returns an Array over h, shape and strides (copied) that holds no
+// owner reference of its own: it is valid while the caller's reference to
+// h.Owner lives, and the caller must Release it before dropping that
+// reference. Release of a borrowed array only marks it released. Use Retain
+// to keep the memory beyond the borrow. h.Ndim is set to len(shape).
+func Borrow(h Header, shape, strides []int64) *Array {
+	n := len(shape)
+	var a *Array
+	var buf []int64
+	if n <= borrowInline {
+		b := &borrowedArray{} // one allocation for the common ranks
+		a, buf = &b.a, b.dims[:2*n]
+	} else {
+		a, buf = &Array{}, make([]int64, 2*n)
+	}
+	a.hdr, a.borrowed, a.pinned = h, true, true
+	a.shape = buf[:n:n]
+	a.strides = buf[n:]
+	copy(a.shape, shape)
+	copy(a.strides, strides)
+	a.hdr.Ndim = int32(n)
+	if h.Owner == nil {
+		a.released = true
+	}
+	return a
+}
+
+const borrowInline = 8
+
+type borrowedArray struct {
+	a    Array
+	dims [2 * borrowInline]int64
+}
+
+// Retain returns a new Array over the same memory, shape and strides that
+// holds a reference of its own: it stays valid after a is released (and
+// after the call that lent a borrowed array returns) until it is released
+// itself; the last reference frees the memory or calls the producer's
+// deleter. Errors: ErrReleased.
+func (a *Array) Retain() (*Array, error) {
+	h, err := a.acquire("Retain()")
+	if err != nil {
+		return nil, err
+	}
+	return newOwnedArray(h, a.shape, a.strides), nil
+}
+
+// AcquireHeader writes a's header with a new owner reference into out, and
+// its shape and strides into shape and strides (each at least Ndim long),
+// for a caller that keeps the memory in a structure of its own (the CPython
+// skin's Array objects); the caller releases out.Owner. Errors: ErrReleased,
+// ErrInternal (buffers too short).
+func (a *Array) AcquireHeader(out *Header, shape, strides []int64) error {
+	if len(shape) < len(a.shape) || len(strides) < len(a.shape) {
+		return fmt.Errorf("AcquireHeader(): buffers hold %d and %d entries, %d needed: %w", len(shape), len(strides), len(a.shape), ErrInternal)
+	}
+	h, err := a.acquire("AcquireHeader()")
+	if err != nil {
+		return err
+	}
+	*out = h
+	copy(shape, a.shape)
+	copy(strides, a.strides)
+	return nil
+}
+
+// Reader reads the elements of a C-contiguous array in place and cannot
+// write them: ReadSlice hands one out for read-only arrays too. It is valid
+// until the array is released.
+type Reader[T Element] struct{ s []T }
+
+// ReadSlice returns a Reader over the elements of a C-contiguous array, for
+// read-only arrays as well as writable ones. Errors as for AsSlice, except
+// ErrReadOnly.
+func ReadSlice[T Element](a *Array) (Reader[T], error) {
+	const where = "ReadSlice()"
+	h, err := a.live(where)
+	if err != nil {
+		return Reader[T]{}, err
+	}
+	s, err := asSlice[T](where, a, h)
+	return Reader[T]{s}, err
+}
+
+// Len returns the number of elements.
+func (r Reader[T]) Len() int { return len(r.s) }
+
+// At returns element i (C order); it panics when i is out of range, like a
+// slice index.
+func (r Reader[T]) At(i int) T { return r.s[i] }
+
+// CopyTo copies the elements into dst and returns how many were copied.
+func (r Reader[T]) CopyTo(dst []T) int { return copy(dst, r.s) }
+
+// All iterates over the index and value of every element.
+func (r Reader[T]) All() iter.Seq2[int, T] {
+	return func(yield func(int, T) bool) {
+		for i, v := range r.s {
+			if !yield(i, v) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,294 @@
+package gofunc
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/godlpack/godlpack/core"
+)
+
+// MaxParams is the most Python parameters a function may take, and
+// MaxResults the most values it may return (a tuple).
+const (
+	MaxParams  = 8
+	MaxResults = 3
+)
+
+// Entry is one registered function, as the CPython skin sees it.
+type Entry struct {
+	Name    string  // the Python name
+	Doc     string  // Doc(...), else the Go doc comment embedded by build-ext
+	Params  []Param // the Python parameters, in order (no context)
+	Results []Kind  // empty: returns None
+	Tuple   bool    // the results form a tuple
+	Context bool    // the Go function takes a context.Context (Ctrl-C cancels it)
+	GoName  string  // the Go function, "import/path.Func"
+
+	goKinds []Kind // every Go parameter, context included
+	ctxPos  int    // Go position of the context, -1 if none
+	call    func(args []Value, res []Value) error
+}
+
+// Option configures a registration.
+type Option func(*Entry, *[]ParamSpec)
+
+// Doc sets the docstring (else the Go doc comment of the function, when the
+// module was built by build-ext, is used).
+func Doc(s string) Option { return func(e *Entry, _ *[]ParamSpec) { e.Doc = s } }
+
+// Params names the Python parameters in order (the context parameter, if
+// any, is not counted) and sets their constraints and defaults.
+func Params(ps ...ParamSpec) Option {
+	return func(_ *Entry, out *[]ParamSpec) { *out = append(*out, ps...) }
+}
+
+var (
+	mu      sync.Mutex
+	entries []*Entry
+	byName  = map[string]*Entry{}
+	frozen  bool
+	sources = map[string]sourceInfo{}
+)
+
+type sourceInfo struct {
+	doc    string
+	params []string
+}
+
+// SetSource records the doc comment and parameter names of the Go function
+// goName ("import/path.Func") found in its source; the module main that
+// build-ext generates calls it for every function it finds. Doc and Params
+// given at registration win.
+func SetSource(goName, doc string, params ...string) {
+	mu.Lock()
+	defer mu.Unlock()
+	sources[goName] = sourceInfo{doc: doc, params: params}
+}
+
+// Entries returns the registered functions in registration order and
+// closes the registry: the module is being built from it, and a later
+// registration would not reach Python (it panics).
+func Entries() []*Entry {
+	mu.Lock()
+	defer mu.Unlock()
+	if !frozen {
+		frozen = true
+		for _, e := range entries {
+			e.applySource()
+		}
+	}
+	return entries
+}
+
+// Lookup returns the entry registered under name, or nil.
+func Lookup(name string) *Entry {
+	mu.Lock()
+	defer mu.Unlock()
+	return byName[name]
+}
+
+func (e *Entry) applySource() {
+	src, ok := sources[e.GoName]
+	if !ok {
+		return
+	}
+	if e.Doc == "" {
+		e.Doc = src.doc
+	}
+	// Go parameter names, the context's skipped, name the Python ones that
+	// Params left unnamed.
+	j := 0
+	for i, n := range src.params {
+		if i >= len(e.goKinds) {
+			break
+		}
+		if e.goKinds[i] == KindContext {
+			continue
+		}
+		if j < len(e.Params) && strings.HasPrefix(e.Params[j].Name, "arg") && e.Params[j].Spec.name == "" && n != "_" && n != "" {
+			e.Params[j].Name = n
+		}
+		j++
+	}
+}
+
+// register builds the entry; bad registrations are programming errors and
+// panic at init, naming the function.
+func register(name string, fn any, goKinds []Kind, results []Kind, tuple bool, opts []Option,
+	call func(args []Value, res []Value) error) {
+	e := &Entry{Name: name, Results: results, Tuple: tuple, ctxPos: -1, goKinds: goKinds, call: call}
+	if fv := reflect.ValueOf(fn); fv.Kind() != reflect.Func || fv.IsNil() {
+		panic(fmt.Sprintf("gofunc: registering %q: nil function", name))
+	}
+	if pc := reflect.ValueOf(fn).Pointer(); pc != 0 {
+		if f := runtime.FuncForPC(pc); f != nil {
+			e.GoName = f.Name()
+		}
+	}
+	var specs []ParamSpec
+	for _, o := range opts {
+		o(e, &specs)
+	}
+	if err := e.build(specs); err != nil {
+		panic(fmt.Sprintf("gofunc: registering %q (%s): %v", name, e.GoName, err))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if frozen {
+		panic(fmt.Sprintf("gofunc: %q registered after its module was built; register from an init function", name))
+	}
+	if old, dup := byName[name]; dup {
+		panic(fmt.Sprintf("gofunc: %q registered twice (%s and %s)", name, old.GoName, e.GoName))
+	}
+	byName[name] = e
+	entries = append(entries, e)
+}
+
+func (e *Entry) build(specs []ParamSpec) error {
+	if !validName(e.Name) {
+		return fmt.Errorf("the name must be a Python identifier")
+	}
+	for i, k := range e.goKinds {
+		if k == KindContext {
+			if e.Context {
+				return fmt.Errorf("two context.Context parameters")
+			}
+			e.Context, e.ctxPos = true, i
+			continue
+		}
+		e.Params = append(e.Params, Param{Name: fmt.Sprintf("arg%d", len(e.Params)), Kind: k})
+	}
+	if len(e.Params) > MaxParams {
+		return fmt.Errorf("%d parameters, at most %d", len(e.Params), MaxParams)
+	}
+	if len(specs) > len(e.Params) {
+		return fmt.Errorf("Params names %d parameters, the function has %d", len(specs), len(e.Params))
+	}
+	seenDefault := false
+	for i := range e.Params {
+		p := &e.Params[i]
+		if i < len(specs) {
+			p.Spec = specs[i]
+			if specs[i].name != "" {
+				if !validName(specs[i].name) {
+					return fmt.Errorf("parameter name %q is not a Python identifier", specs[i].name)
+				}
+				p.Name = specs[i].name
+			}
+			if specs[i].array && p.Kind != KindArray {
+				return fmt.Errorf("parameter %q: Array(...) constraints on a %s parameter", p.Name, p.Kind.PyType())
+			}
+		}
+		if p.Kind == KindArray && p.Spec.hasDef {
+			return fmt.Errorf("parameter %q: arrays cannot have defaults", p.Name)
+		}
+		if err := p.setDefault(); err != nil {
+			return err
+		}
+		if p.Spec.hasDef {
+			seenDefault = true
+		} else if seenDefault {
+			return fmt.Errorf("parameter %q without a default follows one with a default", p.Name)
+		}
+	}
+	return nil
+}
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// Call runs the entry: args holds the Python arguments in parameter order
+// (Kind 0 for an omitted optional one), ctx goes to a context parameter,
+// res receives the results (len(e.Results) of them). Array constraints are
+// checked first; an error is prefixed with the function's name; a panic
+// becomes an ErrInternal error. The caller owns every array in args and in
+// res (Call releases nothing).
+func (e *Entry) Call(ctx context.Context, args []Value, res []Value) (err error) {
+	// The Go arguments live in a pooled frame: a stack array handed to the
+	// adapter (an indirect call) would move to the heap on every call.
+	f := framePool.Get().(*frame)
+	defer f.done(len(e.goKinds), len(res))
+	goArgs := &f.args
+	j := 0
+	for i, k := range e.goKinds {
+		if k == KindContext {
+			goArgs[i] = Value{Kind: KindContext, Ctx: ctx}
+			if ctx == nil {
+				goArgs[i].Ctx = context.Background()
+			}
+			continue
+		}
+		p := &e.Params[j]
+		if j >= len(args) || args[j].Kind == 0 {
+			if !p.Spec.hasDef {
+				return core.WithClass(core.ClassType, fmt.Sprintf("%s() missing required argument '%s'; pass it", e.Name, p.Name), core.ErrUnsupported)
+			}
+			goArgs[i] = p.def
+		} else {
+			goArgs[i] = args[j]
+			if args[j].Kind != p.Kind {
+				return core.WithClass(core.ClassType, fmt.Sprintf("%s(): argument '%s' must be %s", e.Name, p.Name, p.Kind.PyType()), core.ErrUnsupported)
+			}
+			if p.Kind == KindArray {
+				if args[j].Array == nil {
+					return core.WithClass(core.ClassType, fmt.Sprintf("%s(): argument '%s' must be an array", e.Name, p.Name), core.ErrUnsupported)
+				}
+				if err := p.check(e.Name, args[j].Array); err != nil {
+					return err
+				}
+			}
+		}
+		j++
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = core.WithClass(core.ClassRuntime, fmt.Sprintf("%s(): the Go function %s panicked: %v; the process goes on, "+
+				"but this is a bug in %s: report it to its authors", e.Name, e.GoName, r, e.GoName), core.ErrInternal)
+		}
+	}()
+	out := f.res[:len(res)]
+	if err := e.call(goArgs[:len(e.goKinds)], out); err != nil {
+		return e.wrap(err)
+	}
+	copy(res, out)
+	return nil
+}
+
+type frame struct {
+	args [MaxParams + 1]Value
+	res  [MaxResults]Value
+}
+
+var framePool = sync.Pool{New: func() any { return new(frame) }}
+
+// done clears the frame (it must not keep arrays or strings alive) and
+// returns it to the pool.
+func (f *frame) done(nargs, nres int) {
+	clear(f.args[:min(nargs, len(f.args))])
+	clear(f.res[:min(nres, len(f.res))])
+	framePool.Put(f)
+}
+
+// wrap prefixes err's message with the function's name, keeping its class
+// and its sentinel.
+func (e *Entry) wrap(err error) error {
+	prefix := e.Name + "()"
+	msg := err.Error()
+	if strings.HasPrefix(msg, prefix) {
+		return err
+	}
+	return core.WithClass(core.ClassOf(err), prefix+": "+msg, err)
+}

@@ -1,0 +1,394 @@
+//go:build pyext
+
+package pyext
+
+/*
+#include <stdlib.h>
+#include <string.h>
+#include "bridge.h"
+#include "gofunc.h"
+*/
+import "C"
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/godlpack/godlpack/core"
+	"github.com/godlpack/godlpack/gofunc"
+)
+
+// The Go functions registered with package gofunc, called from gofunc.c.
+// A call is one crossing: the skin has turned the Python arguments into
+// gd_fn_val slots (arrays described in C by the import fast path, or by
+// core once), gdgo_fn_call lends them to the function as borrowed Arrays,
+// runs it and writes its results back. A function that takes a
+// context.Context runs on a goroutine instead, so that the skin can check
+// for Ctrl-C between waits (gdgo_fn_wait) and cancel the context.
+
+var (
+	_ = [1]struct{}{}[C.GD_FN_ARRAY-int64(gofunc.KindArray)]
+	_ = [1]struct{}{}[C.GD_FN_INT-int64(gofunc.KindInt)]
+	_ = [1]struct{}{}[C.GD_FN_FLOAT-int64(gofunc.KindFloat)]
+	_ = [1]struct{}{}[C.GD_FN_BOOL-int64(gofunc.KindBool)]
+	_ = [1]struct{}{}[C.GD_FN_COMPLEX-int64(gofunc.KindComplex)]
+	_ = [1]struct{}{}[C.GD_FN_STRING-int64(gofunc.KindString)]
+	_ = [1]struct{}{}[C.GD_FN_INTS-int64(gofunc.KindInts)]
+	_ = [1]struct{}{}[C.GD_FN_CONTEXT-int64(gofunc.KindContext)]
+	_ = [1]struct{}{}[C.GD_FN_MAX_PARAMS-gofunc.MaxParams]
+	_ = [1]struct{}{}[C.GD_FN_MAX_RESULTS-gofunc.MaxResults]
+)
+
+// fnTable is the registry as the module was built from it (gdgo_fn_count).
+var fnTable []*gofunc.Entry
+
+// gdgo_fn_count closes the registry and returns how many functions the
+// module offers.
+//
+//export gdgo_fn_count
+func gdgo_fn_count() (n C.int) {
+	defer func() {
+		if recover() != nil {
+			n = -1
+		}
+	}()
+	fnTable = gofunc.Entries()
+	return C.int(len(fnTable))
+}
+
+// gdgo_fn_describe fills d for function i; its strings are malloc'ed and
+// live as long as the process.
+//
+//export gdgo_fn_describe
+func gdgo_fn_describe(i C.int, d *C.gd_fn_desc, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "import")
+	e := fnTable[int(i)]
+	d.name = C.CString(e.Name)
+	d.doc = C.CString(docstring(e))
+	d.nparams = C.int32_t(len(e.Params))
+	d.nresults = C.int32_t(len(e.Results))
+	d.tuple, d.context = 0, 0
+	if e.Tuple {
+		d.tuple = 1
+	}
+	if e.Context {
+		d.context = 1
+	}
+	for k := range e.Params {
+		p := &e.Params[k]
+		d.kinds[k] = C.int32_t(p.Kind)
+		d.names[k] = C.CString(p.Name)
+		d.optional[k] = 0
+		if p.Optional() {
+			d.optional[k] = 1
+		}
+	}
+	for k, r := range e.Results {
+		d.rkinds[k] = C.int32_t(r)
+	}
+	return 0
+}
+
+// docstring is the function's __doc__ with the __text_signature__ line
+// that inspect.signature reads.
+func docstring(e *gofunc.Entry) string {
+	var b strings.Builder
+	b.WriteString(e.Name + "(")
+	for k := range e.Params {
+		p := &e.Params[k]
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p.Name)
+		if p.Optional() {
+			b.WriteString("=" + p.DefaultRepr())
+		}
+	}
+	b.WriteString(")\n--\n\n")
+	doc := strings.TrimSpace(e.Doc)
+	if doc == "" {
+		doc = "The Go function " + e.GoName + "."
+	}
+	b.WriteString(doc)
+	var notes []string
+	for k := range e.Params {
+		p := &e.Params[k]
+		if c := p.Constraints(); c != "" {
+			notes = append(notes, fmt.Sprintf("%s: an array (%s)", p.Name, c))
+		}
+	}
+	if e.Context {
+		notes = append(notes, "Ctrl-C cancels the call (KeyboardInterrupt once the Go function returns).")
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n\n" + strings.Join(notes, "\n"))
+	}
+	return b.String()
+}
+
+// fnMeta is one function as build-ext writes it into the .pyi stub.
+type fnMeta struct {
+	Name    string      `json:"name"`
+	Doc     string      `json:"doc"`
+	GoName  string      `json:"go_name"`
+	Params  []paramMeta `json:"params"`
+	Results []string    `json:"results"`
+	Tuple   bool        `json:"tuple"`
+	Context bool        `json:"context"`
+}
+
+type paramMeta struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Default     string `json:"default,omitempty"`
+	Constraints string `json:"constraints,omitempty"`
+}
+
+// gdgo_fn_meta writes the JSON description of every function into *out
+// (malloc'ed; the skin frees it).
+//
+//export gdgo_fn_meta
+func gdgo_fn_meta(out **C.char, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "_gofuncs()")
+	ms := make([]fnMeta, 0, len(fnTable))
+	for _, e := range fnTable {
+		m := fnMeta{Name: e.Name, Doc: strings.TrimSpace(e.Doc), GoName: e.GoName, Tuple: e.Tuple, Context: e.Context,
+			Params: []paramMeta{}, Results: []string{}}
+		for k := range e.Params {
+			p := &e.Params[k]
+			m.Params = append(m.Params, paramMeta{Name: p.Name, Type: p.Kind.PyType(), Default: p.DefaultRepr(), Constraints: p.Constraints()})
+		}
+		for _, r := range e.Results {
+			m.Results = append(m.Results, r.PyType())
+		}
+		ms = append(ms, m)
+	}
+	b, err := json.Marshal(ms)
+	if err != nil {
+		return fail(msg, err)
+	}
+	*out = C.CString(string(b))
+	return 0
+}
+
+// toValue turns one C argument into a gofunc.Value; arrays are borrowed.
+func toValue(c *C.gd_fn_val, v *gofunc.Value) {
+	v.Kind = gofunc.Kind(c.kind)
+	switch v.Kind {
+	case gofunc.KindArray:
+		H := hdr(&c.h)
+		nd := int(H.Ndim)
+		v.Array = core.Borrow(*H, dims(c.shape, nd), dims(c.strides, nd))
+	case gofunc.KindInt, gofunc.KindBool:
+		v.I = int64(c.i)
+	case gofunc.KindFloat:
+		v.F = float64(c.f)
+	case gofunc.KindComplex:
+		v.C = complex(float64(c.f), float64(c.im))
+	case gofunc.KindString:
+		if c.n > 0 {
+			v.S = strings.Clone(unsafe.String((*byte)(unsafe.Pointer(c.s)), int(c.n)))
+		}
+	case gofunc.KindInts:
+		v.Ints = make([]int64, int(c.n))
+		if c.n > 0 {
+			copy(v.Ints, unsafe.Slice((*int64)(unsafe.Pointer(c.s)), int(c.n)))
+		}
+	}
+}
+
+// putResults writes the results into the skin's slots: arrays with a new
+// owner reference each, strings and int lists in malloc'ed memory. On
+// failure nothing is left behind.
+func putResults(rs []gofunc.Value, cs []C.gd_fn_val) error {
+	for k := range rs {
+		v, c := &rs[k], &cs[k]
+		c.kind = C.int32_t(v.Kind)
+		c.s, c.n = nil, 0
+		switch v.Kind {
+		case gofunc.KindArray:
+			if v.Array == nil {
+				c.kind = 0 // None
+				continue
+			}
+			if err := v.Array.AcquireHeader(hdr(&c.h), dims(c.shape, core.MaxNdim), dims(c.strides, core.MaxNdim)); err != nil {
+				c.kind = 0
+				dropResults(cs[:k])
+				return core.WithClass(core.ClassRuntime, fmt.Sprintf("result %d is an array the Go function had already "+
+					"released (%v); return a.Retain() to hand back an array it keeps using", k, err), err)
+			}
+		case gofunc.KindInt, gofunc.KindBool:
+			c.i = C.int64_t(v.I)
+		case gofunc.KindFloat:
+			c.f = C.double(v.F)
+		case gofunc.KindComplex:
+			c.f, c.im = C.double(real(v.C)), C.double(imag(v.C))
+		case gofunc.KindString:
+			c.n = C.int64_t(len(v.S))
+			c.s = (*C.char)(C.malloc(C.size_t(len(v.S) + 1)))
+			if c.s == nil {
+				c.kind = 0
+				dropResults(cs[:k])
+				return core.ErrNoMemory
+			}
+			if len(v.S) > 0 {
+				copy(unsafe.Slice((*byte)(unsafe.Pointer(c.s)), len(v.S)), v.S)
+			}
+		case gofunc.KindInts:
+			c.n = C.int64_t(len(v.Ints))
+			c.s = (*C.char)(C.malloc(C.size_t(8*len(v.Ints) + 8)))
+			if c.s == nil {
+				c.kind = 0
+				dropResults(cs[:k])
+				return core.ErrNoMemory
+			}
+			copy(unsafe.Slice((*int64)(unsafe.Pointer(c.s)), len(v.Ints)), v.Ints)
+		}
+	}
+	return nil
+}
+
+// dropResults undoes putResults for the slots already written.
+func dropResults(cs []C.gd_fn_val) {
+	for k := range cs {
+		c := &cs[k]
+		switch gofunc.Kind(c.kind) {
+		case gofunc.KindArray:
+			if o := hdr(&c.h).Owner; o != nil {
+				o.Release()
+			}
+		case gofunc.KindString, gofunc.KindInts:
+			C.free(unsafe.Pointer(c.s))
+		}
+		c.kind = 0
+	}
+}
+
+// finish hands the results to the skin and ends every array of the call:
+// results (handed over: Python holds them now) and arguments (borrowed).
+func finish(e *gofunc.Entry, args, rs []gofunc.Value, err error, res *C.gd_fn_val, msg *C.char) C.int {
+	if err == nil && len(rs) > 0 {
+		err = putResults(rs, unsafe.Slice(res, len(rs)))
+		if err != nil {
+			err = core.WithClass(core.ClassOf(err), e.Name+"(): "+err.Error(), err)
+		}
+	}
+	for k := range rs {
+		if rs[k].Kind == gofunc.KindArray && rs[k].Array != nil {
+			rs[k].Array.Release()
+		}
+	}
+	for k := range args {
+		if args[k].Kind == gofunc.KindArray && args[k].Array != nil {
+			args[k].Array.Release()
+		}
+	}
+	if err != nil {
+		return fail(msg, err)
+	}
+	return 0
+}
+
+// pendingCall is a call of a function that takes a context, running on a
+// goroutine of its own.
+type pendingCall struct {
+	e      *gofunc.Entry
+	done   chan struct{}
+	cancel context.CancelFunc
+	args   [gofunc.MaxParams]gofunc.Value
+	nargs  int
+	res    [gofunc.MaxResults]gofunc.Value
+	err    error
+}
+
+var (
+	pendingMu   sync.Mutex
+	pendingNext int64
+	pendingByID = map[int64]*pendingCall{}
+)
+
+// gdgo_fn_call calls function i with nargs arguments; res has room for its
+// results. A function that takes a context.Context is started and waited
+// for waitMs milliseconds: GD_FN_PENDING then says it still runs, *handle
+// names it for gdgo_fn_wait.
+//
+//export gdgo_fn_call
+func gdgo_fn_call(i C.int, args *C.gd_fn_val, nargs C.int, res *C.gd_fn_val, waitMs C.int, handle *C.int64_t,
+	msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "gofunc")
+	e := fnTable[int(i)]
+	n := int(nargs)
+	if n > gofunc.MaxParams {
+		n = gofunc.MaxParams
+	}
+	cargs := unsafe.Slice(args, n)
+	if !e.Context {
+		var vals [gofunc.MaxParams]gofunc.Value
+		for k := range cargs {
+			toValue(&cargs[k], &vals[k])
+		}
+		var out [gofunc.MaxResults]gofunc.Value
+		nr := len(e.Results)
+		err := e.Call(nil, vals[:n], out[:nr])
+		return finish(e, vals[:n], out[:nr], err, res, msg)
+	}
+	p := &pendingCall{e: e, done: make(chan struct{}), nargs: n}
+	for k := range cargs {
+		toValue(&cargs[k], &p.args[k])
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	go func() {
+		defer close(p.done)
+		p.err = e.Call(ctx, p.args[:n], p.res[:len(e.Results)])
+	}()
+	return wait(p, 0, waitMs, res, handle, msg)
+}
+
+// gdgo_fn_wait waits up to waitMs for the call handle; cancel != 0 cancels
+// its context first (Ctrl-C).
+//
+//export gdgo_fn_wait
+func gdgo_fn_wait(handle C.int64_t, waitMs C.int, cancel C.int, res *C.gd_fn_val, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "gofunc")
+	pendingMu.Lock()
+	p := pendingByID[int64(handle)]
+	pendingMu.Unlock()
+	if p == nil {
+		return fail(msg, fmt.Errorf("gofunc: no pending call %d: %w", handle, core.ErrInternal))
+	}
+	if cancel != 0 {
+		p.cancel()
+	}
+	return wait(p, int64(handle), waitMs, res, nil, msg)
+}
+
+func wait(p *pendingCall, id int64, waitMs C.int, res *C.gd_fn_val, handle *C.int64_t, msg *C.char) C.int {
+	t := time.NewTimer(time.Duration(waitMs) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-p.done:
+	case <-t.C:
+		if id == 0 {
+			pendingMu.Lock()
+			pendingNext++
+			id = pendingNext
+			pendingByID[id] = p
+			pendingMu.Unlock()
+			*handle = C.int64_t(id)
+		}
+		return C.GD_FN_PENDING
+	}
+	if id != 0 {
+		pendingMu.Lock()
+		delete(pendingByID, id)
+		pendingMu.Unlock()
+	}
+	p.cancel()
+	return finish(p.e, p.args[:p.nargs], p.res[:len(p.e.Results)], p.err, res, msg)
+}

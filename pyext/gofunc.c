@@ -1,0 +1,480 @@
+//go:build pyext
+
+/* gofunc.c: the Go functions registered with package gofunc, as functions of
+ * the module.
+ *
+ * Each is a METH_FASTCALL | METH_KEYWORDS builtin whose self is its index.
+ * A call matches the arguments to the parameters, turns each into a plain C
+ * slot (gofunc.h): an array is described in C (a godlpack.Array as it is;
+ * any other object through from_dlpack's import, whose fast path makes no Go
+ * call, or the buffer protocol), releases the GIL and makes ONE call into
+ * Go, which lends the arrays to the function and writes its results back.
+ * A function that takes a context.Context is waited for in slices of
+ * GD_FN_WAIT_MS, re-taking the GIL between them to check for Ctrl-C, which
+ * cancels the context. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "_cgo_export.h"
+#include "gocall.h"
+#include "skin.h"
+
+#define GD_FN_WAIT_MS 20
+
+typedef struct {
+  gd_fn_desc d;
+  PyObject *module; /* strong: the state of the arrays it makes */
+  PyObject *names[GD_FN_MAX_PARAMS]; /* interned parameter names */
+  char entry[96];   /* "name()" for errors */
+  PyMethodDef def;
+} gd_fn;
+
+static gd_fn **gd_fns = NULL;
+static int gd_nfns = 0;
+
+static PyObject *gd_fn_trampoline(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+
+/* _gofuncs(): the registered functions as JSON (build-ext writes the .pyi
+ * stub from it). */
+static PyObject *gd_mod_gofuncs(PyObject *m, PyObject *unused) {
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  char *out = NULL;
+  int cls = gd_go_fn_meta(&out, msg);
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  PyObject *r = PyUnicode_FromString(out);
+  free(out);
+  return r;
+}
+
+static PyMethodDef gd_gofuncs_def = {"_gofuncs", gd_mod_gofuncs, METH_NOARGS,
+                                     "_gofuncs()\n--\n\nThe Go functions of this module, as JSON."};
+
+int gd_gofunc_install(PyObject *m, const char *fullname) {
+  PyObject *modname = PyUnicode_FromString(fullname);
+  if (modname == NULL) return -1;
+  PyObject *meta = PyCFunction_NewEx(&gd_gofuncs_def, m, modname);
+  if (meta == NULL || PyModule_AddObject(m, "_gofuncs", meta) < 0) {
+    Py_XDECREF(meta);
+    Py_DECREF(modname);
+    return -1;
+  }
+  int n = gd_go_fn_count();
+  if (n < 0) {
+    Py_DECREF(modname);
+    PyErr_SetString(PyExc_ImportError, "godlpack: the Go function registry failed");
+    return -1;
+  }
+  gd_fns = (gd_fn **)calloc(n > 0 ? n : 1, sizeof(gd_fn *));
+  if (gd_fns == NULL) {
+    Py_DECREF(modname);
+    PyErr_NoMemory();
+    return -1;
+  }
+  for (int i = 0; i < n; i++) {
+    gd_fn *f = (gd_fn *)calloc(1, sizeof(gd_fn));
+    if (f == NULL) goto nomem;
+    char msg[GD_MSG_CAP];
+    msg[0] = '\0';
+    int cls = gd_go_fn_describe(i, &f->d, msg);
+    if (cls != GD_OK) {
+      free(f);
+      gd_raise(cls, msg);
+      goto fail;
+    }
+    snprintf(f->entry, sizeof(f->entry), "%s()", f->d.name);
+    for (int k = 0; k < f->d.nparams; k++) {
+      f->names[k] = PyUnicode_InternFromString(f->d.names[k]);
+      if (f->names[k] == NULL) goto fail;
+    }
+    if (PyObject_HasAttrString(m, f->d.name)) {
+      PyErr_Format(PyExc_ImportError,
+                   "import %s: the Go function %s is registered under the name '%s', which godlpack's own API "
+                   "uses; register it under another name",
+                   fullname, f->d.name, f->d.name);
+      goto fail;
+    }
+    Py_INCREF(m);
+    f->module = m;
+    f->def.ml_name = f->d.name;
+    f->def.ml_meth = (PyCFunction)(void (*)(void))gd_fn_trampoline;
+    f->def.ml_flags = METH_FASTCALL | METH_KEYWORDS;
+    f->def.ml_doc = f->d.doc;
+    gd_fns[i] = f;
+    gd_nfns = i + 1;
+    PyObject *idx = PyLong_FromLong(i);
+    if (idx == NULL) goto fail;
+    PyObject *fn = PyCFunction_NewEx(&f->def, idx, modname);
+    Py_DECREF(idx);
+    if (fn == NULL) goto fail;
+    if (PyModule_AddObject(m, f->d.name, fn) < 0) {
+      Py_DECREF(fn);
+      goto fail;
+    }
+  }
+  Py_DECREF(modname);
+  return 0;
+nomem:
+  PyErr_NoMemory();
+fail:
+  Py_DECREF(modname);
+  return -1;
+}
+
+static const char *gd_kind_word(int32_t k) {
+  switch (k) {
+    case GD_FN_ARRAY:
+      return "an array (an object with __dlpack__ or the buffer protocol)";
+    case GD_FN_INT:
+      return "an int";
+    case GD_FN_FLOAT:
+      return "a float";
+    case GD_FN_BOOL:
+      return "a bool";
+    case GD_FN_COMPLEX:
+      return "a complex";
+    case GD_FN_STRING:
+      return "a str";
+    case GD_FN_INTS:
+      return "an int or a sequence of ints";
+  }
+  return "?";
+}
+
+/* TypeError for an argument of the wrong type. */
+static int gd_fn_badtype(gd_fn *f, int k, PyObject *o) {
+  PyObject *tn = PyType_GetQualName(Py_TYPE(o));
+  if (tn == NULL) return -1;
+  PyErr_Format(PyExc_TypeError, "%s: argument '%s' must be %s, got '%U'; pass %s", f->entry, f->d.names[k],
+               gd_kind_word(f->d.kinds[k]), tn,
+               f->d.kinds[k] == GD_FN_ARRAY ? "numpy.asarray(x) or godlpack.asarray(x)" : "a value of that type");
+  Py_DECREF(tn);
+  return -1;
+}
+
+/* Rewords the exception in flight as "name(): argument 'x': <message>",
+ * keeping its type. */
+static int gd_fn_reword(gd_fn *f, int k) {
+  PyObject *t, *v, *tb;
+  PyErr_Fetch(&t, &v, &tb);
+  PyErr_NormalizeException(&t, &v, &tb);
+  PyObject *s = v ? PyObject_Str(v) : NULL;
+  if (s == NULL) {
+    PyErr_Clear();
+    PyErr_Restore(t, v, tb);
+    return -1;
+  }
+  PyErr_Format(t, "%s: argument '%s': %U", f->entry, f->d.names[k], s);
+  Py_DECREF(s);
+  Py_XDECREF(t);
+  Py_XDECREF(v);
+  Py_XDECREF(tb);
+  return -1;
+}
+
+/* An array argument: a godlpack.Array as it is, anything else imported
+ * zero-copy (from_dlpack's import, else the buffer protocol) into *tmp,
+ * which the caller holds until Go is done. */
+static int gd_fn_array(gd_state *st, gd_fn *f, int k, PyObject *o, gd_fn_val *v, PyObject **tmp) {
+  gd_array *a;
+  if (gd_array_check(st, o)) {
+    a = (gd_array *)o;
+  } else {
+    PyObject *r = gd_from_dlpack_impl(st, o, NULL, Py_None, 0);
+    if (r == NULL && PyErr_ExceptionMatches(PyExc_TypeError) && PyObject_CheckBuffer(o) &&
+        !PyObject_HasAttr(o, st->s_dlpack)) {
+      PyErr_Clear();
+      r = gd_from_buffer(st, o);
+    } else if (r == NULL && PyErr_ExceptionMatches(PyExc_TypeError) && !PyObject_CheckBuffer(o) &&
+               !PyCapsule_CheckExact(o) && !PyObject_HasAttr(o, st->s_dlpack)) {
+      PyErr_Clear();
+      return gd_fn_badtype(f, k, o);
+    }
+    if (r == NULL) return gd_fn_reword(f, k);
+    *tmp = r;
+    a = (gd_array *)r;
+  }
+  v->kind = GD_FN_ARRAY;
+  v->h = a->h;
+  v->shape = GD_SHAPE(a);
+  v->strides = GD_STRIDES(a);
+  return 0;
+}
+
+/* An int or a sequence of ints (a shape), into *buf (malloc'ed when longer
+ * than GD_MAX_NDIM: *heap). */
+static int gd_fn_ints(gd_fn *f, int k, PyObject *o, gd_fn_val *v, int64_t *stack, int64_t **heap) {
+  if (PyLong_Check(o)) {
+    stack[0] = PyLong_AsLongLong(o);
+    if (stack[0] == -1 && PyErr_Occurred()) return gd_fn_reword(f, k);
+    v->s = (char *)stack;
+    v->n = 1;
+    return 0;
+  }
+  PyObject *t = (PyUnicode_Check(o) || PyBytes_Check(o)) ? NULL : PySequence_Tuple(o);
+  if (t == NULL) {
+    PyErr_Clear();
+    return gd_fn_badtype(f, k, o);
+  }
+  Py_ssize_t n = PyTuple_Size(t);
+  int64_t *buf = stack;
+  if (n > GD_MAX_NDIM) {
+    buf = (int64_t *)malloc((size_t)n * sizeof(int64_t));
+    if (buf == NULL) {
+      Py_DECREF(t);
+      PyErr_NoMemory();
+      return -1;
+    }
+    *heap = buf;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *x = PyNumber_Index(PyTuple_GetItem(t, i));
+    if (x == NULL) {
+      Py_DECREF(t);
+      PyErr_Clear();
+      return gd_fn_badtype(f, k, o);
+    }
+    buf[i] = PyLong_AsLongLong(x);
+    Py_DECREF(x);
+    if (buf[i] == -1 && PyErr_Occurred()) {
+      Py_DECREF(t);
+      return gd_fn_reword(f, k);
+    }
+  }
+  Py_DECREF(t);
+  v->s = (char *)buf;
+  v->n = n;
+  return 0;
+}
+
+static int gd_fn_arg(gd_state *st, gd_fn *f, int k, PyObject *o, gd_fn_val *v, PyObject **tmp, int64_t *ints,
+                     int64_t **heap) {
+  v->kind = f->d.kinds[k];
+  switch (f->d.kinds[k]) {
+    case GD_FN_ARRAY:
+      return gd_fn_array(st, f, k, o, v, tmp);
+    case GD_FN_INT: {
+      if (PyFloat_Check(o) || PyUnicode_Check(o)) return gd_fn_badtype(f, k, o);
+      PyObject *x = PyNumber_Index(o);
+      if (x == NULL) {
+        PyErr_Clear();
+        return gd_fn_badtype(f, k, o);
+      }
+      v->i = PyLong_AsLongLong(x);
+      Py_DECREF(x);
+      if (v->i == -1 && PyErr_Occurred()) return gd_fn_reword(f, k);
+      return 0;
+    }
+    case GD_FN_FLOAT:
+      if (PyUnicode_Check(o) || PyComplex_Check(o)) return gd_fn_badtype(f, k, o);
+      v->f = PyFloat_AsDouble(o);
+      if (v->f == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return gd_fn_badtype(f, k, o);
+      }
+      return 0;
+    case GD_FN_BOOL: {
+      if (!PyBool_Check(o)) {
+        /* numpy.bool_ and friends: a type named bool_ / bool */
+        PyObject *tn = PyType_GetName(Py_TYPE(o));
+        int ok = tn && (PyUnicode_CompareWithASCIIString(tn, "bool_") == 0 ||
+                        PyUnicode_CompareWithASCIIString(tn, "bool") == 0);
+        Py_XDECREF(tn);
+        if (!ok) {
+          PyErr_Clear();
+          return gd_fn_badtype(f, k, o);
+        }
+      }
+      int b = PyObject_IsTrue(o);
+      if (b < 0) return gd_fn_reword(f, k);
+      v->i = b;
+      return 0;
+    }
+    case GD_FN_COMPLEX:
+      if (PyUnicode_Check(o)) return gd_fn_badtype(f, k, o);
+      v->f = PyComplex_RealAsDouble(o);
+      if (v->f == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return gd_fn_badtype(f, k, o);
+      }
+      v->im = PyComplex_ImagAsDouble(o);
+      if (PyErr_Occurred()) return gd_fn_reword(f, k);
+      return 0;
+    case GD_FN_STRING: {
+      if (!PyUnicode_Check(o)) return gd_fn_badtype(f, k, o);
+      Py_ssize_t n;
+      const char *s = PyUnicode_AsUTF8AndSize(o, &n);
+      if (s == NULL) return gd_fn_reword(f, k);
+      v->s = (char *)s;
+      v->n = n;
+      return 0;
+    }
+    case GD_FN_INTS:
+      return gd_fn_ints(f, k, o, v, ints, heap);
+  }
+  PyErr_Format(PyExc_RuntimeError, "%s: unknown parameter kind %d", f->entry, (int)f->d.kinds[k]);
+  return -1;
+}
+
+/* One result as a Python object; consumes what the slot holds. */
+static PyObject *gd_fn_result(gd_state *st, gd_fn_val *r) {
+  PyObject *o = NULL;
+  switch (r->kind) {
+    case 0:
+      Py_RETURN_NONE;
+    case GD_FN_ARRAY:
+      r->kind = 0;
+      return gd_array_new(st, &r->h, r->shape, r->strides); /* steals the reference */
+    case GD_FN_INT:
+      return PyLong_FromLongLong(r->i);
+    case GD_FN_BOOL:
+      return PyBool_FromLong((long)r->i);
+    case GD_FN_FLOAT:
+      return PyFloat_FromDouble(r->f);
+    case GD_FN_COMPLEX:
+      return PyComplex_FromDoubles(r->f, r->im);
+    case GD_FN_STRING:
+      o = PyUnicode_FromStringAndSize(r->s, (Py_ssize_t)r->n);
+      free(r->s);
+      r->kind = 0;
+      return o;
+    case GD_FN_INTS: {
+      int64_t *v = (int64_t *)r->s;
+      o = PyTuple_New((Py_ssize_t)r->n);
+      for (int64_t i = 0; o != NULL && i < r->n; i++) {
+        PyObject *x = PyLong_FromLongLong(v[i]);
+        if (x == NULL) {
+          Py_CLEAR(o);
+          break;
+        }
+        PyTuple_SetItem(o, (Py_ssize_t)i, x);
+      }
+      free(r->s);
+      r->kind = 0;
+      return o;
+    }
+  }
+  PyErr_SetString(PyExc_RuntimeError, "godlpack: unknown result kind");
+  return NULL;
+}
+
+/* Frees what result slots still hold (an error after Go wrote them). */
+static void gd_fn_drop(gd_fn_val *res, int n) {
+  for (int k = 0; k < n; k++) {
+    if (res[k].kind == GD_FN_ARRAY) gd_owner_decref(res[k].h.owner);
+    if (res[k].kind == GD_FN_STRING || res[k].kind == GD_FN_INTS) free(res[k].s);
+    res[k].kind = 0;
+  }
+}
+
+static PyObject *gd_fn_trampoline(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  long idx = PyLong_AsLong(self);
+  if (idx < 0 || idx >= gd_nfns || gd_fns[idx] == NULL) {
+    PyErr_SetString(PyExc_RuntimeError, "godlpack: unknown Go function");
+    return NULL;
+  }
+  gd_fn *f = gd_fns[idx];
+  gd_state *st = gd_state_of_module(f->module);
+  if (st == NULL || st->array_type == NULL) {
+    PyErr_Format(PyExc_RuntimeError, "%s: the module was finalised (interpreter shutdown); call it before", f->entry);
+    return NULL;
+  }
+  int np = f->d.nparams;
+  PyObject *given[GD_FN_MAX_PARAMS] = {NULL};
+  if (nargs > np) {
+    PyErr_Format(PyExc_TypeError, "%s takes %d argument%s but %zd were given", f->entry, np, np == 1 ? "" : "s",
+                 nargs);
+    return NULL;
+  }
+  for (Py_ssize_t i = 0; i < nargs; i++) given[i] = args[i];
+  Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+  for (Py_ssize_t j = 0; j < nkw; j++) {
+    PyObject *key = PyTuple_GetItem(kwnames, j);
+    int k = 0;
+    for (; k < np; k++)
+      if (key == f->names[k]) break;
+    if (k == np)
+      for (k = 0; k < np; k++)
+        if (PyUnicode_Compare(key, f->names[k]) == 0) break;
+    if (k == np) {
+      PyErr_Format(PyExc_TypeError, "%s got an unexpected keyword argument '%U'", f->entry, key);
+      return NULL;
+    }
+    if (given[k] != NULL) {
+      PyErr_Format(PyExc_TypeError, "%s got multiple values for argument '%s'", f->entry, f->d.names[k]);
+      return NULL;
+    }
+    given[k] = args[nargs + j];
+  }
+  gd_fn_val vals[GD_FN_MAX_PARAMS];
+  PyObject *tmps[GD_FN_MAX_PARAMS] = {NULL};
+  int64_t ints[GD_FN_MAX_PARAMS][GD_MAX_NDIM];
+  int64_t *heaps[GD_FN_MAX_PARAMS] = {NULL};
+  PyObject *result = NULL;
+  int k = 0;
+  for (; k < np; k++) {
+    memset(&vals[k], 0, sizeof(vals[k]));
+    if (given[k] == NULL) {
+      if (!f->d.optional[k]) {
+        PyErr_Format(PyExc_TypeError, "%s missing required argument '%s'", f->entry, f->d.names[k]);
+        goto done;
+      }
+      continue; /* kind 0: Go uses the default */
+    }
+    if (gd_fn_arg(st, f, k, given[k], &vals[k], &tmps[k], ints[k], &heaps[k]) < 0) goto done;
+  }
+  {
+    int nr = f->d.nresults;
+    gd_fn_val res[GD_FN_MAX_RESULTS];
+    int64_t rdims[GD_FN_MAX_RESULTS][2 * GD_MAX_NDIM];
+    for (int r = 0; r < nr; r++) {
+      memset(&res[r], 0, sizeof(res[r]));
+      res[r].shape = rdims[r];
+      res[r].strides = rdims[r] + GD_MAX_NDIM;
+    }
+    char msg[GD_MSG_CAP];
+    msg[0] = '\0';
+    int64_t handle = 0;
+    PyThreadState *ts = PyEval_SaveThread();
+    int cls = gd_go_fn_call((int)idx, vals, np, res, GD_FN_WAIT_MS, &handle, f->entry, msg);
+    PyEval_RestoreThread(ts);
+    int interrupted = 0;
+    while (cls == GD_FN_PENDING) {
+      if (!interrupted && PyErr_CheckSignals() < 0) interrupted = 1; /* KeyboardInterrupt is set */
+      ts = PyEval_SaveThread();
+      cls = gd_go_fn_wait(handle, GD_FN_WAIT_MS, interrupted, res, f->entry, msg);
+      PyEval_RestoreThread(ts);
+    }
+    if (interrupted) {
+      if (cls == GD_OK) gd_fn_drop(res, nr);
+      goto done; /* the signal's exception */
+    }
+    if (cls != GD_OK) {
+      gd_raise(cls, msg);
+      goto done;
+    }
+    if (nr == 0) {
+      result = Py_None;
+      Py_INCREF(result);
+    } else if (!f->d.tuple) {
+      result = gd_fn_result(st, &res[0]);
+    } else {
+      result = PyTuple_New(nr);
+      for (int r = 0; r < nr; r++) {
+        PyObject *x = result ? gd_fn_result(st, &res[r]) : NULL;
+        if (x == NULL) {
+          Py_CLEAR(result);
+          continue;
+        }
+        PyTuple_SetItem(result, r, x);
+      }
+    }
+    gd_fn_drop(res, nr);
+  }
+done:
+  for (int j = 0; j < np; j++) {
+    Py_XDECREF(tmps[j]);
+    free(heaps[j]);
+  }
+  return result;
+}

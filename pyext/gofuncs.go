@@ -1,0 +1,202 @@
+package pyext
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/godlpack/godlpack/core"
+	"github.com/godlpack/godlpack/gofunc"
+)
+
+// godlpack's own functions registered with gofunc: the first users of the
+// extension kit, in every module built with it (godlpack._native included),
+// so that every test run goes through the kit's call path. The underscored
+// ones are probes for tests and benchmarks. This file needs no cgo: Go
+// tests reach the functions through gofunc.Lookup.
+
+func init() {
+	gofunc.Func2("may_share_memory", MayShareMemory, gofunc.Params(gofunc.Array("a"), gofunc.Array("b")),
+		gofunc.Doc("True when the memory of a and b (any arrays: numpy, torch, godlpack, buffers) may overlap:\n"+
+			"their byte ranges on the same device intersect. False proves they share nothing; True is the\n"+
+			"bounds check of numpy.may_share_memory (zero-copy results share memory with their inputs)."))
+	gofunc.Func1("_gofunc_probe", probe, gofunc.Params(gofunc.Array("a")),
+		gofunc.Doc("The element count of a as a float (a probe of the kit's call cost)."))
+	gofunc.Func2("_gofunc_describe", describe, gofunc.Params(gofunc.Array("a"), gofunc.Arg("prefix").Default("")),
+		gofunc.Doc("prefix + the dtype, shape, strides and read-only flag of a as Go sees them."))
+	gofunc.Func6("_gofunc_scalars", scalars, gofunc.Params(gofunc.Arg("i"), gofunc.Arg("f"), gofunc.Arg("b"),
+		gofunc.Arg("c"), gofunc.Arg("s"), gofunc.Arg("n").Default([]int64{2, 3})),
+		gofunc.Doc("The scalar arguments as Go received them, formatted (a test probe)."))
+	gofunc.Func1("_gofunc_tuple", tuple, gofunc.Params(gofunc.Arg("i")), gofunc.Doc("(-i, [i, i], complex(i, 1)) (a test probe of tuple results)."))
+	gofunc.Proc1("_gofunc_fail", failWith, gofunc.Params(gofunc.Arg("how")),
+		gofunc.Doc("Returns the error (or panic) named by how (a test probe)."))
+	gofunc.Proc2("_gofunc_fill", fill, gofunc.Params(gofunc.Array("a").DType(core.Float64).Contiguous().Writable(), gofunc.Arg("v")),
+		gofunc.Doc("Writes v into every element of a, in place (a test probe)."))
+	gofunc.Func1("_gofunc_arange", arange, gofunc.Params(gofunc.Arg("n")),
+		gofunc.Doc("A new float64 array 0, 1, ..., n-1 made in Go (a test probe of array results)."))
+	gofunc.Func1("_gofunc_pair", pair, gofunc.Params(gofunc.Array("a")),
+		gofunc.Doc("(a, a transposed): the input handed back, and a view of it (a test probe)."))
+	gofunc.Proc1("_gofunc_keep", keep, gofunc.Params(gofunc.Array("a")),
+		gofunc.Doc("Keeps a in Go beyond the call (Retain) until _gofunc_drop_kept() (a test probe)."))
+	gofunc.Func0("_gofunc_drop_kept", dropKept, gofunc.Doc("Releases what _gofunc_keep kept; returns how many."))
+	gofunc.Func0("_gofunc_stale", stale, gofunc.Doc("Returns an array it released (a test probe of the refusal)."))
+	gofunc.Func2("_gofunc_sleep", sleep, gofunc.Params(gofunc.Arg("seconds")),
+		gofunc.Doc("Waits seconds or until Ctrl-C cancels its context; True when cancelled (a test probe)."))
+	gofunc.Func1("_gofunc_write_any", writeAny, gofunc.Params(gofunc.Array("a")),
+		gofunc.Doc("Tries to write a through core's typed slices and Set; returns the error text (a test probe)."))
+}
+
+// MayShareMemory reports whether the byte ranges of a and b on one device
+// intersect.
+func MayShareMemory(a, b *core.Array) (bool, error) {
+	if a.Device() != b.Device() || a.Size() == 0 || b.Size() == 0 {
+		return false, nil
+	}
+	lo1, hi1 := extent(a)
+	lo2, hi2 := extent(b)
+	return lo1 < hi2 && lo2 < hi1, nil
+}
+
+// extent is the half-open byte range [lo, hi) the elements of a occupy.
+func extent(a *core.Array) (lo, hi uintptr) {
+	base := uintptr(a.DataPtr()) + uintptr(a.ByteOffset())
+	is := a.ItemSize()
+	if is == 0 {
+		is = 1
+	}
+	var neg, pos int64
+	sh, st := a.Shape(), a.Strides()
+	for k := range sh {
+		if st[k] < 0 {
+			neg += (sh[k] - 1) * st[k] * is
+		} else {
+			pos += (sh[k] - 1) * st[k] * is
+		}
+	}
+	return base + uintptr(neg), base + uintptr(pos+is)
+}
+
+func probe(a *core.Array) (float64, error) { return float64(a.Size()), nil }
+
+func describe(a *core.Array, prefix string) (string, error) {
+	return fmt.Sprintf("%s%v %v %v readonly=%v", prefix, a.DType(), a.Shape(), a.Strides(), a.ReadOnly()), nil
+}
+
+func scalars(i int64, f float64, b bool, c complex128, s string, n []int64) (string, error) {
+	return fmt.Sprintf("i=%d f=%v b=%v c=%v s=%s n=%v", i, f, b, c, s, n), nil
+}
+
+func tuple(i int64) (gofunc.Tuple3[int64, []int64, complex128], error) {
+	return gofunc.T3(-i, []int64{i, i}, complex(float64(i), 1)), nil
+}
+
+func failWith(how string) error {
+	switch how {
+	case "value":
+		return core.WithClass(core.ClassValue, "the value is wrong; pass another", core.ErrUnsupported)
+	case "index":
+		return fmt.Errorf("no such element: %w", core.ErrIndex)
+	case "plain":
+		return errors.New("a plain Go error")
+	case "prefixed":
+		return errors.New("_gofunc_fail(): already prefixed")
+	case "panic":
+		var m map[string]int
+		m["x"] = 1 // a nil map write: a runtime panic
+	}
+	return nil
+}
+
+func fill(a *core.Array, v float64) error {
+	s, err := a.Float64s()
+	if err != nil {
+		return err
+	}
+	for i := range s {
+		s[i] = v
+	}
+	return nil
+}
+
+func arange(n int64) (*core.Array, error) {
+	a, err := core.Empty(core.Float64, n)
+	if err != nil {
+		return nil, err
+	}
+	s, err := a.Float64s()
+	if err != nil {
+		a.Release()
+		return nil, err
+	}
+	for i := range s {
+		s[i] = float64(i)
+	}
+	return a, nil
+}
+
+func pair(a *core.Array) (gofunc.Tuple2[*core.Array, *core.Array], error) {
+	return gofunc.T2(a, a.T()), nil
+}
+
+var (
+	keptMu sync.Mutex
+	kept   []*core.Array
+)
+
+func keep(a *core.Array) error {
+	k, err := a.Retain()
+	if err != nil {
+		return err
+	}
+	keptMu.Lock()
+	kept = append(kept, k)
+	keptMu.Unlock()
+	return nil
+}
+
+func dropKept() (int, error) {
+	keptMu.Lock()
+	ks := kept
+	kept = nil
+	keptMu.Unlock()
+	for _, k := range ks {
+		k.Release()
+	}
+	return len(ks), nil
+}
+
+func stale() (*core.Array, error) {
+	a, err := core.Zeros(core.Float32, 2)
+	if err != nil {
+		return nil, err
+	}
+	a.Release()
+	return a, nil
+}
+
+func sleep(ctx context.Context, seconds float64) (bool, error) {
+	t := time.NewTimer(time.Duration(seconds * float64(time.Second)))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return true, nil
+	case <-t.C:
+		return false, nil
+	}
+}
+
+func writeAny(a *core.Array) (string, error) {
+	var errs []string
+	if _, err := a.Bytes(); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if _, err := a.Float64s(); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if err := core.Set(a, 1.0, make([]int64, a.Ndim())...); err != nil {
+		errs = append(errs, err.Error())
+	}
+	return fmt.Sprint(errs), nil
+}

@@ -1,0 +1,323 @@
+"""Build extension modules with the Go toolchain: godlpack's own
+``godlpack._native`` and the modules of the extension kit.
+
+One mechanism for all: a generated main package (``main.go``) defines
+``PyInit_<name>`` as a call of the shared module init of the C skin
+(``pyext``) and imports, blank, every Go package whose ``init`` registers
+functions with ``gofunc``; a ``go.work`` puts godlpack's Go sources and the
+developer's modules side by side, and one ``go build -buildmode=c-shared``
+makes the abi3 ``.so``. setup.py, ``python -m godlpack build-ext`` and
+``godlpack.build.build_go_ext`` all call :func:`build_module`.
+
+This file imports only the standard library: godlpack's own setup.py loads it
+by path, before any godlpack exists.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sysconfig
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+GODLPACK_MODULE = "github.com/godlpack/godlpack"
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def go_source_root() -> str:
+    """godlpack's Go sources: the wheel's ``godlpack/_gosrc``, else the checkout
+    that holds this package (``python/godlpack`` under the repository root)."""
+    for cand in (os.path.join(HERE, "_gosrc"), os.path.dirname(os.path.dirname(HERE))):
+        if _module_path(cand) == GODLPACK_MODULE:
+            return cand
+    raise SystemExit(
+        "error: godlpack's Go sources were not found (neither godlpack/_gosrc in the installed package nor a "
+        "checkout around it); reinstall godlpack from its wheel or sdist"
+    )
+
+
+def _module_path(root: str) -> Optional[str]:
+    try:
+        with open(os.path.join(root, "go.mod"), encoding="utf-8") as f:
+            for line in f:
+                m = re.match(r"\s*module\s+(\S+)", line)
+                if m:
+                    return m.group(1).strip('"')
+    except OSError:
+        return None
+    return None
+
+
+def _go_version(root: str) -> str:
+    with open(os.path.join(root, "go.mod"), encoding="utf-8") as f:
+        m = re.search(r"^go\s+(\S+)", f.read(), re.M)
+    return m.group(1) if m else "1.26"
+
+
+def _module_root(d: str) -> Tuple[str, str]:
+    """(module root, module path) of the Go module holding directory d."""
+    cur = os.path.abspath(d)
+    while True:
+        mp = _module_path(cur)
+        if mp:
+            return cur, mp
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            raise SystemExit(f"error: {d} is not inside a Go module (no go.mod above it); run `go mod init` there")
+        cur = parent
+
+
+def resolve_packages(pkgs: Sequence[str], gosrc: str) -> Tuple[List[str], List[str], Dict[str, str]]:
+    """(import paths, module roots for go.work, import path -> source dir).
+
+    A package is a directory (./imgkit) or an import path; godlpack's own
+    import paths map into its sources."""
+    imports: List[str] = []
+    roots: List[str] = [os.path.abspath(gosrc)]
+    dirs: Dict[str, str] = {}
+    for p in pkgs:
+        if os.path.isdir(p):
+            root, mp = _module_root(p)
+            rel = os.path.relpath(os.path.abspath(p), root).replace(os.sep, "/")
+            ip = mp if rel == "." else f"{mp}/{rel}"
+            if root not in roots:
+                roots.append(root)
+            dirs[ip] = os.path.abspath(p)
+        else:
+            ip = p
+            if ip == GODLPACK_MODULE or ip.startswith(GODLPACK_MODULE + "/"):
+                dirs[ip] = os.path.join(gosrc, ip[len(GODLPACK_MODULE) + 1 :])
+        if ip not in imports:
+            imports.append(ip)
+    return imports, roots, dirs
+
+
+_FUNC = re.compile(r"^func\s+([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*\(([^)]*)\)", re.M)
+
+
+def scan_functions(pkgdir: str) -> Dict[str, Tuple[str, List[str]]]:
+    """Top-level functions of a Go package directory: name -> (doc comment,
+    parameter names). The doc comment is the block of // lines right above."""
+    out: Dict[str, Tuple[str, List[str]]] = {}
+    try:
+        names = sorted(os.listdir(pkgdir))
+    except OSError:
+        return out
+    for fn in names:
+        if not fn.endswith(".go") or fn.endswith("_test.go"):
+            continue
+        with open(os.path.join(pkgdir, fn), encoding="utf-8", errors="replace") as f:
+            src = f.read()
+        lines = src.splitlines()
+        for m in _FUNC.finditer(src):
+            lineno = src.count("\n", 0, m.start())
+            doc: List[str] = []
+            i = lineno - 1
+            while i >= 0 and lines[i].startswith("//"):
+                if not lines[i].startswith("//go:"):
+                    doc.insert(0, lines[i][2:][1:] if lines[i][2:].startswith(" ") else lines[i][2:])
+                i -= 1
+            params: List[str] = []
+            pending: List[str] = []
+            for part in (x.strip() for x in m.group(2).split(",")):
+                if not part:
+                    continue
+                words = part.split()
+                if len(words) == 1:  # a name whose type follows (a, b int), or an unnamed type
+                    pending.append(words[0])
+                    continue
+                params += pending + [words[0]]
+                pending = []
+            if pending and not params:  # unnamed parameters: (int, float64)
+                pending = []
+            params += pending
+            out[m.group(1)] = ("\n".join(doc).strip(), params)
+    return out
+
+
+def _go_string(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
+
+
+def write_main(workdir: str, fullname: str, pkgs: Sequence[str], gosrc: Optional[str] = None) -> str:
+    """Writes the main package of module fullname into workdir (main.go,
+    go.mod, go.work, module.map) and returns workdir."""
+    gosrc = gosrc or go_source_root()
+    short = fullname.rsplit(".", 1)[-1]
+    if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", fullname):
+        raise SystemExit(f"error: {fullname!r} is not a Python module name")
+    imports, roots, dirs = resolve_packages(pkgs, gosrc)
+    os.makedirs(workdir, exist_ok=True)
+    sources: List[str] = []
+    for ip in imports:
+        for name, (doc, params) in sorted(scan_functions(dirs.get(ip, "")).items()):
+            args = "".join(", " + _go_string(p) for p in params)
+            sources.append(f"\tgofunc.SetSource({_go_string(ip + '.' + name)}, {_go_string(doc)}{args})")
+    blank = "".join(f'\t_ "{ip}"\n' for ip in imports)
+    main = f"""// Code generated by godlpack (python/godlpack/_gobuild.py); DO NOT EDIT.
+
+// The extension module {fullname}: godlpack's C skin (pyext) with the Go
+// functions the imported packages register with gofunc.
+package main
+
+/*
+extern void *gd_module_init(const char *fullname);
+__attribute__((visibility("default"))) void *PyInit_{short}(void) {{ return gd_module_init({_go_string(fullname)}); }}
+*/
+import "C"
+
+import (
+\t"github.com/godlpack/godlpack/gofunc"
+\t_ "github.com/godlpack/godlpack/pyext"
+{blank})
+
+func init() {{
+{chr(10).join(sources) if sources else chr(9) + "_ = gofunc.SetSource"}
+}}
+
+func main() {{}}
+"""
+    ver = _go_version(gosrc)
+    files = {
+        "main.go": main,
+        "go.mod": f"module godlpackext/{short}\n\ngo {ver}\n",
+        "go.work": f"go {ver}\n\nuse (\n\t.\n" + "".join(f"\t{_go_string(r)}\n" for r in roots) + ")\n",
+        "module.map": f"/* Linker version script: the module exports its init only. */\n{{\n  global: PyInit_{short};\n  local: *;\n}};\n",
+    }
+    for name, text in files.items():
+        path = os.path.join(workdir, name)
+        try:
+            with open(path, encoding="utf-8") as f:
+                if f.read() == text:
+                    continue  # unchanged: keep the Go build cache's view of it
+        except OSError:
+            pass
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    return workdir
+
+
+def go_build_command(
+    go: str, out: str, workdir: str = ".", debug: bool = False, environ: Mapping[str, str] = os.environ
+) -> Tuple[List[str], Dict[str, str]]:
+    """The `go build` of an extension module: (argv, environment), run in workdir.
+
+    debug=False strips symbols and DWARF and trims source paths (release
+    builds); debug=True keeps all three. CGO_CFLAGS gets the CPython include
+    directory in front of the caller's flags (default -O2 -g)."""
+    env = dict(environ)
+    env["CGO_ENABLED"] = "1"
+    env["CGO_CFLAGS"] = f"-I{sysconfig.get_paths()['include']} " + environ.get("CGO_CFLAGS", "-O2 -g")
+    env["GOWORK"] = os.path.join(os.path.abspath(workdir), "go.work")
+    ldflags = f"-extldflags=-Wl,--version-script={os.path.join(os.path.abspath(workdir), 'module.map')}"
+    # -buildvcs=false: the build must not depend on git (a checkout owned by
+    # another user, an sdist, a source tree without .git)
+    argv = [go, "build", "-buildvcs=false", "-tags", "pyext", "-buildmode=c-shared"]
+    if not debug:
+        argv.append("-trimpath")
+        ldflags = "-s -w " + ldflags
+    argv += [f"-ldflags={ldflags}", "-o", out, "."]
+    return argv, env
+
+
+def build_problem(environ: Mapping[str, str] = os.environ, config_var=sysconfig.get_config_var, which=shutil.which):
+    """Why an extension cannot be built here, as one message, or None."""
+    if config_var("Py_GIL_DISABLED"):
+        return (
+            "error: godlpack cannot be built for a free-threaded CPython (python3.13t and later): its "
+            "extension uses the limited C API (abi3), which free-threaded builds do not offer yet. "
+            "Install it with a regular CPython 3.11 or newer."
+        )
+    go = environ.get("GO", "go")
+    if which(go) is None:
+        return (
+            f"error: the Go toolchain ({go!r}) was not found on PATH. godlpack's extension is written in "
+            "Go: install Go 1.26 or newer from https://go.dev/dl/ (and a C compiler for cgo), or set "
+            "GO=/path/to/go, then run the install again."
+        )
+    cc = shlex.split(environ.get("CC", "") or "gcc")[0]
+    if which(cc) is None and which("cc") is None:
+        return (
+            f"error: no C compiler ({cc!r}) was found on PATH. godlpack's Go code is built with cgo, "
+            "which needs one: install gcc (Debian/Ubuntu: apt-get install gcc; RHEL: dnf install gcc) "
+            "or set CC, then run the install again."
+        )
+    return None
+
+
+def build_module(
+    fullname: str,
+    pkgs: Sequence[str],
+    out: str,
+    workdir: str,
+    debug: bool = False,
+    gosrc: Optional[str] = None,
+    what: Optional[str] = None,
+) -> None:
+    """Generates the main package of fullname in workdir and builds it into
+    out (the .so). Echoes the command; a failure ends in one line
+    (SystemExit), after the Go toolchain's own messages."""
+    problem = build_problem()
+    if problem is not None:
+        raise SystemExit(problem)
+    gosrc = gosrc or go_source_root()
+    print(f"building {fullname} from {', '.join(pkgs) or 'godlpack alone'} with godlpack's Go sources in {gosrc}",
+          flush=True)
+    write_main(workdir, fullname, pkgs, gosrc)
+    go = shutil.which(os.environ.get("GO", "go")) or "go"
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    cmd, env = go_build_command(go, os.path.abspath(out), workdir, debug=debug)
+    shown = [f"{k}={shlex.quote(env[k])}" for k in ("GOEXPERIMENT", "CGO_CFLAGS", "CC", "GOWORK") if env.get(k)]
+    print(f"(cd {shlex.quote(workdir)} && " + " ".join(shown + [shlex.join(cmd)]) + ")", flush=True)
+    rc = subprocess.run(cmd, cwd=workdir, env=env).returncode
+    if rc != 0:
+        raise SystemExit(
+            f"error: building {what or fullname} with `go build` failed (exit status {rc}); the Go "
+            "toolchain's messages are above. Check that Go 1.26+ and a C compiler work "
+            "(`go version`, `go env CC`), then run the build again."
+        )
+    header = os.path.splitext(os.path.abspath(out))[0] + ".h"  # c-shared also writes a C header
+    if os.path.exists(header):
+        os.remove(header)
+
+
+# ---- setuptools -----------------------------------------------------------
+
+try:  # setuptools is there whenever a build runs; `build-ext` does not need it
+    from setuptools import Extension as _Extension
+    from setuptools.command.build_ext import build_ext as _build_ext
+except ImportError:  # pragma: no cover
+    _Extension = object  # type: ignore[assignment,misc]
+    _build_ext = object  # type: ignore[assignment,misc]
+
+
+class GoExtension(_Extension):  # type: ignore[misc,valid-type]
+    """An extension module built from Go packages with godlpack's kit.
+
+    ``GoExtension("mypkg._imgkit", ["./imgkit"])`` builds the module
+    ``mypkg._imgkit``: godlpack's whole API plus the functions the Go
+    packages register with gofunc (packages are directories or import paths).
+    """
+
+    def __init__(self, name: str, packages: Sequence[str] = (), gosrc: Optional[str] = None) -> None:
+        super().__init__(name, sources=[], py_limited_api=True)
+        if isinstance(packages, str):
+            packages = [packages]
+        self.go_packages = list(packages)
+        self.gosrc = gosrc
+
+
+class build_go_ext(_build_ext):  # type: ignore[misc,valid-type]
+    """build_ext that runs the Go toolchain for GoExtension modules."""
+
+    def build_extension(self, ext):  # type: ignore[no-untyped-def]
+        if not isinstance(ext, GoExtension):
+            return super().build_extension(ext)
+        out = os.path.abspath(self.get_ext_fullpath(ext.name))
+        workdir = os.path.join(os.path.abspath(self.build_temp), "gomain", ext.name)
+        what = "godlpack's extension" if ext.name == "godlpack._native" else f"the extension {ext.name}"
+        build_module(ext.name, ext.go_packages, out, workdir, debug=bool(self.debug), gosrc=ext.gosrc, what=what)
+        return None

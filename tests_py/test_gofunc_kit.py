@@ -1,0 +1,166 @@
+"""The extension kit end to end (issue 15): `python -m godlpack build-ext`
+builds examples/imgkit into a module with its .pyi stub; its own tests
+(examples/imgkit/test_imgkit.py) run in a fresh interpreter, where imgkit is
+imported first and becomes godlpack's runtime; importing it after godlpack is
+refused (one Go runtime per process)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import _dpenv  # noqa: F401  (OCL_ICD_FILENAMES for dpnp in the imgkit tests)
+from _helpers import IN_CI
+from _subproc import run_group
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PYDIR = os.path.join(ROOT, "python")
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    if shutil.which(os.environ.get("GO", "go")) is None:
+        if IN_CI:
+            pytest.fail("the Go toolchain is needed to build the kit's example")
+        pytest.skip("no Go toolchain")
+    out = tmp_path_factory.mktemp("imgkit")
+    env = dict(os.environ, PYTHONPATH=PYDIR)
+    p = subprocess.run([sys.executable, "-m", "godlpack", "build-ext", "imgkit", "./examples/imgkit", "-o", str(out)],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "built " in p.stdout and "(3 Go functions: blur, histogram, scale)" in p.stdout, p.stdout
+    return out
+
+
+def _env(out):
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(out), PYDIR]))
+
+
+def test_build_ext_writes_module_and_stub(built):
+    assert (built / "imgkit.abi3.so").exists()
+    pyi = (built / "imgkit.pyi").read_text()
+    assert "def blur(img: _ArrayLike, sigma: float = 1.0) -> Array:" in pyi
+    assert "def histogram(data: _ArrayLike, bins: int = 256) -> Array:" in pyi
+    assert "def scale(img: _ArrayLike, factor: float) -> None:" in pyi
+    assert "Blur returns img (a 2-d float32 image) blurred by a Gaussian" in pyi
+    assert "img: an array (dtype float32, 2-d, C-contiguous)" in pyi
+    assert "_gofunc" not in pyi and "may_share_memory" not in pyi  # godlpack's own come from godlpack
+    compile(pyi, "imgkit.pyi", "exec")
+
+
+def test_imgkit_own_tests(built):
+    env = _env(built)
+    env["IMGKIT_DPNP"] = "1" if _has("dpnp") else "0"
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_imgkit.py"],
+                       cwd=os.path.join(ROOT, "examples", "imgkit"), env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert " passed" in p.stdout
+
+
+def _has(mod):
+    import importlib.util
+
+    return importlib.util.find_spec(mod) is not None
+
+
+def test_import_after_godlpack_is_refused_naming_the_order(built):
+    code = "import godlpack\ntry:\n import imgkit\nexcept ImportError as e:\n print(e)\n"
+    p = run_group([sys.executable, "-c", code], 60, _env(built))
+    assert p is not None and p.returncode == 0, p and p.stderr
+    assert "import imgkit: godlpack is already loaded" in p.stdout
+    assert "import imgkit before godlpack" in p.stdout
+
+
+def test_godlpack_after_imgkit_uses_it(built):
+    code = ("import imgkit, godlpack as gd, numpy as np\n"
+            "print(gd._native is imgkit, gd.from_dlpack(np.zeros(3)).shape, imgkit.zeros(2).tolist())\n")
+    p = run_group([sys.executable, "-c", code], 60, _env(built))
+    assert p is not None and p.returncode == 0, p and p.stderr
+    assert p.stdout.split() == ["True", "(3,)", "[0.0,", "0.0]"]
+
+
+MYKIT_GO = '''package mykit
+
+import (
+	"github.com/godlpack/godlpack/core"
+	"github.com/godlpack/godlpack/gofunc"
+)
+
+func init() { gofunc.Func1("total", Total) }
+
+// Total returns the sum of a float64 array (any layout).
+func Total(a *core.Array) (float64, error) {
+	it, err := core.Values[float64](a)
+	if err != nil {
+		return 0, err
+	}
+	var s float64
+	for v := range it {
+		s += v
+	}
+	return s, nil
+}
+'''
+
+SETUP_PY = '''from setuptools import setup
+from godlpack.build import GoExtension, build_go_ext
+
+setup(name="mykit", ext_modules=[GoExtension("mykit", ["./mykit"])], cmdclass={"build_ext": build_go_ext})
+'''
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """godlpack as a wheel installs it: build_py output (godlpack/_gosrc
+    included) plus the built extension, away from the checkout."""
+    if shutil.which(os.environ.get("GO", "go")) is None:
+        pytest.skip("no Go toolchain")
+    lib = tmp_path_factory.mktemp("site")
+    p = subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(lib)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    import godlpack
+
+    shutil.copy(godlpack._native.__file__, lib / "godlpack")
+    assert (lib / "godlpack" / "_gosrc" / "gofunc" / "registry.go").exists()
+    assert not list((lib / "godlpack" / "_gosrc").rglob("*_test.go"))
+    proj = tmp_path_factory.mktemp("proj")
+    (proj / "mykit").mkdir()
+    (proj / "go.mod").write_text("module example.com/mykit\n\ngo 1.26\n")
+    (proj / "mykit" / "mykit.go").write_text(MYKIT_GO)
+    (proj / "setup.py").write_text(SETUP_PY)
+    return lib, proj
+
+
+def _total(lib, out):
+    code = "import mykit, numpy as np; print(mykit.total(np.arange(6.0).reshape(2, 3).T), mykit.total.__doc__)"
+    p = run_group([sys.executable, "-c", code], 60, dict(os.environ, PYTHONPATH=os.pathsep.join([str(out), str(lib)])))
+    assert p is not None and p.returncode == 0, p and p.stderr
+    return p.stdout.strip()
+
+
+def test_build_ext_from_an_installed_godlpack(installed, tmp_path):
+    lib, proj = installed
+    env = dict(os.environ, PYTHONPATH=str(lib))
+    p = subprocess.run([sys.executable, "-m", "godlpack", "build-ext", "mykit", "./mykit", "-o", str(tmp_path)],
+                       cwd=proj, env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "_gosrc" in p.stdout  # the installed Go sources, not the checkout
+    assert _total(lib, tmp_path) == "15.0 Total returns the sum of a float64 array (any layout)."
+
+
+def test_setuptools_helper_builds_a_downstream_module(installed):
+    lib, proj = installed
+    env = dict(os.environ, PYTHONPATH=str(lib))
+    p = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=proj, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert list(proj.glob("mykit*.so"))
+    assert _total(lib, proj).startswith("15.0 ")
