@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from _helpers import DECLARED_LIBS, IN_CI, declared_absent, need  # noqa: E402
+from _helpers import DECLARED_LIBS, IN_CI, declared_absent, need
 
 
 def pytest_configure(config):

@@ -103,7 +103,9 @@ def run(scenario: str, forks: int, timeout: float, gdb: bool) -> dict:
         def busy():
             x = gd.arange(4 << 20, dtype="float64")     # 32 MiB: copies and sums release the GIL
             while not stop.is_set():
-                x.copy(); x.sum(); x[::3].copy()
+                x.copy()
+                x.sum()
+                x[::3].copy()
         threads = [threading.Thread(target=busy, daemon=True) for _ in range(5)]
         for t in threads:
             t.start()
@@ -117,9 +119,11 @@ def run(scenario: str, forks: int, timeout: float, gdb: bool) -> dict:
                     big.copy()
                 if i % 50 == 25:
                     gd._native._test_go_gc()
-                a.sum(); a[::-1].copy()
+                a.sum()
+                a[::-1].copy()
             elif scenario == "reproducer":
-                b.fill(2.0); b[::2].copy()
+                b.fill(2.0)
+                b[::2].copy()
             t0 = time.perf_counter_ns()
             pid = _libc_fork() if scenario == "c-fork" else os.fork()
             if pid == 0:
@@ -128,7 +132,7 @@ def run(scenario: str, forks: int, timeout: float, gdb: bool) -> dict:
                     if scenario == "reproducer":
                         code = 0
                         c = b
-                        for op in (lambda: c.fill(1.0), lambda: c[::3].copy(), lambda: c[:21].reshape(7, 3)):
+                        for op in (lambda c=c: c.fill(1.0), lambda c=c: c[::3].copy(), lambda c=c: c[:21].reshape(7, 3)):
                             try:
                                 op()
                                 code = 3

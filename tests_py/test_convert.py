@@ -2,7 +2,6 @@
 against numpy's and ml_dtypes' casts, compared bit for bit through
 np.from_dlpack (ml_dtypes dtypes as their bytes)."""
 
-import sys
 import warnings
 
 import pytest

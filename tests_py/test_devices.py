@@ -23,7 +23,7 @@ def cuda_array():
 
 
 def test_foreign_device_is_kept(cuda_array):
-    a, rec = cuda_array
+    a, _rec = cuda_array
     assert a.device.type == T.kDLCUDA and a.device.id == 0
     assert a.__dlpack_device__() == (T.kDLCUDA, 0)
     for v in (a[0], a.T, a[::-1], a.reshape((4,))):
@@ -34,7 +34,7 @@ def test_foreign_device_is_kept(cuda_array):
 
 @pytest.mark.parametrize("op", ["tolist", "sum", "fill", "memoryview", "setitem", "copy"])
 def test_foreign_device_cpu_access_refused(cuda_array, op):
-    a, rec = cuda_array
+    a, _rec = cuda_array
     calls = {
         "tolist": lambda: a.tolist(),
         "sum": lambda: a.sum(),
@@ -48,7 +48,7 @@ def test_foreign_device_cpu_access_refused(cuda_array, op):
 
 
 def test_foreign_device_export_to_cpu_refused(cuda_array):
-    a, rec = cuda_array
+    a, _rec = cuda_array
     with pytest.raises(BufferError) as ei:
         a.__dlpack__(max_version=(1, 0), dl_device=(1, 0))
     assert "dl_device" in str(ei.value)
@@ -72,11 +72,11 @@ def test_foreign_device_deleter_once():
 @pytest.mark.parametrize("dev", [T.kDLCUDAHost, T.kDLROCMHost, T.kDLCUDAManaged])
 def test_host_accessible_memory(dev):
     buf = float64_buffer([1.0, 2.0, 3.0])
-    cap, rec = craft_capsule(buf, shape=(3,), device=(int(dev), 0))
+    cap, _rec = craft_capsule(buf, shape=(3,), device=(int(dev), 0))
     a = gd.from_dlpack(cap)
     assert a.device.type == dev
     assert a.tolist() == [1.0, 2.0, 3.0] and a.sum() == 6.0
     assert gd_ptr(a) == ctypes.addressof(buf)
-    cap2, rec2 = craft_capsule(buf, shape=(3,), device=(int(dev), 0))
+    cap2, _rec2 = craft_capsule(buf, shape=(3,), device=(int(dev), 0))
     c = gd.from_dlpack(cap2, device="cpu")
     assert c.device.type == T.kDLCPU and c.tolist() == [1.0, 2.0, 3.0]

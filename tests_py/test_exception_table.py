@@ -22,7 +22,8 @@ TABLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def _table():
     """{class name: [when, ...]} from docs/exceptions.md's table."""
-    text = open(TABLE, encoding="utf-8").read()
+    with open(TABLE, encoding="utf-8") as f:
+        text = f.read()
     section = text.split("# Exceptions", 1)[1].split("\n## ", 1)[0]
     rows = {}
     for line in section.splitlines():

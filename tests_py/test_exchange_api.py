@@ -11,7 +11,6 @@ import pytest
 import godlpack as gd
 from _helpers import (
     DLManagedTensorVersioned,
-    DLPackVersion,
     DLTensor,
     capsule_name,
     collect,
@@ -33,7 +32,7 @@ _DLTENSOR_FROM_PY = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POI
 _STREAM = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p))
 
 
-from _helpers import ExchangeAPI, Header  # noqa: E402
+from _helpers import ExchangeAPI  # noqa: E402
 
 
 _GetPointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(("PyCapsule_GetPointer", ctypes.pythonapi))

@@ -107,7 +107,7 @@ def test_to_jax_unaligned_view_is_copied_by_jax():
     assert gd_ptr(v) % 64 == 4
     j = jnp.from_dlpack(v)
     assert jptr(j) != gd_ptr(v) and j.tolist() == v.tolist()
-    with pytest.raises(ValueError, match="not aligned to 64 bytes.*copy=False"):
+    with pytest.raises(ValueError, match=r"not aligned to 64 bytes.*copy=False"):
         jnp.from_dlpack(v, copy=False)
     assert jptr(jnp.from_dlpack(a, copy=False)) == gd_ptr(a)
 

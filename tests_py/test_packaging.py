@@ -35,7 +35,7 @@ def _setup_module():
 )
 def test_build_problems_are_one_readable_message(environ, config, found, want):
     setup = _setup_module()
-    which = lambda name: f"/usr/bin/{name}" if name in found else None  # noqa: E731
+    which = lambda name: f"/usr/bin/{name}" if name in found else None
     got = setup.build_problem(environ=environ, config_var=config.get, which=which)
     if want is None:
         assert got is None

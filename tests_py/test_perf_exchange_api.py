@@ -23,10 +23,10 @@ np = optional("numpy")
 
 
 # The DLPack structs are shared with the other suites (tests_py/_helpers.py).
-from _helpers import DLDataType, DLDevice, DLManagedTensorVersioned, DLPackVersion, DLTensor  # noqa: E402
+from _helpers import DLManagedTensorVersioned, DLTensor  # noqa: E402
 
 
-from _helpers import ExchangeAPI, Header  # noqa: E402
+from _helpers import ExchangeAPI  # noqa: E402
 
 
 SET_ERROR = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p)
@@ -181,7 +181,7 @@ def test_from_py_object_error_sets_python_exception(obj):
     # callee set on its -1 path; nothing is written to out.
     from_py = fn(our_api(), "managed_tensor_from_py_object_no_sync", FROM_PY)
     out = ctypes.c_void_p()
-    with pytest.raises(TypeError, match="not a godlpack.Array"):
+    with pytest.raises(TypeError, match=r"not a godlpack\.Array"):
         from_py(obj, ctypes.byref(out))
     assert out.value is None
 

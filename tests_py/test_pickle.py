@@ -62,7 +62,7 @@ def _pattern(name, n):
 def _readonly(values, shape, strides=None):
     """A read-only float64 array over ctypes memory (a crafted READ_ONLY import)."""
     buf = (ctypes.c_double * len(values))(*values)
-    cap, rec = craft_capsule(buf, shape=shape, strides=strides, flags=FLAG_READ_ONLY)
+    cap, _rec = craft_capsule(buf, shape=shape, strides=strides, flags=FLAG_READ_ONLY)
     a = gd.from_dlpack(cap)
     assert a.readonly
     return a, buf
@@ -205,7 +205,7 @@ def test_copy_and_deepcopy():
 
 
 def test_device_arrays_refused():
-    cap, rec = craft_capsule(shape=(8,), strides=(1,), dtype=(2, 32, 1), data=0x10000, device=(4, 0))
+    cap, _rec = craft_capsule(shape=(8,), strides=(1,), dtype=(2, 32, 1), data=0x10000, device=(4, 0))
     a = gd.from_dlpack(cap)
     for x in (a, a[::2]):
         for protocol in (2, 5):
@@ -216,7 +216,7 @@ def test_device_arrays_refused():
 @pytest.mark.parametrize("name,code,bits", SUBBYTE)
 def test_packed_subbyte_refused(name, code, bits):
     buf = (ctypes.c_uint8 * 8)()
-    cap, rec = craft_capsule(buf, shape=(8,), dtype=(code, bits, 1))
+    cap, _rec = craft_capsule(buf, shape=(8,), dtype=(code, bits, 1))
     a = gd.from_dlpack(cap)
     assert a.itemsize == 0
     for protocol in (2, 5):
@@ -227,7 +227,7 @@ def test_packed_subbyte_refused(name, code, bits):
 @pytest.mark.parametrize("name,code,bits", SUBBYTE)
 def test_padded_subbyte_round_trips(name, code, bits):
     buf = (ctypes.c_uint8 * 4)(1, 2, 3, 4)
-    cap, rec = craft_capsule(buf, shape=(4,), dtype=(code, bits, 1), flags=FLAG_IS_SUBBYTE_TYPE_PADDED)
+    cap, _rec = craft_capsule(buf, shape=(4,), dtype=(code, bits, 1), flags=FLAG_IS_SUBBYTE_TYPE_PADDED)
     a = gd.from_dlpack(cap)
     for protocol in PROTOCOLS:
         b = pickle.loads(pickle.dumps(a, protocol=protocol))

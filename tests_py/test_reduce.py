@@ -14,7 +14,7 @@ import pytest
 
 import godlpack as gd
 
-from _helpers import need, requires
+from _helpers import need
 from _subproc import run_group
 
 np = need("numpy")

@@ -296,7 +296,7 @@ def test_iterating_0d_array_is_type_error(make, how):
         elif how == "tuple":
             tuple(a)
         else:
-            (x,) = a
+            (_x,) = a
 
 
 def test_iterating_nd_array_still_works():

@@ -30,6 +30,7 @@ import ctypes
 import gc
 import os
 import random
+from typing import ClassVar
 
 import pytest
 
@@ -144,9 +145,8 @@ def expect(case):
             cs[k] = s
             if shape[k] > 1:
                 s2 = s * shape[k]
-                if not _fits(s2):
-                    if k > 0:
-                        return "cstrides"
+                if not _fits(s2) and k > 0:
+                    return "cstrides"
                 s = s2 if _fits(s2) else s
         strides_eff = cs
         contiguous = True
@@ -194,9 +194,9 @@ def expect(case):
             return "address-space"
         # Device memory keeps its data pointer (maybe an opaque handle): a
         # non-empty tensor's offset must be a whole number of elements.
-        if off and size and case["device"][0] not in HOST_DEVICE_TYPES:
-            if (subbyte and not padded) or off % (1 if padded else bits // 8):
-                return "byte_offset"
+        if (off and size and case["device"][0] not in HOST_DEVICE_TYPES
+                and ((subbyte and not padded) or off % (1 if padded else bits // 8))):
+            return "byte_offset"
         # A oneAPI pointer is asked about (core.HostAccessible) once its
         # runtime can be reached: our buffers are host memory, not USM of a
         # SYCL context (or the id names no device). Without dpctl's runtime
@@ -425,7 +425,7 @@ def _inside(case):
     shape, strides = case["shape"], case["strides"]
     if 0 in shape:
         return
-    code, bits, _ = case["dtype"]
+    _code, bits, _ = case["dtype"]
     item = max(bits // 8, 1)
     if strides is None:
         n = 1
@@ -438,7 +438,7 @@ def _inside(case):
         reach_hi = sum(max((d - 1) * s, 0) for d, s in zip(shape, strides)) * item + item
         reach_lo = sum(min((d - 1) * s, 0) for d, s in zip(shape, strides)) * item
     reach_hi += case["byte_offset"]
-    return -BUF_BYTES // 2 <= reach_lo and reach_hi <= BUF_BYTES // 2
+    return reach_lo >= -BUF_BYTES // 2 and reach_hi <= BUF_BYTES // 2
 
 
 N_RANDOM = 1200
@@ -771,7 +771,7 @@ def test_old_producer_versioned_capsule_after_retry():
     make = _crafted(True)
 
     class Old:
-        keep = []
+        keep: ClassVar[list] = []
 
         def __dlpack__(self, stream=None):
             self.keep.append(make({}))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 import textwrap
 
@@ -153,7 +152,7 @@ def read_all(fd):
         data += chunk
 """
 
-_FORK_AND_REPORT = """
+_FORK_AND_REPORT = f"""
 def fork_and_report(n, fork_call, np=None, torch=None):
     results, hung = [], 0
     for i in range(n):
@@ -165,11 +164,11 @@ def fork_and_report(n, fork_call, np=None, torch=None):
             try:
                 res = child_work(a, np, torch)
             except BaseException as e:
-                res = {"exception": repr(e)}
+                res = {{"exception": repr(e)}}
             os.write(w, json.dumps(res).encode())
             os._exit(0)
         os.close(w)
-        deadline = time.monotonic() + %(timeout)s
+        deadline = time.monotonic() + {CHILD_TIMEOUT}
         while not os.waitpid(pid, os.WNOHANG)[0]:
             if time.monotonic() > deadline:
                 os.kill(pid, 9); os.waitpid(pid, 0); hung += 1
@@ -180,7 +179,7 @@ def fork_and_report(n, fork_call, np=None, torch=None):
         if data:
             results.append(json.loads(data))
     return results, hung
-""" % {"timeout": CHILD_TIMEOUT}
+"""
 
 
 @pytest.mark.slow
@@ -403,7 +402,7 @@ def _shutdown_script(items, place):
     lines = ["import godlpack as gd", "import numpy as np"]
     if any(k in _TORCH_ITEMS for k in items):
         lines.append("import torch")
-    for n, (name, expr) in enumerate(items.items()):
+    for n, (_name, expr) in enumerate(items.items()):
         lines.append(_PLACES[place].format(n=n, expr=expr))
     lines.append("print('done')")
     return "\n".join(lines) + "\n"

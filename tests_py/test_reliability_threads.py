@@ -104,7 +104,7 @@ def _run_threads(ops, rounds, threads=THREADS, deadline=600.0):
             n = len(ops)
             for i in range(rounds):
                 ops[(i + k) % n](i)
-        except BaseException as e:  # noqa: BLE001 - reported below
+        except BaseException as e:
             errors.append(f"thread {k}: {type(e).__name__}: {e}")
 
     ts = [threading.Thread(target=worker, args=(k,), daemon=True) for k in range(threads)]

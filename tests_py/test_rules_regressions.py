@@ -58,7 +58,7 @@ def test_host_memory_still_folds_byte_offset():
 @requires("numpy", "dpnp", "dpctl")
 @pytest.mark.parametrize("view", ["[::-1]", "[2:]", "[1:9:3]", "[::-2][1:]"])
 def test_dpnp_round_trip_of_a_view(view):
-    import _dpenv  # noqa: F401  (OCL_ICD_FILENAMES before any device lookup)
+    import _dpenv
     import dpnp.tensor as dpt
 
     _dpenv.sycl_cpu_device()

@@ -41,7 +41,7 @@ def test_subbyte_packed_whole_round_trip(name, code, bits):
     assert dt.code == code and dt.bits == bits
     n = 8
     buf = _buf(n * bits // 8)
-    cap, rec = craft_capsule(buf, shape=(n,), strides=(1,), dtype=(code, bits, 1))
+    cap, _rec = craft_capsule(buf, shape=(n,), strides=(1,), dtype=(code, bits, 1))
     a = gd.from_dlpack(cap)
     assert a.dtype == name and a.shape == (n,)
     out = CapsuleInfo(a.__dlpack__(max_version=(1, 0)))
@@ -52,7 +52,7 @@ def test_subbyte_packed_whole_round_trip(name, code, bits):
 @pytest.mark.parametrize("name,code,bits", SUBBYTE)
 def test_subbyte_packed_views_refused(name, code, bits):
     buf = _buf(16)
-    cap, rec = craft_capsule(buf, shape=(2, 8), strides=(8, 1), dtype=(code, bits, 1))
+    cap, _rec = craft_capsule(buf, shape=(2, 8), strides=(8, 1), dtype=(code, bits, 1))
     a = gd.from_dlpack(cap)
     for make in (lambda: a[1], lambda: a[:, ::2], lambda: a.T.copy(), lambda: a[::-1]):
         with pytest.raises((BufferError, ValueError, TypeError)):
@@ -85,7 +85,7 @@ def test_subbyte_wrong_bits_refused(code, bits):
 def test_subbyte_padded_flag(name, code, bits):
     # IS_SUBBYTE_TYPE_PADDED: one element per byte; bits still say 4 or 6.
     buf = _buf(4)
-    cap, rec = craft_capsule(buf, shape=(4,), dtype=(code, bits, 1), flags=FLAG_IS_SUBBYTE_TYPE_PADDED)
+    cap, _rec = craft_capsule(buf, shape=(4,), dtype=(code, bits, 1), flags=FLAG_IS_SUBBYTE_TYPE_PADDED)
     a = gd.from_dlpack(cap)
     assert a.dtype == name and a.shape == (4,)
     out = CapsuleInfo(a.__dlpack__(max_version=(1, 0)))

@@ -51,11 +51,11 @@ _check_address_space()
 # which then initialises while the modules below import.
 from . import _native, _oneapi, _tables, _types  # noqa: E402
 from ._native import Array, from_dlpack, may_share_memory  # noqa: E402
-from ._types import DLDeviceType, DType, Device, _as_dtype, _parse_device  # noqa: E402
+from ._types import DLDeviceType, DType, Device, _as_dtype  # noqa: E402
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Optional, Tuple
+    from typing import Any
 
 # The stubs' typing aliases exist at run time too, for annotations evaluated
 # then (typing.get_type_hints, pydantic); spelt with `|` over builtin types so
@@ -90,7 +90,7 @@ __all__ = [
 __version__ = "0.1.0"
 
 #: The DLPack version godlpack produces and understands.
-DLPACK_VERSION: Tuple[int, int] = _tables.DLPACK_VERSION
+DLPACK_VERSION: tuple[int, int] = _tables.DLPACK_VERSION
 
 _BOOL = _types._BY_DTYPE_NAME["bool"]
 _INT64 = _types._BY_DTYPE_NAME["int64"]
@@ -127,7 +127,7 @@ setattr(Array, "astype", _convert.astype)  # noqa: B010 (the stub declares it on
 _CPU_PAIR = (int(DLDeviceType.kDLCPU), 0)
 
 
-def _check_device(device: Any, entry: str) -> Optional[Tuple[int, int]]:
+def _check_device(device: Any, entry: str) -> tuple[int, int] | None:
     """None for the CPU, else the (type, id) pair of a device that godlpack can
     allocate on (core decides: a device without a backend is refused here,
     naming entry)."""
@@ -197,9 +197,10 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, devic
     if stop is None:
         start, stop = 0, start
     for v in (start, stop, step):
-        if isinstance(v, (bool, complex)) or not isinstance(v, (int, float)):
-            if not hasattr(v, "__index__") and not hasattr(v, "__float__"):
-                raise TypeError(f"arange(): start, stop and step must be real numbers, got {v!r}")
+        if (isinstance(v, (bool, complex)) or not isinstance(v, (int, float))) and (
+            not hasattr(v, "__index__") and not hasattr(v, "__float__")
+        ):
+            raise TypeError(f"arange(): start, stop and step must be real numbers, got {v!r}")
     if step == 0:
         raise ValueError("arange(): step must not be zero")
     ints = all(isinstance(v, int) or hasattr(v, "__index__") for v in (start, stop, step))
@@ -211,10 +212,7 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, devic
 
         start, stop, step = float(start), float(stop), float(step)
         n = max(0, math.ceil((stop - start) / step))
-    if dtype is None:
-        dt = _INT64 if ints else _FLOAT64
-    else:
-        dt = _as_dtype(dtype, "arange()")
+    dt = (_INT64 if ints else _FLOAT64) if dtype is None else _as_dtype(dtype, "arange()")
     if not ints and dt.name.startswith(("int", "uint")):
         # integer dtype with float bounds: compute in float, store truncated
         return asarray([int(start + i * step) for i in range(n)], dtype=dt)
@@ -247,7 +245,7 @@ def _infer_scalar_dtype(v: Any) -> DType:
     raise TypeError(f"asarray(): cannot convert {type(v).__name__!r} object to an array element")
 
 
-def asarray(obj: Any, dtype: Any = None, copy: Optional[bool] = None, device: Any = None) -> Array:
+def asarray(obj: Any, dtype: Any = None, copy: bool | None = None, device: Any = None) -> Array:
     """Convert obj to a godlpack.Array.
 
     obj may be a godlpack.Array, an object with ``__dlpack__`` (numpy, torch,

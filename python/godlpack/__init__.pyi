@@ -1,6 +1,7 @@
 """godlpack: n-dimensional arrays in Go, exchanged zero-copy through DLPack 1.3."""
 
-from typing import Any, Iterator, Optional, Sequence, Tuple, Union
+from typing import Any, TypeAlias
+from collections.abc import Sequence
 
 from ._native import Array as Array
 from ._native import from_dlpack as from_dlpack
@@ -11,33 +12,20 @@ from ._types import DType as DType
 
 __all__ = [
     "DLPACK_VERSION",
-    "DLDeviceType",
-    "Device",
-    "DType",
     "Array",
-    "from_dlpack",
-    "may_share_memory",
-    "asarray",
-    "empty",
-    "zeros",
-    "ones",
-    "full",
+    "DLDeviceType",
+    "DType",
+    "Device",
     "arange",
-    "bool_",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float16",
+    "asarray",
     "bfloat16",
-    "float32",
-    "float64",
+    "bool_",
     "complex64",
     "complex128",
+    "empty",
+    "float4_e2m1fn",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
     "float8_e3m4",
     "float8_e4m3",
     "float8_e4m3b11fnuz",
@@ -46,17 +34,30 @@ __all__ = [
     "float8_e5m2",
     "float8_e5m2fnuz",
     "float8_e8m0fnu",
-    "float6_e2m3fn",
-    "float6_e3m2fn",
-    "float4_e2m1fn",
+    "float16",
+    "float32",
+    "float64",
+    "from_dlpack",
+    "full",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "may_share_memory",
+    "ones",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "zeros",
 ]
 
 __version__: str
-DLPACK_VERSION: Tuple[int, int]
+DLPACK_VERSION: tuple[int, int]
 
-DeviceLike = Union[str, Tuple[int, int], Device]
-DTypeLike = Union[DType, str, type, Any]
-ShapeLike = Union[int, Sequence[int]]
+DeviceLike: TypeAlias = str | tuple[int, int] | Device
+DTypeLike: TypeAlias = DType | str | type | Any
+ShapeLike: TypeAlias = int | Sequence[int]
 
 bool_: DType
 int8: DType
@@ -85,22 +86,22 @@ float6_e2m3fn: DType
 float6_e3m2fn: DType
 float4_e2m1fn: DType
 
-def empty(shape: ShapeLike, dtype: DTypeLike = "float64", device: Optional[DeviceLike] = "cpu") -> Array: ...
-def zeros(shape: ShapeLike, dtype: DTypeLike = "float64", device: Optional[DeviceLike] = "cpu") -> Array: ...
-def ones(shape: ShapeLike, dtype: DTypeLike = "float64", device: Optional[DeviceLike] = "cpu") -> Array: ...
+def empty(shape: ShapeLike, dtype: DTypeLike = "float64", device: DeviceLike | None = "cpu") -> Array: ...
+def zeros(shape: ShapeLike, dtype: DTypeLike = "float64", device: DeviceLike | None = "cpu") -> Array: ...
+def ones(shape: ShapeLike, dtype: DTypeLike = "float64", device: DeviceLike | None = "cpu") -> Array: ...
 def full(
     shape: ShapeLike,
-    fill_value: Union[bool, int, float, complex],
-    dtype: Optional[DTypeLike] = None,
-    device: Optional[DeviceLike] = "cpu",
+    fill_value: bool | complex,
+    dtype: DTypeLike | None = None,
+    device: DeviceLike | None = "cpu",
 ) -> Array: ...
 def arange(
-    start: Union[int, float],
-    stop: Optional[Union[int, float]] = None,
-    step: Union[int, float] = 1,
-    dtype: Optional[DTypeLike] = None,
-    device: Optional[DeviceLike] = "cpu",
+    start: float,
+    stop: float | None = None,
+    step: float = 1,
+    dtype: DTypeLike | None = None,
+    device: DeviceLike | None = "cpu",
 ) -> Array: ...
 def asarray(
-    obj: Any, dtype: Optional[DTypeLike] = None, copy: Optional[bool] = None, device: Optional[DeviceLike] = None
+    obj: Any, dtype: DTypeLike | None = None, copy: bool | None = None, device: DeviceLike | None = None
 ) -> Array: ...

@@ -23,7 +23,8 @@ import argparse
 import importlib
 import sys
 import time
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any
+from collections.abc import Callable
 
 import godlpack as gd
 
@@ -33,8 +34,8 @@ class _Spy:
 
     def __init__(self, obj: Any) -> None:
         self.obj = obj
-        self.capsule: Optional[str] = None
-        self.kwargs: Dict[str, Any] = {}
+        self.capsule: str | None = None
+        self.kwargs: dict[str, Any] = {}
 
     def __dlpack__(self, **kw: Any) -> Any:
         self.kwargs = kw
@@ -75,11 +76,11 @@ def _fmt_time(s: float) -> str:
     return f"{s * 1e3:.2f} ms"
 
 
-Row = Tuple[str, str, str, str, str]
+Row = tuple[str, str, str, str, str]
 
 
-def _rows_numpy(np: Any) -> List[Row]:
-    rows: List[Row] = []
+def _rows_numpy(np: Any) -> list[Row]:
+    rows: list[Row] = []
     # godlpack -> numpy
     a = gd.arange(8, dtype="float64")
     spy = _Spy(a)
@@ -87,7 +88,8 @@ def _rows_numpy(np: Any) -> List[Row]:
     x[0] = 123.0
     a[1] = 7.0
     zc = a[0] == 123.0 and x[1] == 7.0
-    rows.append(("numpy", "godlpack -> numpy", spy.capsule or "?", _yes(zc), _fmt_time(_time_per_call(lambda: np.from_dlpack(a)))))
+    rows.append(("numpy", "godlpack -> numpy", spy.capsule or "?", _yes(zc),
+                 _fmt_time(_time_per_call(lambda: np.from_dlpack(a)))))
     # numpy -> godlpack
     n = np.arange(8, dtype=np.float32)
     spy = _Spy(n)
@@ -95,7 +97,8 @@ def _rows_numpy(np: Any) -> List[Row]:
     g[0] = 5.0
     n[1] = 9.0
     zc = n[0] == 5.0 and g[1] == 9.0
-    rows.append(("numpy", "numpy -> godlpack", spy.capsule or "?", _yes(zc), _fmt_time(_time_per_call(lambda: gd.from_dlpack(n)))))
+    rows.append(("numpy", "numpy -> godlpack", spy.capsule or "?", _yes(zc),
+                 _fmt_time(_time_per_call(lambda: gd.from_dlpack(n)))))
     # read-only numpy -> godlpack keeps READ_ONLY
     r = np.arange(4.0)
     r.flags.writeable = False
@@ -113,22 +116,24 @@ def _rows_numpy(np: Any) -> List[Row]:
     return rows
 
 
-def _rows_torch(torch: Any) -> List[Row]:
-    rows: List[Row] = []
+def _rows_torch(torch: Any) -> list[Row]:
+    rows: list[Row] = []
     a = gd.arange(8, dtype="float32")
     spy = _Spy(a)
     t = torch.from_dlpack(spy)
     t[0] = 123.0
     a[1] = 7.0
     zc = a[0] == 123.0 and float(t[1]) == 7.0
-    rows.append(("torch", "godlpack -> torch", spy.capsule or "?", _yes(zc), _fmt_time(_time_per_call(lambda: torch.from_dlpack(a)))))
+    rows.append(("torch", "godlpack -> torch", spy.capsule or "?", _yes(zc),
+                 _fmt_time(_time_per_call(lambda: torch.from_dlpack(a)))))
     # torch.Tensor offers the DLPack C exchange API: from_dlpack uses it
     t = torch.arange(8, dtype=torch.float32)
     g = gd.from_dlpack(t)
     g[0] = 5.0
     t[1] = 9.0
     zc = float(t[0]) == 5.0 and g[1] == 9.0
-    rows.append(("torch", "torch -> godlpack", _route(t), _yes(zc), _fmt_time(_time_per_call(lambda: gd.from_dlpack(t)))))
+    rows.append(("torch", "torch -> godlpack", _route(t), _yes(zc),
+                 _fmt_time(_time_per_call(lambda: gd.from_dlpack(t)))))
     # the same through __dlpack__ and a capsule
     t = torch.arange(8, dtype=torch.float32)
     spy = _Spy(t)
@@ -157,7 +162,7 @@ def _yes(b: Any) -> str:
     return "yes" if bool(b) else "NO"
 
 
-def _print_table(rows: List[Row]) -> None:
+def _print_table(rows: list[Row]) -> None:
     head = ("library", "direction", "capsule", "zero-copy", "time/exchange")
     w = [max(len(str(r[i])) for r in [head, *rows]) for i in range(5)]
     line = "  ".join(h.ljust(w[i]) for i, h in enumerate(head))
@@ -170,7 +175,7 @@ def _print_table(rows: List[Row]) -> None:
 def demo() -> int:
     print(f"godlpack {gd.__version__}: DLPack {gd.DLPACK_VERSION[0]}.{gd.DLPACK_VERSION[1]}, "
           f"Python {sys.version.split()[0]}")
-    rows: List[Row] = []
+    rows: list[Row] = []
     missing = []
     for name, fn in (("numpy", _rows_numpy), ("torch", _rows_torch)):
         try:
@@ -232,7 +237,7 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     if args.command == "demo":
         return demo()

@@ -56,12 +56,13 @@ import subprocess
 import sys
 import tempfile
 import timeit
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any
+from collections.abc import Callable, Sequence
 
 import godlpack as gd
 from godlpack import _native
 
-Result = Tuple[str, str, str, str, str, str]  # row, what, ratio, times, target, verdict
+Result = tuple[str, str, str, str, str, str]  # row, what, ratio, times, target, verdict
 
 
 def _fmt_t(s: float) -> str:
@@ -83,14 +84,14 @@ def _calibrate(t: timeit.Timer, target_s: float) -> int:
         n = max(n * 2, int(n * target_s / max(dt, 1e-9) * 1.2))
 
 
-def interleaved(stmts: Sequence[str], env: Dict[str, Any], rounds: int, batch_s: float,
-                setup: Optional[Callable[[], None]] = None) -> List[List[float]]:
+def interleaved(stmts: Sequence[str], env: dict[str, Any], rounds: int, batch_s: float,
+                setup: Callable[[], None] | None = None) -> list[list[float]]:
     """Seconds per call of each statement, one list per statement, rounds long."""
     timers = [timeit.Timer(s, globals=env) for s in stmts]
     for t in timers:  # first calls start Go threads, fault pages in, fill caches
         t.timeit(3)
     ns = [_calibrate(t, batch_s) for t in timers]
-    out: List[List[float]] = [[] for _ in stmts]
+    out: list[list[float]] = [[] for _ in stmts]
     for r in range(rounds):
         order = list(range(len(stmts)))
         k = r % len(order)
@@ -102,7 +103,7 @@ def interleaved(stmts: Sequence[str], env: Dict[str, Any], rounds: int, batch_s:
     return out
 
 
-def _ratio(ours: List[float], ref: List[float]) -> float:
+def _ratio(ours: list[float], ref: list[float]) -> float:
     return statistics.median(a / b for a, b in zip(ours, ref))
 
 
@@ -116,10 +117,10 @@ class Bench:
         self.quick = quick
         self.rounds = 5 if quick else 31
         self.batch_s = 0.002 if quick else 0.02
-        self.results: List[Result] = []
+        self.results: list[Result] = []
 
-    def add(self, row: str, what: str, ours: List[float], ref: List[float], ref_name: str,
-            target: Optional[float]) -> None:
+    def add(self, row: str, what: str, ours: list[float], ref: list[float], ref_name: str,
+            target: float | None) -> None:
         r = _ratio(ours, ref)
         times = f"{_fmt_t(statistics.median(ours))} vs {_fmt_t(statistics.median(ref))} ({ref_name})"
         tgt = f"<= {target:.1f}x" if target is not None else "-"
@@ -134,7 +135,7 @@ class Bench:
     def exchanges(self, np: Any, torch: Any) -> None:
         a = gd.arange(16, dtype="float64")
         n = np.arange(16, dtype=np.float64)
-        env: Dict[str, Any] = {"np": np, "gd": gd, "a": a, "n": n, "torch": torch}
+        env: dict[str, Any] = {"np": np, "gd": gd, "a": a, "n": n, "torch": torch}
         if torch is not None:
             env["t"] = torch.arange(16, dtype=torch.float64)
         stmts = ["np.from_dlpack(a)", "np.from_dlpack(n)", "gd.from_dlpack(n)",
@@ -164,7 +165,7 @@ class Bench:
 
     def gofuncs(self, np: Any, torch: Any) -> None:
         n = np.arange(16, dtype=np.float64)
-        env: Dict[str, Any] = {"gd": gd, "n": n, "probe": _native._gofunc_probe, "a": gd.from_dlpack(n)}
+        env: dict[str, Any] = {"gd": gd, "n": n, "probe": _native._gofunc_probe, "a": gd.from_dlpack(n)}
         stmts = ["probe(n)", "gd.from_dlpack(n)", "probe(a)"]
         if torch is not None:
             env["t"] = torch.arange(16, dtype=torch.float64)
@@ -277,7 +278,7 @@ class Bench:
         where = f"oneapi:{dev.get_device_id()}"
         x = dpnp.arange(16, dtype="float64", device=dev)
         g = gd.arange(16, dtype="float64").to_device(where)
-        env: Dict[str, Any] = {"gd": gd, "dpnp": dpnp, "x": x, "g": g}
+        env: dict[str, Any] = {"gd": gd, "dpnp": dpnp, "x": x, "g": g}
         stmts = ["gd.from_dlpack(x)", "dpnp.from_dlpack(g)", "dpnp.from_dlpack(x)"]
         res = interleaved(stmts, env, self.rounds, self.batch_s)
         self.add("11", "gd.from_dlpack(dpnp array) on the device", res[0], res[2], "dpnp.from_dlpack(dpnp)", 1.0)
@@ -316,9 +317,9 @@ class Bench:
         floor = _empty_go_library(tmp.name) if tmp is not None else None
         empty = [py, "-c", f"import numpy, ctypes; ctypes.CDLL({floor!r}).Nop()"] if floor else None
         cmds = [bare, alone, base, ours] + ([empty] if empty else [])
-        times: List[List[float]] = [[] for _ in cmds]
+        times: list[list[float]] = [[] for _ in cmds]
         # -X importtime's cumulative figure for godlpack, alone and after numpy
-        cum: Tuple[List[float], List[float]] = ([], [])
+        cum: tuple[list[float], list[float]] = ([], [])
         timer = timeit.default_timer
         for cmd in cmds:
             subprocess.run(cmd, env=env, check=True)
@@ -339,7 +340,7 @@ class Bench:
 
         # Start-up noise only adds time: the difference of the fastest runs is
         # the robust estimate; the median of paired differences is shown too.
-        def row(what: str, ti: int, ri: int, ref: str, acc: Optional[List[float]], target_ms: Optional[float]) -> None:
+        def row(what: str, ti: int, ri: int, ref: str, acc: list[float] | None, target_ms: float | None) -> None:
             t, r = times[ti], times[ri]
             d = min(t) - min(r)
             paired = statistics.median(a - b for a, b in zip(t, r))
@@ -367,7 +368,8 @@ class Bench:
         ok = stripped and exports == ["PyInit__native"]
         size = os.path.getsize(so) / (1 << 20)
         self.results.append(("7", "extension stripped, exports PyInit__native only", "-",
-                             f"{size:.1f} MiB, {'stripped' if stripped else 'NOT stripped'}, exports {', '.join(exports) or 'nothing'}",
+                             f"{size:.1f} MiB, {'stripped' if stripped else 'NOT stripped'}, "
+                             f"exports {', '.join(exports) or 'nothing'}",
                              "stripped, 1 export", "PASS" if ok else "MISS"))
 
     def print(self) -> None:
@@ -380,7 +382,7 @@ class Bench:
                 print("  ".join("-" * w[i] for i in range(6)).rstrip())
 
 
-def _empty_go_library(d: str) -> Optional[str]:
+def _empty_go_library(d: str) -> str | None:
     """Builds a c-shared Go library with one no-op export in d; None when
     no Go toolchain is found or the build fails."""
     go = shutil.which("go")
@@ -396,7 +398,7 @@ def _empty_go_library(d: str) -> Optional[str]:
     return lib if r.returncode == 0 and os.path.exists(lib) else None
 
 
-def elf_info(path: str) -> Optional[Tuple[bool, List[str]]]:
+def elf_info(path: str) -> tuple[bool, list[str]] | None:
     """(stripped, defined global dynamic symbols) of an ELF64 little-endian
     shared object, read from its section headers; None for other files."""
     with open(path, "rb") as f:
@@ -414,7 +416,7 @@ def elf_info(path: str) -> Optional[Tuple[bool, List[str]]]:
 
     names = [name(s[0]) for s in secs]
     stripped = ".symtab" not in names and not any(n.startswith(".debug") for n in names)
-    exports: List[str] = []
+    exports: list[str] = []
     for s in secs:
         if s[1] != 11:  # SHT_DYNSYM
             continue
@@ -430,13 +432,14 @@ def elf_info(path: str) -> Optional[Tuple[bool, List[str]]]:
     return stripped, sorted(exports)
 
 
-def main(argv: List[str]) -> int:
+def main(argv: list[str]) -> int:
     quick = "--quick" in argv or os.environ.get("BENCH_QUICK") not in (None, "", "0")
     groups = {"exchange", "copy", "reduce", "convert", "startup", "gofunc", "oneapi"}
     only = {a for a in argv if a in groups} or groups
     unknown = [a for a in argv if a != "--quick" and a not in groups]
     if unknown:
-        print("usage: python -m godlpack bench [--quick] [exchange] [copy] [reduce] [convert] [gofunc] [oneapi] [startup]",
+        print("usage: python -m godlpack bench [--quick] "
+              "[exchange] [copy] [reduce] [convert] [gofunc] [oneapi] [startup]",
               file=sys.stderr)
         return 2
     import numpy as np

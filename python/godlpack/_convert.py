@@ -11,7 +11,7 @@ from . import _native, _types
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, List, Optional
+    from typing import Any
 
     from ._types import DType
 
@@ -30,7 +30,7 @@ def astype(self: _native.Array, dtype: Any, copy: bool = True) -> _native.Array:
 
 
 # numpy's promotion of two dtypes, by kind and bits.
-def _promote2(a: DType, b: DType) -> Optional[DType]:
+def _promote2(a: DType, b: DType) -> DType | None:
     if a == b:
         return a
     ka, kb = _kind(a), _kind(b)
@@ -60,7 +60,7 @@ def _promote2(a: DType, b: DType) -> Optional[DType]:
     return _by_name(f"float{fb}")
 
 
-def _kind(d: DType) -> Optional[str]:
+def _kind(d: DType) -> str | None:
     n = d.name
     if n == "bool":
         return "b"
@@ -89,9 +89,9 @@ def _by_name(n: str) -> DType:
     return _types._BY_DTYPE_NAME[n]
 
 
-def stack(items: Any, dtype: Optional[DType], asarray: Any) -> _native.Array:
+def stack(items: Any, dtype: DType | None, asarray: Any) -> _native.Array:
     """asarray([a, b, ...]) of arrays (or objects with __dlpack__) of one shape: np.stack."""
-    arrs: List[_native.Array] = [x if isinstance(x, _native.Array) else asarray(x) for x in items]
+    arrs: list[_native.Array] = [x if isinstance(x, _native.Array) else asarray(x) for x in items]
     shape = arrs[0].shape
     dt = dtype
     for a in arrs:

@@ -21,7 +21,7 @@ import shlex
 import shutil
 import subprocess
 import sysconfig
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from collections.abc import Mapping, Sequence
 
 GODLPACK_MODULE = "github.com/godlpack/godlpack"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,7 +39,7 @@ def go_source_root() -> str:
     )
 
 
-def _module_path(root: str) -> Optional[str]:
+def _module_path(root: str) -> str | None:
     try:
         with open(os.path.join(root, "go.mod"), encoding="utf-8") as f:
             for line in f:
@@ -57,7 +57,7 @@ def _go_version(root: str) -> str:
     return m.group(1) if m else "1.26"
 
 
-def _module_root(d: str) -> Tuple[str, str]:
+def _module_root(d: str) -> tuple[str, str]:
     """(module root, module path) of the Go module holding directory d."""
     cur = os.path.abspath(d)
     while True:
@@ -70,14 +70,14 @@ def _module_root(d: str) -> Tuple[str, str]:
         cur = parent
 
 
-def resolve_packages(pkgs: Sequence[str], gosrc: str) -> Tuple[List[str], List[str], Dict[str, str]]:
+def resolve_packages(pkgs: Sequence[str], gosrc: str) -> tuple[list[str], list[str], dict[str, str]]:
     """(import paths, module roots for go.work, import path -> source dir).
 
     A package is a directory (./imgkit) or an import path; godlpack's own
     import paths map into its sources."""
-    imports: List[str] = []
-    roots: List[str] = [os.path.abspath(gosrc)]
-    dirs: Dict[str, str] = {}
+    imports: list[str] = []
+    roots: list[str] = [os.path.abspath(gosrc)]
+    dirs: dict[str, str] = {}
     for p in pkgs:
         if os.path.isdir(p):
             root, mp = _module_root(p)
@@ -98,10 +98,10 @@ def resolve_packages(pkgs: Sequence[str], gosrc: str) -> Tuple[List[str], List[s
 _FUNC = re.compile(r"^func\s+([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*\(([^)]*)\)", re.M)
 
 
-def scan_functions(pkgdir: str) -> Dict[str, Tuple[str, List[str]]]:
+def scan_functions(pkgdir: str) -> dict[str, tuple[str, list[str]]]:
     """Top-level functions of a Go package directory: name -> (doc comment,
     parameter names). The doc comment is the block of // lines right above."""
-    out: Dict[str, Tuple[str, List[str]]] = {}
+    out: dict[str, tuple[str, list[str]]] = {}
     try:
         names = sorted(os.listdir(pkgdir))
     except OSError:
@@ -114,14 +114,14 @@ def scan_functions(pkgdir: str) -> Dict[str, Tuple[str, List[str]]]:
         lines = src.splitlines()
         for m in _FUNC.finditer(src):
             lineno = src.count("\n", 0, m.start())
-            doc: List[str] = []
+            doc: list[str] = []
             i = lineno - 1
             while i >= 0 and lines[i].startswith("//"):
                 if not lines[i].startswith("//go:"):
                     doc.insert(0, lines[i][2:][1:] if lines[i][2:].startswith(" ") else lines[i][2:])
                 i -= 1
-            params: List[str] = []
-            pending: List[str] = []
+            params: list[str] = []
+            pending: list[str] = []
             for part in (x.strip() for x in m.group(2).split(",")):
                 if not part:
                     continue
@@ -142,7 +142,7 @@ def _go_string(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
 
 
-def write_main(workdir: str, fullname: str, pkgs: Sequence[str], gosrc: Optional[str] = None) -> str:
+def write_main(workdir: str, fullname: str, pkgs: Sequence[str], gosrc: str | None = None) -> str:
     """Writes the main package of module fullname into workdir (main.go,
     go.mod, go.work, module.map) and returns workdir."""
     gosrc = gosrc or go_source_root()
@@ -151,7 +151,7 @@ def write_main(workdir: str, fullname: str, pkgs: Sequence[str], gosrc: Optional
         raise SystemExit(f"error: {fullname!r} is not a Python module name")
     imports, roots, dirs = resolve_packages(pkgs, gosrc)
     os.makedirs(workdir, exist_ok=True)
-    sources: List[str] = []
+    sources: list[str] = []
     for ip in imports:
         for name, (doc, params) in sorted(scan_functions(dirs.get(ip, "")).items()):
             args = "".join(", " + _go_string(p) for p in params)
@@ -185,7 +185,8 @@ func main() {{}}
         "main.go": main,
         "go.mod": f"module godlpackext/{short}\n\ngo {ver}\n",
         "go.work": f"go {ver}\n\nuse (\n\t.\n" + "".join(f"\t{_go_string(r)}\n" for r in roots) + ")\n",
-        "module.map": f"/* Linker version script: the module exports its init only. */\n{{\n  global: PyInit_{short};\n  local: *;\n}};\n",
+        "module.map": (f"/* Linker version script: the module exports its init only. */\n"
+                       f"{{\n  global: PyInit_{short};\n  local: *;\n}};\n"),
     }
     for name, text in files.items():
         path = os.path.join(workdir, name)
@@ -202,7 +203,7 @@ func main() {{}}
 
 def go_build_command(
     go: str, out: str, workdir: str = ".", debug: bool = False, environ: Mapping[str, str] = os.environ
-) -> Tuple[List[str], Dict[str, str]]:
+) -> tuple[list[str], dict[str, str]]:
     """The `go build` of an extension module: (argv, environment), run in workdir.
 
     debug=False strips symbols and DWARF and trims source paths (release
@@ -254,8 +255,8 @@ def build_module(
     out: str,
     workdir: str,
     debug: bool = False,
-    gosrc: Optional[str] = None,
-    what: Optional[str] = None,
+    gosrc: str | None = None,
+    what: str | None = None,
 ) -> None:
     """Generates the main package of fullname in workdir and builds it into
     out (the .so). Echoes the command; a failure ends in one line
@@ -302,7 +303,7 @@ class GoExtension(_Extension):  # type: ignore[misc,valid-type]
     packages register with gofunc (packages are directories or import paths).
     """
 
-    def __init__(self, name: str, packages: Sequence[str] = (), gosrc: Optional[str] = None) -> None:
+    def __init__(self, name: str, packages: Sequence[str] = (), gosrc: str | None = None) -> None:
         super().__init__(name, sources=[], py_limited_api=True)
         if isinstance(packages, str):
             packages = [packages]

@@ -24,7 +24,8 @@ import ctypes
 import importlib
 import os
 import sys
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any
+from collections.abc import Callable
 
 import godlpack as gd
 
@@ -45,7 +46,7 @@ class _Cap:
         name = _GetName(cap)
         self.name = name.decode() if name else "?"
         p = _GetPointer(cap, name)
-        self.version: Optional[Tuple[int, int]] = None
+        self.version: tuple[int, int] | None = None
         self.flags = 0
         if self.name == "dltensor_versioned":
             major, minor = (ctypes.c_uint32 * 2).from_address(p)
@@ -76,7 +77,7 @@ class _Spy:
 
     def __init__(self, obj: Any) -> None:
         self.obj = obj
-        self.calls: List[Tuple[Dict[str, Any], Any]] = []  # (kwargs, _Cap or exception)
+        self.calls: list[tuple[dict[str, Any], Any]] = []  # (kwargs, _Cap or exception)
 
     def __dlpack__(self, **kw: Any) -> Any:
         try:
@@ -91,7 +92,7 @@ class _Spy:
         return self.obj.__dlpack_device__()
 
     @property
-    def cap(self) -> Optional[_Cap]:
+    def cap(self) -> _Cap | None:
         for _, r in reversed(self.calls):
             if isinstance(r, _Cap):
                 return r
@@ -175,7 +176,7 @@ def _ro_gd() -> Any:
 # ---------------------------------------------------------------- per library
 
 
-def _numpy(np: Any) -> List[_Row]:
+def _numpy(np: Any) -> list[_Row]:
     rows = []
     a = gd.arange(8, dtype="float32")
     spy = _Spy(a)
@@ -197,7 +198,7 @@ def _numpy(np: Any) -> List[_Row]:
     return rows
 
 
-def _torch(torch: Any) -> List[_Row]:
+def _torch(torch: Any) -> list[_Row]:
     rows = []
     a = gd.arange(8, dtype="float32")
     spy = _Spy(a)
@@ -218,7 +219,7 @@ def _torch(torch: Any) -> List[_Row]:
     return rows
 
 
-def _torch_cuda(torch: Any) -> List[_Row]:
+def _torch_cuda(torch: Any) -> list[_Row]:
     # Not run on a GPU yet (none was lent while this was written).
     rows = []
     t = torch.arange(8, dtype=torch.float32, device="cuda")
@@ -251,7 +252,7 @@ def _torch_cuda(torch: Any) -> List[_Row]:
     return rows
 
 
-def _cupy(cp: Any) -> List[_Row]:
+def _cupy(cp: Any) -> list[_Row]:
     rows = []
     a = gd.arange(8, dtype="float32")
     spy = _Spy(a)
@@ -273,7 +274,7 @@ def _cupy(cp: Any) -> List[_Row]:
     return rows
 
 
-def _dpnp(dpnp: Any) -> List[_Row]:
+def _dpnp(dpnp: Any) -> list[_Row]:
     import numpy as np
     import dpctl
 
@@ -322,7 +323,7 @@ def _dpnp(dpnp: Any) -> List[_Row]:
     return rows
 
 
-def _jax(jax: Any) -> List[_Row]:
+def _jax(jax: Any) -> list[_Row]:
     import jax.numpy as jnp
 
     rows = []
@@ -347,7 +348,7 @@ def _jax(jax: Any) -> List[_Row]:
     return rows
 
 
-def _array_api_strict(xp: Any) -> List[_Row]:
+def _array_api_strict(xp: Any) -> list[_Row]:
     import numpy as np
 
     rows = []
@@ -385,7 +386,7 @@ def _gpu_count() -> int:
         return 0
 
 
-LIBRARIES: List[Tuple[str, str, Callable[[Any], List[_Row]]]] = [
+LIBRARIES: list[tuple[str, str, Callable[[Any], list[_Row]]]] = [
     ("numpy", "numpy", _numpy),
     ("torch", "torch", _torch),
     ("dpnp", "dpnp", _dpnp),
@@ -402,10 +403,11 @@ def _sycl_env() -> None:
         os.environ.setdefault("OCL_ICD_FILENAMES", lib)
 
 
-def _print_table(rows: List[_Row]) -> None:
+def _print_table(rows: list[_Row]) -> None:
     # the long "negotiated" cell goes last, so that the short columns line up
     order = (0, 1, 3, 4, 5, 2)
-    head = ("library", "direction", "negotiated: __dlpack__(request) -> capsule", "zero-copy", "read-only source", "time")
+    head = ("library", "direction", "negotiated: __dlpack__(request) -> capsule", "zero-copy", "read-only source",
+            "time")
     cells = [tuple(c[i] for i in order) for c in [head] + [r.cells for r in rows]]
     w = [max(len(c[i]) for c in cells) for i in range(6)]
     just = [str.ljust, str.ljust, str.ljust, str.ljust, str.rjust, str.ljust]
@@ -416,12 +418,12 @@ def _print_table(rows: List[_Row]) -> None:
         print(line + ("" if r.ok else "  <- unexpected"))
 
 
-def matrix(argv: Optional[List[str]] = None) -> int:
+def matrix(argv: list[str] | None = None) -> int:
     _sycl_env()
     gpus = _gpu_count()
     print(f"godlpack {gd.__version__}: DLPack {gd.DLPACK_VERSION[0]}.{gd.DLPACK_VERSION[1]}, "
           f"Python {sys.version.split()[0]}, {gpus} CUDA GPU(s)")
-    rows: List[_Row] = []
+    rows: list[_Row] = []
     versions, missing = [], []
     for name, module, fn in LIBRARIES:
         if name == "cupy" and gpus == 0:

@@ -11,10 +11,10 @@ OCL_ICD_FILENAMES setting that points the OpenCL loader at a runtime.
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any
 
 _tried = False
-_queues: Dict[int, Any] = {}
+_queues: dict[int, Any] = {}
 
 KDL_ONEAPI = 14
 
@@ -55,7 +55,7 @@ _TYPESTR = {
 }
 
 
-def usm_array_interface(a: Any) -> Dict[str, Any]:
+def usm_array_interface(a: Any) -> dict[str, Any]:
     """__sycl_usm_array_interface__ of a godlpack array on a oneAPI device:
     dpctl's convention, as its own arrays write it (data at the allocation,
     strides and offset in elements, syclobj a queue of the USM's context).

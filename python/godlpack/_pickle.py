@@ -15,11 +15,11 @@ from . import _native, _types
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing stays unimported at run time, as in __init__
-    from typing import Any, Optional, Tuple
+    from typing import Any
 
 
 
-def _bytes_of(a: _native.Array, entry: str) -> Tuple[_native.Array, bool]:
+def _bytes_of(a: _native.Array, entry: str) -> tuple[_native.Array, bool]:
     got = _native._bytes_view(a, entry)
     if got is None:  # neither C- nor Fortran-contiguous: its C-contiguous copy
         got = _native._bytes_view(a.copy(), entry)
@@ -27,7 +27,7 @@ def _bytes_of(a: _native.Array, entry: str) -> Tuple[_native.Array, bool]:
     return got
 
 
-def _reduce_ex(self: _native.Array, protocol: int) -> Tuple[Any, ...]:
+def _reduce_ex(self: _native.Array, protocol: int) -> tuple[Any, ...]:
     """pickle support: dtype, shape, order and read-only-ness are kept; the data is an
     out-of-band-capable PickleBuffer under protocol 5, bytes under protocols <= 4."""
     u8, fortran = _bytes_of(self, "pickle.dumps()")
@@ -43,7 +43,7 @@ def _reduce_ex(self: _native.Array, protocol: int) -> Tuple[Any, ...]:
     return (_rebuild, (data, dt._key, self.shape, fortran, self.readonly, dt.bits < 8))
 
 
-def _rebuild(data: Any, key: int, shape: Tuple[int, ...], fortran: bool, readonly: bool, padded: bool) -> _native.Array:
+def _rebuild(data: Any, key: int, shape: tuple[int, ...], fortran: bool, readonly: bool, padded: bool) -> _native.Array:
     """The unpickler's half of _reduce_ex: the array over data (zero-copy) when data's
     writability matches, else over a writable copy of it."""
     m = memoryview(data)
@@ -63,7 +63,7 @@ def _copy(self: _native.Array) -> _native.Array:
     return self.copy()
 
 
-def _deepcopy(self: _native.Array, memo: Optional[dict] = None) -> _native.Array:
+def _deepcopy(self: _native.Array, memo: dict | None = None) -> _native.Array:
     """copy.deepcopy(a): a.copy(), independent memory (elements are plain values)."""
     return self.copy()
 

@@ -20,7 +20,8 @@ import math
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, List, Optional, Tuple
+    from typing import Any
+    from collections.abc import Callable
 
 THRESHOLD = 1000  # more elements than this are summarised (numpy's threshold)
 EDGE_ITEMS = 3  # items kept at each end of a summarised axis (numpy's edgeitems)
@@ -54,7 +55,7 @@ _COMPONENT = {"complex64": "float32", "complex128": "float64"}
 _GAP = object()  # where a summarised axis leaves items out
 
 
-def _round_to(x: float, fmt: Tuple[int, int]) -> float:
+def _round_to(x: float, fmt: tuple[int, int]) -> float:
     """x rounded to the nearest value of fmt (ties to even), range unbounded."""
     if x == 0 or not math.isfinite(x):
         return x
@@ -64,7 +65,7 @@ def _round_to(x: float, fmt: Tuple[int, int]) -> float:
     return math.ldexp(round(math.ldexp(x, -q)), q)
 
 
-def _shortest(x: float, fmt: Optional[Tuple[int, int]]) -> Tuple[str, int]:
+def _shortest(x: float, fmt: tuple[int, int] | None) -> tuple[str, int]:
     """The shortest decimal digits that identify finite x in fmt, as
     (digits, exponent): x ~ d.ddd * 10**exponent, digits without sign."""
     if fmt is None:
@@ -93,7 +94,7 @@ def _shortest(x: float, fmt: Optional[Tuple[int, int]]) -> Tuple[str, int]:
     return digits[lead:], exp - lead
 
 
-def _positional(x: float, fmt: Optional[Tuple[int, int]], sign: bool) -> Tuple[str, str]:
+def _positional(x: float, fmt: tuple[int, int] | None, sign: bool) -> tuple[str, str]:
     """(integer part with its sign, fractional part) of x, unique digits cut
     at PRECISION fractional digits, trailing zeros trimmed."""
     digits, exp = _shortest(x, fmt)
@@ -109,7 +110,7 @@ def _positional(x: float, fmt: Optional[Tuple[int, int]], sign: bool) -> Tuple[s
     return ("-" if neg else "+" if sign else "") + ip, fp
 
 
-def _scientific(x: float, fmt: Optional[Tuple[int, int]], sign: bool) -> Tuple[str, str, int]:
+def _scientific(x: float, fmt: tuple[int, int] | None, sign: bool) -> tuple[str, str, int]:
     """(leading digit with its sign, fractional digits, exponent) of x."""
     digits, exp = _shortest(x, fmt)
     if len(digits) - 1 > PRECISION:
@@ -122,7 +123,7 @@ def _scientific(x: float, fmt: Optional[Tuple[int, int]], sign: bool) -> Tuple[s
 class _FloatFormat:
     """numpy's FloatingFormat with its default options (floatmode "maxprec")."""
 
-    def __init__(self, values: List[float], name: str, sign: bool = False) -> None:
+    def __init__(self, values: list[float], name: str, sign: bool = False) -> None:
         self.fmt = _NARROW.get(name)
         self.sign = sign
         finite = [v for v in values if math.isfinite(v)]
@@ -172,7 +173,7 @@ class _FloatFormat:
 
 
 class _ComplexFormat:
-    def __init__(self, values: List[complex], name: str) -> None:
+    def __init__(self, values: list[complex], name: str) -> None:
         part = _COMPONENT[name]
         self.real = _FloatFormat([v.real for v in values], part)
         self.imag = _FloatFormat([v.imag for v in values], part, sign=True)
@@ -183,7 +184,7 @@ class _ComplexFormat:
         return r + i[:n] + "j" + i[n:]
 
 
-def _formatter(values: List[Any], name: str, zero_d: bool) -> Callable[[Any], str]:
+def _formatter(values: list[Any], name: str, zero_d: bool) -> Callable[[Any], str]:
     if name == "bool":
         true = "True" if zero_d else " True"
         return lambda x: true if x else "False"
@@ -205,7 +206,7 @@ def _shown(a: Any, summarise: bool) -> Any:
     return _shown_at(a, ()) if summarise else a.tolist()
 
 
-def _shown_at(a: Any, index: Tuple[int, ...]) -> Any:
+def _shown_at(a: Any, index: tuple[int, ...]) -> Any:
     axis = len(index)
     if axis == a.ndim:
         return a[index]
@@ -216,7 +217,7 @@ def _shown_at(a: Any, index: Tuple[int, ...]) -> Any:
     return [_GAP if i is None else _shown_at(a, index + (i,)) for i in items]
 
 
-def _leaves(x: Any, depth: int, out: List[Any]) -> List[Any]:
+def _leaves(x: Any, depth: int, out: list[Any]) -> list[Any]:
     if depth == 0:
         out.append(x)
     else:
@@ -226,7 +227,7 @@ def _leaves(x: Any, depth: int, out: List[Any]) -> List[Any]:
     return out
 
 
-def _extend(s: str, line: str, word: str, width: int, prefix: str) -> Tuple[str, str]:
+def _extend(s: str, line: str, word: str, width: int, prefix: str) -> tuple[str, str]:
     if len(line) + len(word) > width and len(line) > len(prefix):
         s += line.rstrip() + "\n"
         line = prefix
@@ -264,7 +265,7 @@ def _body(a: Any, sep: str, prefix: str, width: int) -> str:
     return _lay_out(shown, a.ndim, fmt, " " + " " * len(prefix), width, sep)
 
 
-def _printed(a: Any, sep: str, prefix: str, width: int) -> Optional[str]:
+def _printed(a: Any, sep: str, prefix: str, width: int) -> str | None:
     """_body, or None for arrays whose elements have no Python values: memory
     the CPU cannot read, packed sub-byte dtypes."""
     if a.dtype.bits < 8:
@@ -314,7 +315,7 @@ def _scalar_str(x: Any, name: str) -> str:
     return str(x)
 
 
-def _float_str(x: float, fmt: Optional[Tuple[int, int]]) -> float:
+def _float_str(x: float, fmt: tuple[int, int] | None) -> float:
     # the double with x's shortest digits prints as those digits
     if fmt is None or not math.isfinite(x) or x == 0:
         return x

@@ -16,7 +16,8 @@ from . import _tables
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Iterator, Tuple
+    from typing import Any
+    from collections.abc import Iterator
 
 __all__ = ["DLDeviceType", "DType", "Device"]
 
@@ -48,7 +49,7 @@ class Device:
     ``.type`` is a :class:`DLDeviceType`, ``.id`` an int; ``str(d)`` is ``"cpu:0"``.
     """
 
-    __slots__ = ("_type", "_id")
+    __slots__ = ("_id", "_type")
     _type: DLDeviceType
     _id: int
 
@@ -96,7 +97,7 @@ class Device:
     def __hash__(self) -> int:
         return hash((int(self._type), self._id))
 
-    def __reduce__(self) -> Tuple[Any, Tuple[Tuple[int, int]]]:
+    def __reduce__(self) -> tuple[Any, tuple[tuple[int, int]]]:
         return (Device, ((int(self._type), self._id),))
 
 
@@ -115,7 +116,7 @@ def _check_id(t: DLDeviceType, i: Any, spec: Any) -> int:
     return i
 
 
-def _parse_device(spec: Any) -> Tuple[DLDeviceType, int]:
+def _parse_device(spec: Any) -> tuple[DLDeviceType, int]:
     """Parses a device spec into (DLDeviceType, id); raises TypeError/ValueError."""
     if isinstance(spec, Device):
         return spec._type, spec._id
@@ -147,7 +148,7 @@ def _parse_device(spec: Any) -> Tuple[DLDeviceType, int]:
     )
 
 
-def _device_pair(spec: Any) -> Tuple[int, int]:
+def _device_pair(spec: Any) -> tuple[int, int]:
     """Used by the C skin: device spec -> (int type, int id)."""
     t, i = _parse_device(spec)
     if t == _oneapi.KDL_ONEAPI:
@@ -164,7 +165,7 @@ class DType:
     Compares equal to its name (``gd.float32 == "float32"``) and hashes like it.
     """
 
-    __slots__ = ("_name", "_code", "_bits", "_lanes", "_key")
+    __slots__ = ("_bits", "_code", "_key", "_lanes", "_name")
     _name: str
     _code: int
     _bits: int
@@ -224,7 +225,7 @@ class DType:
     def __repr__(self) -> str:
         return f"godlpack.{_PY_NAME.get(self._name, self._name)}"
 
-    def __reduce__(self) -> Tuple[Any, Tuple[str]]:
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
         return (_dtype_by_name, (self._name,))
 
 
