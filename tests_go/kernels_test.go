@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -437,4 +438,48 @@ func TestKernelsChildReport(t *testing.T) {
 		t.Skip("run by TestKernelsSwitch in a child process")
 	}
 	t.Logf("simd=%v", kernels.SIMD())
+}
+
+// go test -run - -bench Kernels ./tests_go: each kernel on both paths.
+func BenchmarkKernels(b *testing.B) {
+	for _, n := range []int{1000, 1_000_000} {
+		x := randF64(rand.New(rand.NewPCG(15, 16)), n)
+		f32 := make([]float32, n)
+		b16 := make([]uint16, n)
+		i64 := make([]int64, n)
+		out := make([]float64, n)
+		for i := range i64 {
+			i64[i] = int64(x[i] * 1e12)
+		}
+		kernels.Float64ToFloat32(f32, x)
+		ops := []struct {
+			name string
+			f    func()
+		}{
+			{"sum", func() { _ = kernels.SumFloat64(x) }},
+			{"max", func() { _ = kernels.MaxFloat64(x) }},
+			{"f64-f32", func() { kernels.Float64ToFloat32(f32, x) }},
+			{"f32-bf16", func() { kernels.Float32ToBFloat16(b16, f32) }},
+			{"i64-f64", func() { kernels.Int64ToFloat64(out, i64) }},
+		}
+		for _, op := range ops {
+			for _, simd := range []bool{true, false} {
+				name := "go"
+				if simd {
+					if !kernels.HasAVX2() {
+						continue
+					}
+					name = "avx2"
+				}
+				b.Run(op.name+"/"+name+"/"+strconv.Itoa(n), func(b *testing.B) {
+					prev := kernels.SetSIMD(simd)
+					defer kernels.SetSIMD(prev)
+					b.SetBytes(int64(8 * n))
+					for b.Loop() {
+						op.f()
+					}
+				})
+			}
+		}
+	}
 }
