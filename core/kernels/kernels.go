@@ -52,6 +52,10 @@ func SumFloat64(x []float64) float64 {
 	}
 	n2 := n / 2
 	n2 -= n2 % 8
+	if n-n2 <= pairBlock && simd.Load() {
+		// two leaves: summed side by side, their chains interleaved
+		return sumPairAVX2(&x[0], n2, n)
+	}
 	return SumFloat64(x[:n2]) + SumFloat64(x[n2:])
 }
 

@@ -8,6 +8,12 @@ package kernels
 //go:noescape
 func sumLeafAVX2(p *float64, n int) float64
 
+// sumPairAVX2 is sumLeaf(p[:n2]) + sumLeaf(p[n2:n]) for a node whose
+// halves are both leaves (n-n2 <= 128), n2 as SumFloat64 splits.
+//
+//go:noescape
+func sumPairAVX2(p *float64, n2, n int) float64
+
 // maxAVX2 is the maximum of p[:n], n a positive multiple of 16, when no
 // element is NaN (nan = -1); otherwise nan is the index of a 16-element
 // step holding the first NaN and m is undefined.

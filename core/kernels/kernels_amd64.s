@@ -44,6 +44,65 @@ sumdone:
 	MOVSD X0, ret+16(FP)
 	RET
 
+// func sumPairAVX2(p *float64, n2, n int) float64
+//
+// A node of two leaves, sumLeafAVX2(p, n2) + sumLeafAVX2(p+n2, n-n2), with
+// the two leaves' additions interleaved: four dependency chains instead of
+// two. n2 is a multiple of 8 (>= 8) and n2 <= n-n2 <= min(n2+15, 128), so
+// the second leaf has at most one 8-element step more than the first.
+TEXT ·sumPairAVX2(SB), NOSPLIT, $0-32
+	MOVQ    p+0(FP), SI
+	MOVQ    n2+8(FP), DX
+	MOVQ    n+16(FP), CX
+	LEAQ    0(SI)(DX*8), DI   // the second leaf
+	SUBQ    DX, CX            // its length
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 0(DI), Y2
+	VMOVUPD 32(DI), Y3
+	MOVQ    $8, AX
+
+pairloop:
+	CMPQ   AX, DX
+	JGE    pairextra
+	VADDPD 0(SI)(AX*8), Y0, Y0
+	VADDPD 32(SI)(AX*8), Y1, Y1
+	VADDPD 0(DI)(AX*8), Y2, Y2
+	VADDPD 32(DI)(AX*8), Y3, Y3
+	ADDQ   $8, AX
+	JMP    pairloop
+
+pairextra:
+	LEAQ   8(AX), BX
+	CMPQ   BX, CX
+	JGT    paircombine
+	VADDPD 0(DI)(AX*8), Y2, Y2
+	VADDPD 32(DI)(AX*8), Y3, Y3
+	MOVQ   BX, AX
+
+paircombine:
+	VHADDPD      Y1, Y0, Y0
+	VHADDPD      Y3, Y2, Y2
+	VEXTRACTF128 $1, Y0, X1
+	VEXTRACTF128 $1, Y2, X3
+	VADDPD       X1, X0, X0
+	VADDPD       X3, X2, X2
+	VHADDPD      X0, X0, X0
+	VHADDPD      X2, X2, X2
+
+pairtail:
+	CMPQ   AX, CX
+	JGE    pairdone
+	VADDSD 0(DI)(AX*8), X2, X2
+	INCQ   AX
+	JMP    pairtail
+
+pairdone:
+	VADDSD X2, X0, X0
+	VZEROUPPER
+	MOVSD  X0, ret+24(FP)
+	RET
+
 // MINMAX folds 16 elements from SI+AX*8 into Y0..Y3 with OP (VMAXPD or
 // VMINPD) and leaves the OR of their unordered (NaN) masks in Y8.
 // VMAXPD/VMINPD drop a NaN in one operand, hence the separate masks.

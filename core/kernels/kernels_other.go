@@ -7,6 +7,7 @@ package kernels
 const hasAVX2 = false
 
 func sumLeafAVX2(p *float64, n int) float64          { panic("kernels: no AVX2") }
+func sumPairAVX2(p *float64, n2, n int) float64      { panic("kernels: no AVX2") }
 func maxAVX2(p *float64, n int) (m float64, nan int) { panic("kernels: no AVX2") }
 func minAVX2(p *float64, n int) (m float64, nan int) { panic("kernels: no AVX2") }
 func f64ToF32AVX2(dst *float32, src *float64, n int) { panic("kernels: no AVX2") }
