@@ -138,94 +138,171 @@ func pairS32(p unsafe.Pointer, n, st int64) float64 {
 	return pairS32(p, n2, st) + pairS32(unsafe.Add(p, n2*st), n-n2, st)
 }
 
-// maxRow64 is the maximum of n float64 elements st bytes apart, NaN when
-// one is NaN: Go's max builtin propagates NaN and compiles without
-// branches; 4 running results keep the dependency chains short.
+// maxRow64 is the maximum of n float64 elements st bytes apart; the first
+// NaN when one is NaN. Four elements a step are compared with the running
+// result and only a step holding a new maximum (rare after the first few
+// steps, so the branch predicts well) or a NaN folds them in: cheaper than
+// Go's max builtin on every element, whose NaN and signed-zero handling
+// takes a chain of several instructions.
 func maxRow64(p unsafe.Pointer, n, st int64) float64 {
-	inf := float64(math.Inf(-1))
-	m0, m1, m2, m3 := inf, inf, inf, inf
+	m := float64(math.Inf(-1))
 	s1, s2, s3, s4 := st, 2*st, 3*st, 4*st
 	q := p
 	i := int64(0)
 	for ; i+4 <= n; i += 4 {
-		m0 = max(m0, *(*float64)(q))
-		m1 = max(m1, *(*float64)(unsafe.Add(q, s1)))
-		m2 = max(m2, *(*float64)(unsafe.Add(q, s2)))
-		m3 = max(m3, *(*float64)(unsafe.Add(q, s3)))
+		v0 := *(*float64)(q)
+		v1 := *(*float64)(unsafe.Add(q, s1))
+		v2 := *(*float64)(unsafe.Add(q, s2))
+		v3 := *(*float64)(unsafe.Add(q, s3))
+		if !(v0 <= m && v1 <= m && v2 <= m && v3 <= m) { // a new maximum, or a NaN
+			if v0 != v0 || v1 != v1 || v2 != v2 || v3 != v3 {
+				return float64(firstNaN64(q, 4, st))
+			}
+			m = max(m, v0, v1, v2, v3)
+		}
 		q = unsafe.Add(q, s4)
 	}
 	for ; i < n; i++ {
-		m0 = max(m0, *(*float64)(q))
+		v := *(*float64)(q)
+		if !(v <= m) {
+			if v != v {
+				return float64(v)
+			}
+			m = v
+		}
 		q = unsafe.Add(q, st)
 	}
-	return float64(max(m0, m1, m2, m3))
+	return float64(m)
 }
 
-// minRow64 is the minimum of n float64 elements st bytes apart, NaN when
-// one is NaN: Go's min builtin propagates NaN and compiles without
-// branches; 4 running results keep the dependency chains short.
+// minRow64 is the minimum of n float64 elements st bytes apart; the first
+// NaN when one is NaN. Four elements a step are compared with the running
+// result and only a step holding a new minimum (rare after the first few
+// steps, so the branch predicts well) or a NaN folds them in: cheaper than
+// Go's min builtin on every element, whose NaN and signed-zero handling
+// takes a chain of several instructions.
 func minRow64(p unsafe.Pointer, n, st int64) float64 {
-	inf := float64(math.Inf(1))
-	m0, m1, m2, m3 := inf, inf, inf, inf
+	m := float64(math.Inf(1))
 	s1, s2, s3, s4 := st, 2*st, 3*st, 4*st
 	q := p
 	i := int64(0)
 	for ; i+4 <= n; i += 4 {
-		m0 = min(m0, *(*float64)(q))
-		m1 = min(m1, *(*float64)(unsafe.Add(q, s1)))
-		m2 = min(m2, *(*float64)(unsafe.Add(q, s2)))
-		m3 = min(m3, *(*float64)(unsafe.Add(q, s3)))
+		v0 := *(*float64)(q)
+		v1 := *(*float64)(unsafe.Add(q, s1))
+		v2 := *(*float64)(unsafe.Add(q, s2))
+		v3 := *(*float64)(unsafe.Add(q, s3))
+		if !(v0 >= m && v1 >= m && v2 >= m && v3 >= m) { // a new minimum, or a NaN
+			if v0 != v0 || v1 != v1 || v2 != v2 || v3 != v3 {
+				return float64(firstNaN64(q, 4, st))
+			}
+			m = min(m, v0, v1, v2, v3)
+		}
 		q = unsafe.Add(q, s4)
 	}
 	for ; i < n; i++ {
-		m0 = min(m0, *(*float64)(q))
+		v := *(*float64)(q)
+		if !(v >= m) {
+			if v != v {
+				return float64(v)
+			}
+			m = v
+		}
 		q = unsafe.Add(q, st)
 	}
-	return float64(min(m0, m1, m2, m3))
+	return float64(m)
 }
 
-// maxRow32 is the maximum of n float32 elements st bytes apart, NaN when
-// one is NaN: Go's max builtin propagates NaN and compiles without
-// branches; 4 running results keep the dependency chains short.
+// maxRow32 is the maximum of n float32 elements st bytes apart; the first
+// NaN when one is NaN. Four elements a step are compared with the running
+// result and only a step holding a new maximum (rare after the first few
+// steps, so the branch predicts well) or a NaN folds them in: cheaper than
+// Go's max builtin on every element, whose NaN and signed-zero handling
+// takes a chain of several instructions.
 func maxRow32(p unsafe.Pointer, n, st int64) float64 {
-	inf := float32(math.Inf(-1))
-	m0, m1, m2, m3 := inf, inf, inf, inf
+	m := float32(math.Inf(-1))
 	s1, s2, s3, s4 := st, 2*st, 3*st, 4*st
 	q := p
 	i := int64(0)
 	for ; i+4 <= n; i += 4 {
-		m0 = max(m0, *(*float32)(q))
-		m1 = max(m1, *(*float32)(unsafe.Add(q, s1)))
-		m2 = max(m2, *(*float32)(unsafe.Add(q, s2)))
-		m3 = max(m3, *(*float32)(unsafe.Add(q, s3)))
+		v0 := *(*float32)(q)
+		v1 := *(*float32)(unsafe.Add(q, s1))
+		v2 := *(*float32)(unsafe.Add(q, s2))
+		v3 := *(*float32)(unsafe.Add(q, s3))
+		if !(v0 <= m && v1 <= m && v2 <= m && v3 <= m) { // a new maximum, or a NaN
+			if v0 != v0 || v1 != v1 || v2 != v2 || v3 != v3 {
+				return float64(firstNaN32(q, 4, st))
+			}
+			m = max(m, v0, v1, v2, v3)
+		}
 		q = unsafe.Add(q, s4)
 	}
 	for ; i < n; i++ {
-		m0 = max(m0, *(*float32)(q))
+		v := *(*float32)(q)
+		if !(v <= m) {
+			if v != v {
+				return float64(v)
+			}
+			m = v
+		}
 		q = unsafe.Add(q, st)
 	}
-	return float64(max(m0, m1, m2, m3))
+	return float64(m)
 }
 
-// minRow32 is the minimum of n float32 elements st bytes apart, NaN when
-// one is NaN: Go's min builtin propagates NaN and compiles without
-// branches; 4 running results keep the dependency chains short.
+// minRow32 is the minimum of n float32 elements st bytes apart; the first
+// NaN when one is NaN. Four elements a step are compared with the running
+// result and only a step holding a new minimum (rare after the first few
+// steps, so the branch predicts well) or a NaN folds them in: cheaper than
+// Go's min builtin on every element, whose NaN and signed-zero handling
+// takes a chain of several instructions.
 func minRow32(p unsafe.Pointer, n, st int64) float64 {
-	inf := float32(math.Inf(1))
-	m0, m1, m2, m3 := inf, inf, inf, inf
+	m := float32(math.Inf(1))
 	s1, s2, s3, s4 := st, 2*st, 3*st, 4*st
 	q := p
 	i := int64(0)
 	for ; i+4 <= n; i += 4 {
-		m0 = min(m0, *(*float32)(q))
-		m1 = min(m1, *(*float32)(unsafe.Add(q, s1)))
-		m2 = min(m2, *(*float32)(unsafe.Add(q, s2)))
-		m3 = min(m3, *(*float32)(unsafe.Add(q, s3)))
+		v0 := *(*float32)(q)
+		v1 := *(*float32)(unsafe.Add(q, s1))
+		v2 := *(*float32)(unsafe.Add(q, s2))
+		v3 := *(*float32)(unsafe.Add(q, s3))
+		if !(v0 >= m && v1 >= m && v2 >= m && v3 >= m) { // a new minimum, or a NaN
+			if v0 != v0 || v1 != v1 || v2 != v2 || v3 != v3 {
+				return float64(firstNaN32(q, 4, st))
+			}
+			m = min(m, v0, v1, v2, v3)
+		}
 		q = unsafe.Add(q, s4)
 	}
 	for ; i < n; i++ {
-		m0 = min(m0, *(*float32)(q))
+		v := *(*float32)(q)
+		if !(v >= m) {
+			if v != v {
+				return float64(v)
+			}
+			m = v
+		}
 		q = unsafe.Add(q, st)
 	}
-	return float64(min(m0, m1, m2, m3))
+	return float64(m)
+}
+
+// firstNaN64 is the first NaN of n float64 elements st bytes apart, which
+// the caller knows holds one.
+func firstNaN64(p unsafe.Pointer, n, st int64) float64 {
+	for i := int64(0); i < n; i++ {
+		if v := *(*float64)(unsafe.Add(p, i*st)); v != v {
+			return v
+		}
+	}
+	return math.NaN()
+}
+
+// firstNaN32 is firstNaN64 for float32 elements.
+func firstNaN32(p unsafe.Pointer, n, st int64) float32 {
+	for i := int64(0); i < n; i++ {
+		if v := *(*float32)(unsafe.Add(p, i*st)); v != v {
+			return v
+		}
+	}
+	return float32(math.NaN())
 }

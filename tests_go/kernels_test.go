@@ -8,10 +8,12 @@ import (
 	"os/exec"
 	"strconv"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/godlpack/godlpack/core"
 	"github.com/godlpack/godlpack/core/kernels"
 )
 
@@ -482,4 +484,89 @@ func BenchmarkKernels(b *testing.B) {
 			}
 		}
 	}
+}
+
+// Whole reductions through core on both paths: contiguous rows (the
+// kernels) and stride-3 rows (core's strided loops) of float64 and float32
+// give numpy's pairwise sum bit for bit and the first NaN for max and min.
+func TestKernelsThroughCoreReductions(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	nan64 := []float64{math.Float64frombits(0x7ff8_0000_0000_0001), math.Float64frombits(0xfff8_0000_0000_0002)}
+	nan32 := []float64{float64(math.Float32frombits(0x7fc0_0001)), float64(math.Float32frombits(0xffc0_0002))}
+	for _, dt := range []core.DataType{core.Float64, core.Float32} {
+		nans := nan64
+		if dt == core.Float32 {
+			nans = nan32
+		}
+		for _, n := range []int{1, 5, 8, 17, 64, 129, 300, 1001} {
+			for _, nanAt := range []int{-1, 0, n / 2, n - 1} {
+				vals := randF64(r, 3*n)
+				if dt == core.Float32 {
+					for i, v := range vals {
+						vals[i] = float64(float32(v))
+					}
+				}
+				full := redIn(t, dt, []int64{int64(3 * n)}, vals)
+				strided, err := full.Slice(0, 0, int64(3*n), 3)
+				require.NoError(t, err)
+				contig, err := full.Slice(0, 0, int64(n), 1)
+				require.NoError(t, err)
+				views := map[string]*core.Array{"contiguous": contig, "stride 3": strided}
+				if nanAt >= 0 {
+					// the same NaN positions in both views: elements nanAt
+					// (first NaN) and n-1 (a later one of other bits)
+					setF(full, dt, nanAt, nans[1])
+					setF(full, dt, 3*nanAt, nans[1])
+					setF(full, dt, n-1, nans[1])
+					setF(full, dt, 3*(n-1), nans[1])
+					setF(full, dt, nanAt, nans[0])
+					setF(full, dt, 3*nanAt, nans[0])
+				}
+				for name, v := range views {
+					x := redOut(t, v)
+					paths(t, func(path string) {
+						what := func(op string) string {
+							return path + " " + dt.String() + " " + name + " " + op + " n=" + strconv.Itoa(n) + " nan at " + strconv.Itoa(nanAt)
+						}
+						for _, c := range []struct {
+							op   core.ReduceOp
+							want float64
+						}{
+							{core.ReduceSum, pairRef(x)},
+							{core.ReduceMax, extRef(x, true)},
+							{core.ReduceMin, extRef(x, false)},
+						} {
+							res, err := reduceGo(t, c.op, v, redOpts{}, false)
+							require.NoError(t, err)
+							got := redOut(t, res)[0]
+							res.Release()
+							want := c.want
+							if dt == core.Float32 {
+								want = float64(float32(want))
+							}
+							if c.op == core.ReduceSum && want != want {
+								// which NaN an addition keeps is the hardware's
+								require.True(t, math.IsNaN(got), what("sum()"))
+								continue
+							}
+							require.Equal(t, math.Float64bits(want), math.Float64bits(got), "%s: %v != %v", what(c.op.String()), got, want)
+						}
+					})
+				}
+				contig.Release()
+				strided.Release()
+				full.Release()
+			}
+		}
+	}
+}
+
+// setF stores v (as dt) at element i of the contiguous array a.
+func setF(a *core.Array, dt core.DataType, i int, v float64) {
+	b, _ := a.Bytes()
+	if dt == core.Float32 {
+		*(*float32)(unsafe.Pointer(&b[4*i])) = float32(v)
+		return
+	}
+	*(*float64)(unsafe.Pointer(&b[8*i])) = v
 }

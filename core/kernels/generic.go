@@ -29,40 +29,40 @@ func sumLeaf(x []float64) float64 {
 	return s
 }
 
-// maxGo: Go's max builtin propagates NaN without branches; 4 running
-// results keep the dependency chains short.
+// maxGo is the maximum of x, its first NaN when it holds one. Four
+// elements a step are compared with the running result; only a step with
+// a new maximum (rare after the first few) or a NaN folds them in. Go's
+// max builtin on every element is slower: its NaN and signed-zero handling
+// is a chain of several instructions.
 func maxGo(x []float64) float64 {
-	inf := math.Inf(-1)
-	m0, m1, m2, m3 := inf, inf, inf, inf
+	m := math.Inf(-1)
 	i := 0
 	for ; i+4 <= len(x); i += 4 {
 		a := (*[4]float64)(x[i : i+4])
-		m0 = max(m0, a[0])
-		m1 = max(m1, a[1])
-		m2 = max(m2, a[2])
-		m3 = max(m3, a[3])
+		if !(a[0] <= m && a[1] <= m && a[2] <= m && a[3] <= m) {
+			if a[0] != a[0] || a[1] != a[1] || a[2] != a[2] || a[3] != a[3] {
+				return firstNaN(a[:])
+			}
+			m = max(m, a[0], a[1], a[2], a[3])
+		}
 	}
-	for _, v := range x[i:] {
-		m0 = max(m0, v)
-	}
-	return max(m0, m1, m2, m3)
+	return maxTail(m, x[i:])
 }
 
+// minGo is maxGo for the minimum.
 func minGo(x []float64) float64 {
-	inf := math.Inf(1)
-	m0, m1, m2, m3 := inf, inf, inf, inf
+	m := math.Inf(1)
 	i := 0
 	for ; i+4 <= len(x); i += 4 {
 		a := (*[4]float64)(x[i : i+4])
-		m0 = min(m0, a[0])
-		m1 = min(m1, a[1])
-		m2 = min(m2, a[2])
-		m3 = min(m3, a[3])
+		if !(a[0] >= m && a[1] >= m && a[2] >= m && a[3] >= m) {
+			if a[0] != a[0] || a[1] != a[1] || a[2] != a[2] || a[3] != a[3] {
+				return firstNaN(a[:])
+			}
+			m = min(m, a[0], a[1], a[2], a[3])
+		}
 	}
-	for _, v := range x[i:] {
-		m0 = min(m0, v)
-	}
-	return min(m0, m1, m2, m3)
+	return minTail(m, x[i:])
 }
 
 func f64ToF32(dst []float32, src []float64) {

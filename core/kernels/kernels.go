@@ -74,10 +74,7 @@ func MaxFloat64(x []float64) float64 {
 		}
 		return firstNaN(x[nan:])
 	}
-	if m := maxGo(x); m == m {
-		return m
-	}
-	return firstNaN(x)
+	return maxGo(x)
 }
 
 // MinFloat64 is the minimum of x, +Inf when x is empty; the first NaN of x
@@ -91,14 +88,10 @@ func MinFloat64(x []float64) float64 {
 		}
 		return firstNaN(x[nan:])
 	}
-	if m := minGo(x); m == m {
-		return m
-	}
-	return firstNaN(x)
+	return minGo(x)
 }
 
-// maxTail folds the last few elements into m, as the Go builtin does:
-// NaN wins.
+// maxTail folds the last few elements into m; the first NaN wins.
 func maxTail(m float64, x []float64) float64 {
 	for _, v := range x {
 		if v != v {
@@ -120,8 +113,7 @@ func minTail(m float64, x []float64) float64 {
 }
 
 // firstNaN is the first NaN of x, which the caller knows holds one: the
-// one numpy returns, sign and payload included (Go's max and min builtins
-// return some NaN).
+// one numpy returns, sign and payload included.
 func firstNaN(x []float64) float64 {
 	for _, v := range x {
 		if v != v {
