@@ -15,8 +15,8 @@ func sumLeafAVX2(p *float64, n int) float64
 func sumPairAVX2(p *float64, n2, n int) float64
 
 // maxAVX2 is the maximum of p[:n], n a positive multiple of 16, when no
-// element is NaN (nan = -1); otherwise nan is the index of a 16-element
-// step holding the first NaN and m is undefined.
+// element is NaN (nan = -1); otherwise nan is an index at or before the
+// first NaN (the start of the step that met it) and m is undefined.
 //
 //go:noescape
 func maxAVX2(p *float64, n int) (m float64, nan int)

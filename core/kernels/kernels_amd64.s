@@ -103,42 +103,57 @@ pairdone:
 	MOVSD  X0, ret+24(FP)
 	RET
 
-// MINMAX folds 16 elements from SI+AX*8 into Y0..Y3 with OP (VMAXPD or
-// VMINPD) and leaves the OR of their unordered (NaN) masks in Y8.
-// VMAXPD/VMINPD drop a NaN in one operand, hence the separate masks.
-#define MINMAX(OP) \
-	VMOVUPD 0(SI)(AX*8), Y4    \
-	VMOVUPD 32(SI)(AX*8), Y5   \
-	VMOVUPD 64(SI)(AX*8), Y6   \
-	VMOVUPD 96(SI)(AX*8), Y7   \
-	OP      Y4, Y0, Y0         \
-	OP      Y5, Y1, Y1         \
-	OP      Y6, Y2, Y2         \
-	OP      Y7, Y3, Y3         \
-	VCMPPD  $3, Y4, Y4, Y8     \
-	VCMPPD  $3, Y5, Y5, Y9     \
-	VCMPPD  $3, Y6, Y6, Y10    \
-	VCMPPD  $3, Y7, Y7, Y11    \
-	VORPD   Y9, Y8, Y8         \
-	VORPD   Y11, Y10, Y10      \
+// MINMAX folds 16 elements from SI+AX*8+OFF into Y0..Y3 with OP (VMAXPD or
+// VMINPD) and ORs their NaN mask into Y8. VMAXPD and VMINPD drop a NaN in
+// one operand, hence the mask: an unordered compare of two vectors is true
+// where either holds a NaN.
+#define MINMAX(OP, OFF) \
+	VMOVUPD OFF+0(SI)(AX*8), Y4   \
+	VMOVUPD OFF+32(SI)(AX*8), Y5  \
+	VMOVUPD OFF+64(SI)(AX*8), Y6  \
+	VMOVUPD OFF+96(SI)(AX*8), Y7  \
+	OP      Y4, Y0, Y0            \
+	OP      Y5, Y1, Y1            \
+	OP      Y6, Y2, Y2            \
+	OP      Y7, Y3, Y3            \
+	VCMPPD  $3, Y5, Y4, Y9        \
+	VCMPPD  $3, Y7, Y6, Y10       \
+	VORPD   Y9, Y8, Y8            \
 	VORPD   Y10, Y8, Y8
 
 // MINMAXBODY is the whole of maxAVX2 / minAVX2 between loading the
-// arguments (SI = p, CX = n) and storing the results (X0 = m, AX = nan);
-// the first step seeds the accumulators with its own elements.
+// arguments (SI = p, CX = n) and storing the results (X0 = m, AX = nan).
+// The first 16 elements seed the accumulators; then 32 a step, and the NaN
+// mask is tested once a step; a last step of 16 where n%32 == 16.
 #define MINMAXBODY(OP, SOP) \
 	XORQ    AX, AX             \
 	VMOVUPD 0(SI), Y0          \
 	VMOVUPD 32(SI), Y1         \
 	VMOVUPD 64(SI), Y2         \
 	VMOVUPD 96(SI), Y3         \
-loop:                          \
-	MINMAX(OP)                 \
+	VCMPPD  $3, Y1, Y0, Y8     \
+	VCMPPD  $3, Y3, Y2, Y9     \
+	VORPD   Y9, Y8, Y8         \
 	VPTEST  Y8, Y8             \
 	JNZ     done               \
-	ADDQ    $16, AX            \
+	MOVQ    $16, AX            \
+	LEAQ    -32(CX), DX        \
+loop32:                        \
+	CMPQ    AX, DX             \
+	JGT     last16             \
+	MINMAX(OP, 0)              \
+	MINMAX(OP, 128)            \
+	VPTEST  Y8, Y8             \
+	JNZ     done               \
+	ADDQ    $32, AX            \
+	JMP     loop32             \
+last16:                        \
 	CMPQ    AX, CX             \
-	JLT     loop               \
+	JGE     fold               \
+	MINMAX(OP, 0)              \
+	VPTEST  Y8, Y8             \
+	JNZ     done               \
+fold:                          \
 	OP      Y1, Y0, Y0         \
 	OP      Y3, Y2, Y2         \
 	OP      Y2, Y0, Y0         \
