@@ -6,6 +6,17 @@ import "math"
 // and the reference the assembly is tested against. Keep each in step with
 // its assembly twin in kernels_amd64.s.
 
+// sumGo is SumFloat64 in Go (n >= 8).
+func sumGo(x []float64) float64 {
+	n := len(x)
+	if n <= pairBlock {
+		return sumLeaf(x)
+	}
+	n2 := n / 2
+	n2 -= n2 % 8
+	return sumGo(x[:n2]) + sumGo(x[n2:])
+}
+
 // sumLeaf is a pairwise leaf (8 <= len(x) <= 128) in numpy's order.
 func sumLeaf(x []float64) float64 {
 	r0, r1, r2, r3 := x[0], x[1], x[2], x[3]

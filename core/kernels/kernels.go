@@ -29,6 +29,14 @@ func SetSIMD(on bool) (prev bool) { return simd.Swap(on && hasAVX2) }
 // pairBlock is the leaf of the pairwise sum (numpy's PW_BLOCKSIZE).
 const pairBlock = 128
 
+// batchLeaves is the most leaves summed in one call of the AVX2 kernel; a
+// node of up to batchMax elements has at most that many (a node of more
+// than 128 elements halves into rows of at least 64).
+const (
+	batchLeaves = 128
+	batchMax    = 64 * batchLeaves
+)
+
 // SumFloat64 is numpy's pairwise sum of x: leaves of at most 128 elements
 // summed with 8 partial sums, combined ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7))
 // and followed by the leaf's last len%8 elements in order; longer rows
@@ -44,19 +52,48 @@ func SumFloat64(x []float64) float64 {
 		}
 		return s
 	}
-	if n <= pairBlock {
-		if simd.Load() {
-			return sumLeafAVX2(&x[0], n)
-		}
-		return sumLeaf(x)
+	if !simd.Load() {
+		return sumGo(x)
+	}
+	if n <= batchMax {
+		// The leaves of the node in one call (one stream through memory),
+		// then the additions of the tree above them.
+		var lens [batchLeaves]int
+		var sums [batchLeaves]float64
+		k := leafLens(n, &lens, 0)
+		sumLeavesAVX2(&x[0], &lens[0], k, &sums[0])
+		i := 0
+		return combine(n, &sums, &i)
 	}
 	n2 := n / 2
 	n2 -= n2 % 8
-	if n-n2 <= pairBlock && simd.Load() {
-		// two leaves: summed side by side, their chains interleaved
-		return sumPairAVX2(&x[0], n2, n)
-	}
 	return SumFloat64(x[:n2]) + SumFloat64(x[n2:])
+}
+
+// leafLens appends the lengths of the leaves of a node of n >= 8 elements
+// to lens from index k, in order, and returns the new count.
+func leafLens(n int, lens *[batchLeaves]int, k int) int {
+	if n <= pairBlock {
+		lens[k] = n
+		return k + 1
+	}
+	n2 := n / 2
+	n2 -= n2 % 8
+	return leafLens(n-n2, lens, leafLens(n2, lens, k))
+}
+
+// combine adds the leaf sums of a node of n >= 8 elements from sums[*i]
+// on, as the recursion of SumFloat64 would.
+func combine(n int, sums *[batchLeaves]float64, i *int) float64 {
+	if n <= pairBlock {
+		s := sums[*i]
+		*i++
+		return s
+	}
+	n2 := n / 2
+	n2 -= n2 % 8
+	l := combine(n2, sums, i)
+	return l + combine(n-n2, sums, i)
 }
 
 // simdMin is the row length from which the AVX2 min/max run (they take

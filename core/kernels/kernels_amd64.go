@@ -3,16 +3,11 @@ package kernels
 // The AVX2 kernels of kernels_amd64.s. Callers guarantee the lengths each
 // one states; none keeps a pointer past its return.
 
-// sumLeafAVX2 is sumLeaf of p[:n], 8 <= n <= 128.
+// sumLeavesAVX2 sets sums[j] to sumLeaf of the j-th of k consecutive rows
+// from p, of lens[j] elements each (8 <= lens[j] <= 128).
 //
 //go:noescape
-func sumLeafAVX2(p *float64, n int) float64
-
-// sumPairAVX2 is sumLeaf(p[:n2]) + sumLeaf(p[n2:n]) for a node whose
-// halves are both leaves (n-n2 <= 128), n2 as SumFloat64 splits.
-//
-//go:noescape
-func sumPairAVX2(p *float64, n2, n int) float64
+func sumLeavesAVX2(p *float64, lens *int, k int, sums *float64)
 
 // maxAVX2 is the maximum of p[:n], n a positive multiple of 16, when no
 // element is NaN (nan = -1); otherwise nan is an index at or before the

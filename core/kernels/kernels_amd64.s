@@ -5,14 +5,26 @@
 // VZEROUPPER: Go code after it uses SSE instructions, which would pay for
 // dirty upper halves of the YMM registers.
 
-// func sumLeafAVX2(p *float64, n int) float64
+// func sumLeavesAVX2(p *float64, lens *int, k int, sums *float64)
 //
-// numpy's pairwise leaf: Y0 holds the partial sums r0..r3 and Y1 r4..r7 of
-// element i%8; they are combined ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)) and
-// the last n%8 elements are added one by one.
-TEXT ·sumLeafAVX2(SB), NOSPLIT, $0-24
-	MOVQ    p+0(FP), SI
-	MOVQ    n+8(FP), CX
+// sums[j] = numpy's pairwise leaf of the j-th of k consecutive rows of
+// lens[j] elements (8 <= lens[j] <= 128) from p: Y0 holds the partial sums
+// r0..r3 and Y1 r4..r7 of element i%8; they are combined
+// ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)) and the last lens[j]%8 elements
+// added one by one. One call reads its leaves as one stream: the hardware
+// prefetchers keep up with it on rows from memory, where leaves summed two
+// at a time (two streams) or software prefetching fell behind numpy.
+TEXT ·sumLeavesAVX2(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), SI
+	MOVQ lens+8(FP), BX
+	MOVQ k+16(FP), R8
+	MOVQ sums+24(FP), DI
+	XORQ R9, R9
+
+leaf:
+	CMPQ    R9, R8
+	JGE     leavesdone
+	MOVQ    0(BX)(R9*8), CX
 	VMOVUPD 0(SI), Y0
 	VMOVUPD 32(SI), Y1
 	MOVQ    $8, AX
@@ -34,73 +46,19 @@ sumcombine:
 
 sumtail:
 	CMPQ   AX, CX
-	JGE    sumdone
+	JGE    leafdone
 	VADDSD 0(SI)(AX*8), X0, X0
 	INCQ   AX
 	JMP    sumtail
 
-sumdone:
+leafdone:
+	MOVSD X0, 0(DI)(R9*8)
+	LEAQ  0(SI)(CX*8), SI
+	INCQ  R9
+	JMP   leaf
+
+leavesdone:
 	VZEROUPPER
-	MOVSD X0, ret+16(FP)
-	RET
-
-// func sumPairAVX2(p *float64, n2, n int) float64
-//
-// A node of two leaves, sumLeafAVX2(p, n2) + sumLeafAVX2(p+n2, n-n2), with
-// the two leaves' additions interleaved: four dependency chains instead of
-// two. n2 is a multiple of 8 (>= 8) and n2 <= n-n2 <= min(n2+15, 128), so
-// the second leaf has at most one 8-element step more than the first.
-TEXT ·sumPairAVX2(SB), NOSPLIT, $0-32
-	MOVQ    p+0(FP), SI
-	MOVQ    n2+8(FP), DX
-	MOVQ    n+16(FP), CX
-	LEAQ    0(SI)(DX*8), DI   // the second leaf
-	SUBQ    DX, CX            // its length
-	VMOVUPD 0(SI), Y0
-	VMOVUPD 32(SI), Y1
-	VMOVUPD 0(DI), Y2
-	VMOVUPD 32(DI), Y3
-	MOVQ    $8, AX
-
-pairloop:
-	CMPQ   AX, DX
-	JGE    pairextra
-	VADDPD 0(SI)(AX*8), Y0, Y0
-	VADDPD 32(SI)(AX*8), Y1, Y1
-	VADDPD 0(DI)(AX*8), Y2, Y2
-	VADDPD 32(DI)(AX*8), Y3, Y3
-	ADDQ   $8, AX
-	JMP    pairloop
-
-pairextra:
-	LEAQ   8(AX), BX
-	CMPQ   BX, CX
-	JGT    paircombine
-	VADDPD 0(DI)(AX*8), Y2, Y2
-	VADDPD 32(DI)(AX*8), Y3, Y3
-	MOVQ   BX, AX
-
-paircombine:
-	VHADDPD      Y1, Y0, Y0
-	VHADDPD      Y3, Y2, Y2
-	VEXTRACTF128 $1, Y0, X1
-	VEXTRACTF128 $1, Y2, X3
-	VADDPD       X1, X0, X0
-	VADDPD       X3, X2, X2
-	VHADDPD      X0, X0, X0
-	VHADDPD      X2, X2, X2
-
-pairtail:
-	CMPQ   AX, CX
-	JGE    pairdone
-	VADDSD 0(DI)(AX*8), X2, X2
-	INCQ   AX
-	JMP    pairtail
-
-pairdone:
-	VADDSD X2, X0, X0
-	VZEROUPPER
-	MOVSD  X0, ret+24(FP)
 	RET
 
 // MINMAX folds 16 elements from SI+AX*8+OFF into Y0..Y3 with OP (VMAXPD or
