@@ -570,3 +570,50 @@ func setF(a *core.Array, dt core.DataType, i int, v float64) {
 	}
 	*(*float64)(unsafe.Pointer(&b[8*i])) = v
 }
+
+// The strided copy (eight elements a step, then the tail) of every element
+// size, every tail length, forwards and backwards.
+func TestStridedCopyEveryTail(t *testing.T) {
+	t.Parallel()
+	for _, dt := range []core.DataType{core.Uint8, core.Uint16, core.Float32, core.Float64, core.Complex128} {
+		k := int(dt.ItemSize())
+		for _, n := range append(kernelLens()[:41], 1001) {
+			for _, step := range []int64{3, -2} {
+				m := 3 * n
+				base, err := core.Zeros(dt, int64(m))
+				require.NoError(t, err)
+				b, err := base.Bytes()
+				require.NoError(t, err)
+				for i := range b {
+					b[i] = byte(i*7 + i/251)
+				}
+				start, stop := int64(0), int64(m)
+				if step < 0 {
+					start, stop = int64(m)-1, -int64(m)-1 // the whole axis backwards
+				}
+				v, err := base.Slice(0, start, stop, step)
+				require.NoError(t, err)
+				c, err := v.Copy()
+				require.NoError(t, err)
+				got, err := c.Bytes()
+				require.NoError(t, err)
+				as := int(step)
+				if as < 0 {
+					as = -as
+				}
+				require.Equal(t, int64((m+as-1)/as), v.Size(), "%v n=%d step=%d", dt, n, step)
+				require.Equal(t, int(v.Size())*k, len(got))
+				for i := 0; i < int(v.Size()); i++ {
+					j := i * int(step)
+					if step < 0 {
+						j = m - 1 + j
+					}
+					require.Equal(t, b[j*k:(j+1)*k], got[i*k:(i+1)*k], "%v n=%d step=%d element %d", dt, n, step, i)
+				}
+				c.Release()
+				v.Release()
+				base.Release()
+			}
+		}
+	}
+}
