@@ -396,6 +396,8 @@ func TestKernelsAllocateNothing(t *testing.T) {
 	paths(t, func(path string) {
 		allocs := testing.AllocsPerRun(5, func() {
 			_ = kernels.SumFloat64(x)
+			_ = kernels.SumFloat64(x[:100])
+			_ = kernels.SumFloat64(x[:5000])
 			_ = kernels.MaxFloat64(x)
 			_ = kernels.MinFloat64(x)
 			kernels.Float64ToFloat32(f32, x)

@@ -55,6 +55,11 @@ func SumFloat64(x []float64) float64 {
 	if !simd.Load() {
 		return sumGo(x)
 	}
+	if n <= pairBlock { // one leaf: no arrays to clear
+		var s float64
+		sumLeavesAVX2(&x[0], &n, 1, &s)
+		return s
+	}
 	if n <= batchMax {
 		// The leaves of the node in one call (one stream through memory),
 		// then the additions of the tree above them.
