@@ -84,6 +84,10 @@ func leafLens(n int, lens *[batchLeaves]int, k int) int {
 	}
 	n2 := n / 2
 	n2 -= n2 % 8
+	if n-n2 <= pairBlock { // two leaves (most nodes): no calls
+		lens[k], lens[k+1] = n2, n-n2
+		return k + 2
+	}
 	return leafLens(n-n2, lens, leafLens(n2, lens, k))
 }
 
@@ -97,6 +101,11 @@ func combine(n int, sums *[batchLeaves]float64, i *int) float64 {
 	}
 	n2 := n / 2
 	n2 -= n2 % 8
+	if n-n2 <= pairBlock { // two leaves
+		s := sums[*i] + sums[*i+1]
+		*i += 2
+		return s
+	}
 	l := combine(n2, sums, i)
 	return l + combine(n-n2, sums, i)
 }

@@ -29,14 +29,15 @@ leaf:
 	VMOVUPD 32(SI), Y1
 	MOVQ    $8, AX
 	LEAQ    -8(CX), DX
+	CMPQ    AX, DX
+	JGT     sumcombine
 
 sumloop:
-	CMPQ   AX, DX
-	JGT    sumcombine
 	VADDPD 0(SI)(AX*8), Y0, Y0
 	VADDPD 32(SI)(AX*8), Y1, Y1
 	ADDQ   $8, AX
-	JMP    sumloop
+	CMPQ   AX, DX
+	JLE    sumloop
 
 sumcombine:
 	VHADDPD      Y1, Y0, Y0  // r0+r1, r4+r5, r2+r3, r6+r7
