@@ -1,7 +1,7 @@
 #include "textflag.h"
 
 // AVX2 kernels; their Go twins in generic.go give the same results (see
-// doc.go for the two exceptions of min and max). Every kernel ends with
+// doc.go for the one exception: the sign of a zero max or min). Every kernel ends with
 // VZEROUPPER: Go code after it uses SSE instructions, which would pay for
 // dirty upper halves of the YMM registers.
 
