@@ -97,15 +97,16 @@ leavesdone:
 	JNZ     done               \
 	MOVQ    $16, AX            \
 	LEAQ    -32(CX), DX        \
-loop32:                        \
 	CMPQ    AX, DX             \
 	JGT     last16             \
+loop32:                        \
 	MINMAX(OP, 0)              \
 	MINMAX(OP, 128)            \
 	VPTEST  Y8, Y8             \
 	JNZ     done               \
 	ADDQ    $32, AX            \
-	JMP     loop32             \
+	CMPQ    AX, DX             \
+	JLE     loop32             \
 last16:                        \
 	CMPQ    AX, CX             \
 	JGE     fold               \
