@@ -3,6 +3,8 @@ package core
 import (
 	"math"
 	"unsafe"
+
+	"github.com/godlpack/godlpack/core/kernels"
 )
 
 // Row kernels of ConvertInto: n elements from sp (byte stride ss) to dp
@@ -18,15 +20,8 @@ type cplx interface{ complex64 | complex128 }
 type number interface{ native | cplx }
 
 func convRow(d, s convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
-	if n >= vecMin && ds == d.size && ss == s.size {
-		switch {
-		case s.k == kF64 && d.k == kF32:
-			vecF64F32(dp, sp, n)
-			return
-		case s.k == kF32 && d.k == kBF16:
-			vecF32BF16(dp, sp, n)
-			return
-		}
+	if ds == d.size && ss == s.size && contigRow(d.k, s.k, dp, sp, n) {
+		return
 	}
 	switch {
 	case s.k.native() && d.k.native():
@@ -48,6 +43,22 @@ func convRow(d, s convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
 			withNative(s.k, toC128Row{}, dp, sp, n, ds, ss)
 		}
 	}
+}
+
+// contigRow converts a contiguous row of the pairs core/kernels has loops
+// for (AVX2 where the CPU has it), and reports whether it did.
+func contigRow(d, s ckind, dp, sp unsafe.Pointer, n int64) bool {
+	switch {
+	case s == kF64 && d == kF32:
+		kernels.Float64ToFloat32(unsafe.Slice((*float32)(dp), n), unsafe.Slice((*float64)(sp), n))
+	case s == kF32 && d == kBF16:
+		kernels.Float32ToBFloat16(unsafe.Slice((*uint16)(dp), n), unsafe.Slice((*float32)(sp), n))
+	case s == kI64 && d == kF64:
+		kernels.Int64ToFloat64(unsafe.Slice((*float64)(dp), n), unsafe.Slice((*int64)(sp), n))
+	default:
+		return false
+	}
+	return true
 }
 
 // nativeTarget is a kernel over one native source type; withNative calls it

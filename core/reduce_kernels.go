@@ -3,6 +3,8 @@ package core
 import (
 	"math"
 	"unsafe"
+
+	"github.com/godlpack/godlpack/core/kernels"
 )
 
 // Reduction kernels.
@@ -16,7 +18,8 @@ import (
 //
 // Rows of float64 and float32 are read in place: pairwise sums in blocks of
 // 128 with 8 partial sums (numpy's scheme), and min/max with Go's NaN-
-// propagating builtins (reduce_rows.go). Other dtypes
+// propagating builtins (reduce_rows.go); contiguous float64 rows go to
+// core/kernels (AVX2 where the CPU has it). Other dtypes
 // are converted 128 elements at a time into a buffer of the accumulator type
 // on the stack, then folded. Nothing is allocated on the Go heap.
 
@@ -334,7 +337,7 @@ func minNaN(a, b float64) float64 {
 func (r *Reduction) sumF(p unsafe.Pointer, n, st int64) float64 {
 	switch {
 	case r.in == inF64 && st == 8:
-		return pairC64(p, n)
+		return kernels.SumFloat64(unsafe.Slice((*float64)(p), n))
 	case r.in == inF64:
 		return pairS64(p, n, st)
 	case r.in == inF32 && st == 4:
@@ -361,7 +364,7 @@ func (r *Reduction) pairBuf(p unsafe.Pointer, n, st int64) float64 {
 	if n <= blk {
 		var buf [blk]float64
 		r.loadF(&buf, p, n, st)
-		return pairC64(unsafe.Pointer(&buf[0]), n)
+		return kernels.SumFloat64(buf[:n])
 	}
 	n2 := n / 2
 	n2 -= n2 % 8
@@ -385,7 +388,12 @@ func (r *Reduction) prodF(p unsafe.Pointer, n, st int64) float64 {
 func (r *Reduction) extF(p unsafe.Pointer, n, st int64, isMax bool) float64 {
 	switch r.in {
 	case inF64:
-		if isMax {
+		switch {
+		case st == 8 && isMax:
+			return kernels.MaxFloat64(unsafe.Slice((*float64)(p), n))
+		case st == 8:
+			return kernels.MinFloat64(unsafe.Slice((*float64)(p), n))
+		case isMax:
 			return maxRow64(p, n, st)
 		}
 		return minRow64(p, n, st)
@@ -404,9 +412,9 @@ func (r *Reduction) extF(p unsafe.Pointer, n, st int64, isMax bool) float64 {
 		k := min(blk, n-i)
 		r.loadF(&buf, unsafe.Add(p, i*st), k, st)
 		if isMax {
-			m = maxNaN(m, maxRow64(unsafe.Pointer(&buf[0]), k, 8))
+			m = maxNaN(m, kernels.MaxFloat64(buf[:k]))
 		} else {
-			m = minNaN(m, minRow64(unsafe.Pointer(&buf[0]), k, 8))
+			m = minNaN(m, kernels.MinFloat64(buf[:k]))
 		}
 		if m != m {
 			return m

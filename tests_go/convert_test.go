@@ -250,9 +250,9 @@ func TestConvertIntegersAndLayouts(t *testing.T) {
 	assert.Equal(t, []byte{1, 0}, convBytes(t, core.Float64, core.Bool, f64Bytes(math.NaN(), math.Copysign(0, -1)), 2, 1))
 }
 
-// The vectorised C rows (long contiguous float64 -> float32 and float32 ->
-// bfloat16) give the Go loops' results: compare a long row with the same
-// values converted in short strided pieces.
+// The contiguous rows of core/kernels (float64 -> float32, float32 ->
+// bfloat16; AVX2 where the CPU has it) give the strided Go loops' results:
+// compare a long row with the same values converted in short strided pieces.
 func TestConvertVectorRowsMatchScalar(t *testing.T) {
 	const n = 4096
 	v := make([]float64, n)
