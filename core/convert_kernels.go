@@ -172,8 +172,8 @@ func cvt[S, D native](dp, sp unsafe.Pointer, n, ds, ss int64) {
 		return
 	}
 	for i := int64(0); i < n; i++ {
-		*(*D)(dp) = D(*(*S)(sp))
-		dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+		*(*D)(pd) = D(*(*S)(ps))
 	}
 }
 
@@ -199,8 +199,8 @@ func toBoolRow(s convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
 		toBool[complex128](dp, sp, n, ds, ss)
 	default:
 		for i := int64(0); i < n; i++ {
-			*(*uint8)(dp) = b2u8(loadNarrow(s, sp) != 0) // NaN != 0
-			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+			*(*uint8)(pd) = b2u8(loadNarrow(s, ps) != 0) // NaN != 0
 		}
 	}
 }
@@ -215,8 +215,8 @@ func b2u8(b bool) uint8 {
 // toBool is v != 0 (for floats -0.0 is false and NaN true).
 func toBool[S number](dp, sp unsafe.Pointer, n, ds, ss int64) {
 	for i := int64(0); i < n; i++ {
-		*(*uint8)(dp) = b2u8(*(*S)(sp) != 0)
-		dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+		*(*uint8)(pd) = b2u8(*(*S)(ps) != 0)
 	}
 }
 
@@ -244,20 +244,20 @@ func fromBoolRow(d convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
 			c[v] = encodeNarrow(d, float32(v))
 		}
 		for i := int64(0); i < n; i++ {
-			storeCode(d, dp, c[b2u8(*(*uint8)(sp) != 0)])
-			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+			storeCode(d, pd, c[b2u8(*(*uint8)(ps) != 0)])
 		}
 	}
 }
 
 func fromBool[D number](dp, sp unsafe.Pointer, n, ds, ss int64) {
 	for i := int64(0); i < n; i++ {
+		pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
 		var v D
-		if *(*uint8)(sp) != 0 {
+		if *(*uint8)(ps) != 0 {
 			v = 1
 		}
-		*(*D)(dp) = v
-		dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		*(*D)(pd) = v
 	}
 }
 
@@ -293,15 +293,15 @@ func (toC128Row) f64(dp, sp unsafe.Pointer, n, ds, ss int64) { toC128[float64](d
 // through float64 first), as numpy does.
 func toC64[S native](dp, sp unsafe.Pointer, n, ds, ss int64) {
 	for i := int64(0); i < n; i++ {
-		*(*complex64)(dp) = complex(float32(*(*S)(sp)), 0)
-		dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+		*(*complex64)(pd) = complex(float32(*(*S)(ps)), 0)
 	}
 }
 
 func toC128[S native](dp, sp unsafe.Pointer, n, ds, ss int64) {
 	for i := int64(0); i < n; i++ {
-		*(*complex128)(dp) = complex(float64(*(*S)(sp)), 0)
-		dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+		pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+		*(*complex128)(pd) = complex(float64(*(*S)(ps)), 0)
 	}
 }
 
@@ -310,13 +310,13 @@ func fromComplexRow(d, s ckind, dp, sp unsafe.Pointer, n, ds, ss int64) {
 	switch {
 	case s == kC64 && d == kC128:
 		for i := int64(0); i < n; i++ {
-			*(*complex128)(dp) = complex128(*(*complex64)(sp))
-			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+			*(*complex128)(pd) = complex128(*(*complex64)(ps))
 		}
 	case s == kC128 && d == kC64:
 		for i := int64(0); i < n; i++ {
-			*(*complex64)(dp) = complex64(*(*complex128)(sp))
-			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+			*(*complex64)(pd) = complex64(*(*complex128)(ps))
 		}
 	case s == kC64:
 		// The real part is the first float32 of each element.
@@ -364,37 +364,37 @@ func fromNarrowRow(d, s convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
 	switch {
 	case d.k == kF64 && s.k == kF16:
 		for i := int64(0); i < n; i++ {
-			*(*float64)(dp) = f16ToF64(*(*uint16)(sp))
-			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+			*(*float64)(pd) = f16ToF64(*(*uint16)(ps))
 		}
 	case d.k == kF32 && s.k == kBF16:
 		for i := int64(0); i < n; i++ {
-			*(*uint32)(dp) = uint32(*(*uint16)(sp)) << 16
-			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+			*(*uint32)(pd) = uint32(*(*uint16)(ps)) << 16
 		}
 	case d.k.native():
 		withNative(d.k, fromNarrow{s}, dp, sp, n, ds, ss)
 	case d.k == kC64:
 		for i := int64(0); i < n; i++ {
-			*(*complex64)(dp) = complex(loadNarrow(s, sp), 0)
-			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+			*(*complex64)(pd) = complex(loadNarrow(s, ps), 0)
 		}
 	case d.k == kC128:
 		for i := int64(0); i < n; i++ {
-			*(*complex128)(dp) = complex(float64(loadNarrow(s, sp)), 0)
-			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+			*(*complex128)(pd) = complex(float64(loadNarrow(s, ps)), 0)
 		}
 	case d.k == kF16:
 		// ml_dtypes' float16 NaN is the quiet NaN; a float16 source is
 		// the same dtype (a copy) and never gets here.
 		for i := int64(0); i < n; i++ {
-			*(*uint16)(dp) = f16FromF32Quiet(loadNarrow(s, sp))
-			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+			*(*uint16)(pd) = f16FromF32Quiet(loadNarrow(s, ps))
 		}
 	default:
 		for i := int64(0); i < n; i++ {
-			storeCode(d, dp, encodeNarrow(d, loadNarrow(s, sp)))
-			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+			storeCode(d, pd, encodeNarrow(d, loadNarrow(s, ps)))
 		}
 	}
 }
@@ -438,19 +438,19 @@ func narrowTo[D native](s convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
 	switch s.k {
 	case kF16:
 		for i := int64(0); i < n; i++ {
-			*(*D)(dp) = D(Float16ToFloat32(*(*uint16)(sp)))
-			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+			*(*D)(pd) = D(Float16ToFloat32(*(*uint16)(ps)))
 		}
 	case kBF16:
 		for i := int64(0); i < n; i++ {
-			*(*D)(dp) = D(math.Float32frombits(uint32(*(*uint16)(sp)) << 16))
-			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+			*(*D)(pd) = D(math.Float32frombits(uint32(*(*uint16)(ps)) << 16))
 		}
 	default:
 		t := &f8Decode[s.f8]
 		for i := int64(0); i < n; i++ {
-			*(*D)(dp) = D(t[*(*uint8)(sp)])
-			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+			*(*D)(pd) = D(t[*(*uint8)(ps)])
 		}
 	}
 }
@@ -467,8 +467,8 @@ func toNarrowRow(d convSide, s ckind, dp, sp unsafe.Pointer, n, ds, ss int64) {
 	}
 	if s == kF64 && d.k == kF16 {
 		for i := int64(0); i < n; i++ {
-			*(*uint16)(dp) = f16FromF64(*(*float64)(sp))
-			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+			*(*uint16)(pd) = f16FromF64(*(*float64)(ps))
 		}
 		return
 	}
@@ -521,19 +521,19 @@ func narrowFrom[S native](d convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
 			return
 		}
 		for i := int64(0); i < n; i++ {
-			*(*uint16)(dp) = bf16FromF32(float32(*(*S)(sp)))
-			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+			*(*uint16)(pd) = bf16FromF32(float32(*(*S)(ps)))
 		}
 	case kF16:
 		for i := int64(0); i < n; i++ {
-			*(*uint16)(dp) = f16FromF32(float32(*(*S)(sp)))
-			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+			*(*uint16)(pd) = f16FromF32(float32(*(*S)(ps)))
 		}
 	default:
 		f := &fmtF8[d.f8]
 		for i := int64(0); i < n; i++ {
-			*(*uint8)(dp) = uint8(f.encode(float64(float32(*(*S)(sp)))))
-			dp, sp = unsafe.Add(dp, ds), unsafe.Add(sp, ss)
+			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+			*(*uint8)(pd) = uint8(f.encode(float64(float32(*(*S)(ps)))))
 		}
 	}
 }
