@@ -95,7 +95,7 @@ def interleaved(stmts: Sequence[str], env: dict[str, Any], rounds: int, batch_s:
     for r in range(rounds):
         # rotated, and reversed every other round: a rotation alone keeps each
         # statement right before its reference, which then finds the shared
-        # data in cache (2 of 3 rounds ran godlpack first on cold memory)
+        # data in cache (godlpack then ran first, on colder memory, in most rounds)
         order = list(range(len(stmts)))
         k = (r // 2) % len(order)
         order = order[k:] + order[:k]
