@@ -106,3 +106,8 @@ cap = a.__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=False)
 devt, devid = a.__dlpack_device__()
 back = gd.from_dlpack(cap)
 nt = np.from_dlpack(a)
+
+# ---- devices and the extension kit's Python side
+on_host: gd.Array = a.to_device("cpu")
+shared: bool = gd.may_share_memory(a, a.T)
+zd = gd.zeros(3, device=gd.Device("cpu"))
