@@ -328,14 +328,13 @@ func gdgo_fn_call(i C.int, args *C.gd_fn_val, nargs C.int, res *C.gd_fn_val, wai
 	}
 	cargs := unsafe.Slice(args, n)
 	if !e.Context {
-		var vals [gofunc.MaxParams]gofunc.Value
+		f := gofunc.NewFrame()
+		defer f.Free()
 		for k := range cargs {
-			toValue(&cargs[k], &vals[k])
+			toValue(&cargs[k], &f.Args[k])
 		}
-		var out [gofunc.MaxResults]gofunc.Value
-		nr := len(e.Results)
-		err := e.Call(nil, vals[:n], out[:nr])
-		return finish(e, vals[:n], out[:nr], err, res, msg)
+		err := e.CallFrame(nil, f, n)
+		return finish(e, f.Args[:n], f.Res[:len(e.Results)], err, res, msg)
 	}
 	p := &pendingCall{e: e, done: make(chan struct{}), nargs: n}
 	for k := range cargs {
