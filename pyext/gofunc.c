@@ -443,7 +443,7 @@ static PyObject *gd_fn_trampoline(PyObject *self, PyObject *const *args, Py_ssiz
   PyObject *result = NULL;
   int k = 0;
   for (; k < np; k++) {
-    memset(&vals[k], 0, sizeof(vals[k]));
+    vals[k].kind = 0; /* each kind writes the fields Go reads for it */
     if (given[k] == NULL) {
       if (!f->d.optional[k]) {
         PyErr_Format(PyExc_TypeError, "%s missing required argument '%s'", f->entry, f->d.names[k]);
@@ -458,7 +458,7 @@ static PyObject *gd_fn_trampoline(PyObject *self, PyObject *const *args, Py_ssiz
     gd_fn_val res[GD_FN_MAX_RESULTS];
     int64_t rdims[GD_FN_MAX_RESULTS][2 * GD_MAX_NDIM];
     for (int r = 0; r < nr; r++) {
-      memset(&res[r], 0, sizeof(res[r]));
+      res[r].kind = 0; /* Go writes the fields of the kind it sets */
       res[r].shape = rdims[r];
       res[r].strides = rdims[r] + GD_MAX_NDIM;
     }
