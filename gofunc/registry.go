@@ -26,6 +26,7 @@ type Entry struct {
 	Results []Kind  // empty: returns None
 	Tuple   bool    // the results form a tuple
 	Context bool    // the Go function takes a context.Context (Ctrl-C cancels it)
+	Quick   bool    // Quick(): the GIL stays held while it runs
 	GoName  string  // the Go function, "import/path.Func"
 
 	goKinds []Kind // every Go parameter, context included
@@ -39,6 +40,14 @@ type Option func(*Entry, *[]ParamSpec)
 // Doc sets the docstring (else the Go doc comment of the function, when the
 // module was built by build-ext, is used).
 func Doc(s string) Option { return func(e *Entry, _ *[]ParamSpec) { e.Doc = s } }
+
+// Quick declares a function that returns within microseconds: the GIL stays
+// held while it runs, which saves releasing and re-taking it on every call
+// (a sizeable part of the cost of a call that does almost nothing). Other
+// Python threads wait for it; a function that may run long, block or take a
+// context.Context must not be Quick (a context with Quick panics at
+// registration).
+func Quick() Option { return func(e *Entry, _ *[]ParamSpec) { e.Quick = true } }
 
 // Params names the Python parameters in order (the context parameter, if
 // any, is not counted) and sets their constraints and defaults.
@@ -161,6 +170,9 @@ func (e *Entry) build(specs []ParamSpec) error {
 			continue
 		}
 		e.Params = append(e.Params, Param{Name: fmt.Sprintf("arg%d", len(e.Params)), Kind: k})
+	}
+	if e.Quick && e.Context {
+		return fmt.Errorf("Quick() and a context.Context parameter exclude each other: Ctrl-C cannot reach a call that holds the GIL")
 	}
 	if len(e.Params) > MaxParams {
 		return fmt.Errorf("%d parameters, at most %d", len(e.Params), MaxParams)

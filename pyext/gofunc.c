@@ -13,6 +13,7 @@
  * function and writes its results back. Dropping that reference after the
  * call runs the producer's deleter, unless the function kept the array
  * (Retain): then the Go side's last Release does.
+ * A Quick function (gofunc.Quick) keeps the GIL for its call instead.
  * A function that takes a context.Context is waited for in slices of
  * GD_FN_WAIT_MS, re-taking the GIL between them to check for Ctrl-C, which
  * cancels the context. */
@@ -465,9 +466,9 @@ static PyObject *gd_fn_trampoline(PyObject *self, PyObject *const *args, Py_ssiz
     char msg[GD_MSG_CAP];
     msg[0] = '\0';
     int64_t handle = 0;
-    PyThreadState *ts = PyEval_SaveThread();
+    PyThreadState *ts = f->d.quick ? NULL : PyEval_SaveThread();
     int cls = gd_go_fn_call((int)idx, vals, np, res, GD_FN_WAIT_MS, &handle, f->entry, msg);
-    PyEval_RestoreThread(ts);
+    if (ts != NULL) PyEval_RestoreThread(ts);
     int interrupted = 0;
     while (cls == GD_FN_PENDING) {
       if (!interrupted && PyErr_CheckSignals() < 0) interrupted = 1; /* KeyboardInterrupt is set */

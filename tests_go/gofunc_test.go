@@ -276,6 +276,9 @@ func TestGofuncBadRegistrations(t *testing.T) {
 			gofunc.Func0("_test_ctx_res", func() (context.Context, error) { return nil, nil })
 		}, "cannot be a result"},
 		{"nil", func() { gofunc.Func1[int64, float64]("_test_nil", nil) }, "nil function"},
+		{"quick with a context", func() {
+			gofunc.Func1("_test_quick_ctx", func(context.Context) (bool, error) { return false, nil }, gofunc.Quick())
+		}, "Quick() and a context.Context parameter exclude each other"},
 	}
 	for _, c := range cases {
 		func() {
@@ -288,4 +291,72 @@ func TestGofuncBadRegistrations(t *testing.T) {
 		}()
 	}
 	assert.True(t, errors.Is(core.ErrReadOnly, core.ErrReadOnly))
+}
+
+// Quick is recorded on the entry (the skin keeps the GIL for it) and only
+// there.
+func TestGofuncQuick(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		quick bool
+	}{
+		{"_gofunc_probe", false},
+		{"_gofunc_probe_quick", true},
+		{"_gofunc_spin", true},
+		{"_gofunc_sleep", false},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.quick, lookup(t, c.name).Quick, c.name)
+	}
+}
+
+// A Frame reused from call to call carries nothing over: an argument given
+// to one call and omitted from the next takes its default; the context goes
+// to its position; results land in Res.
+func TestGofuncCallFrameReuse(t *testing.T) {
+	scalars, sleep := lookup(t, "_gofunc_scalars"), lookup(t, "_gofunc_sleep")
+	base := []gofunc.Value{{Kind: gofunc.KindInt, I: 1}, {Kind: gofunc.KindFloat, F: 2}, {Kind: gofunc.KindBool, I: 0},
+		{Kind: gofunc.KindComplex, C: 3}, {Kind: gofunc.KindString, S: "s"}}
+	cases := []struct {
+		name  string
+		e     *gofunc.Entry
+		args  []gofunc.Value
+		check func(*gofunc.Frame)
+	}{
+		{"n given", scalars, append(append([]gofunc.Value{}, base...), gofunc.Value{Kind: gofunc.KindInts, Ints: []int64{9}}),
+			func(f *gofunc.Frame) { assert.Equal(t, "i=1 f=2 b=false c=(3+0i) s=s n=[9]", f.Res[0].S) }},
+		{"n omitted: the default, not the last call's", scalars, base,
+			func(f *gofunc.Frame) { assert.Equal(t, "i=1 f=2 b=false c=(3+0i) s=s n=[2 3]", f.Res[0].S) }},
+		{"context inserted", sleep, []gofunc.Value{{Kind: gofunc.KindFloat, F: 0}},
+			func(f *gofunc.Frame) { assert.Equal(t, gofunc.KindBool, f.Res[0].Kind) }},
+	}
+	f := gofunc.NewFrame()
+	defer f.Free()
+	for _, c := range cases {
+		copy(f.Args[:], c.args)
+		require.NoError(t, c.e.CallFrame(nil, f, len(c.args)), c.name)
+		c.check(f)
+	}
+}
+
+// The skin's call path (NewFrame, CallFrame, Free) allocates nothing on the
+// Go heap beyond what the function itself allocates.
+func TestGofuncCallFrameAllocatesNothing(t *testing.T) {
+	a, err := core.Zeros(core.Float32, 8)
+	require.NoError(t, err)
+	defer a.Release()
+	e := lookup(t, "_gofunc_probe_quick")
+	var got float64
+	n := testing.AllocsPerRun(100, func() {
+		f := gofunc.NewFrame()
+		f.Args[0] = arrVal(a)
+		if err := e.CallFrame(nil, f, 1); err != nil {
+			panic(err)
+		}
+		got = f.Res[0].F
+		f.Free()
+	})
+	assert.Zero(t, n)
+	assert.Equal(t, 8.0, got)
 }

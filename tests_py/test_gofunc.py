@@ -15,6 +15,7 @@ import os
 import sys
 import textwrap
 import threading
+import time
 
 import pytest
 
@@ -168,6 +169,47 @@ def test_arguments_are_released_after_the_call():
         N._gofunc_describe(x)
     gc.collect()
     assert refcount(x) == before
+
+
+@pytest.mark.parametrize("probe", ["_gofunc_probe", "_gofunc_probe_quick"])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float16", "float64", "complex128"])
+def test_imported_arguments_reach_go_as_arrays_do(dtype, layout, probe):
+    # An imported argument is described straight into the call (no Array
+    # object): Go sees what it sees of godlpack.Array over the same memory,
+    # and numpy's deleter runs once per call, right after it.
+    x = _numpy(dtype, layout)
+    base = x.base if x.base is not None else x
+    before = refcount(base)
+    assert N._gofunc_describe(x) == N._gofunc_describe(gd.from_dlpack(x))
+    for _ in range(3):
+        assert getattr(N, probe)(x) == float(x.size)
+    assert refcount(base) == before
+
+
+def test_quick_function_holds_the_gil():
+    ticks = []
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+
+    th = threading.Thread(target=spin)
+    th.start()
+    try:
+        assert N._gofunc_spin(0.3) is True
+        end = time.perf_counter()
+    finally:
+        stop.set()
+        th.join()
+    # The last 0.2 s before the call returned lie inside its 0.3 s of
+    # spinning: the other thread never ran then.
+    assert not [t for t in ticks if end - 0.2 < t < end - 0.01]
+    assert ticks  # it did run around the call
+    assert "Holds the GIL while it runs" in N._gofunc_spin.__doc__
+    meta = {f["name"]: f for f in json.loads(N._gofuncs())}
+    assert meta["_gofunc_probe_quick"]["quick"] and not meta["_gofunc_probe"]["quick"]
 
 
 def test_kept_array_lives_until_go_releases_it():
