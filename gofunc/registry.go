@@ -41,12 +41,16 @@ type Option func(*Entry, *[]ParamSpec)
 // module was built by build-ext, is used).
 func Doc(s string) Option { return func(e *Entry, _ *[]ParamSpec) { e.Doc = s } }
 
-// Quick declares a function that returns within microseconds: the GIL stays
-// held while it runs, which saves releasing and re-taking it on every call
-// (a sizeable part of the cost of a call that does almost nothing). Other
-// Python threads wait for it; a function that may run long, block or take a
-// context.Context must not be Quick (a context with Quick panics at
-// registration).
+// Quick declares a function that returns within microseconds and keeps no
+// pointer to its array arguments beyond the call (Retain keeps one): the GIL
+// stays held while it runs, and its arrays are lent from the call's frame,
+// the same Array objects from call to call, instead of new ones. That saves
+// releasing and re-taking the GIL and an allocation per array on every call
+// (most of the cost of a call that does almost nothing). Other Python
+// threads wait for it; a pointer it keeps anyway reads ErrReleased only
+// until a later Quick call reuses the object. A function that may run long,
+// block, take a context.Context (it panics at registration) or keep its
+// arguments must not be Quick.
 func Quick() Option { return func(e *Entry, _ *[]ParamSpec) { e.Quick = true } }
 
 // Params names the Python parameters in order (the context parameter, if
@@ -255,6 +259,14 @@ type Frame struct {
 	Res [MaxResults]Value
 
 	used int // Args entries that may hold something
+	lent [MaxParams]core.LendSlot
+}
+
+// Lend returns an Array lent for the call over h, shape and strides for
+// argument k of a Quick function: the frame's own, reused from call to call
+// (core.LendSlot), so that the call allocates nothing.
+func (f *Frame) Lend(k int, h core.Header, shape, strides []int64) *core.Array {
+	return f.lent[k].Lend(h, shape, strides)
 }
 
 var framePool = sync.Pool{New: func() any { return new(Frame) }}

@@ -338,6 +338,12 @@ func gdgo_fn_call(i C.int, args *C.gd_fn_val, nargs C.int, res *C.gd_fn_val, wai
 		f := gofunc.NewFrame()
 		defer f.Free()
 		for k := range cargs {
+			if c := &cargs[k]; e.Quick && gofunc.Kind(c.kind) == gofunc.KindArray {
+				H := hdr(&c.h)
+				nd := int(H.Ndim)
+				f.Args[k] = gofunc.Value{Kind: gofunc.KindArray, Array: f.Lend(k, *H, dims(c.shape, nd), dims(c.strides, nd))}
+				continue
+			}
 			toValue(&cargs[k], &f.Args[k])
 		}
 		err := e.CallFrame(nil, f, n)

@@ -347,16 +347,65 @@ func TestGofuncCallFrameAllocatesNothing(t *testing.T) {
 	require.NoError(t, err)
 	defer a.Release()
 	e := lookup(t, "_gofunc_probe_quick")
+	h, shape, strides := a.Header(), a.Shape(), a.Strides()
 	var got float64
 	n := testing.AllocsPerRun(100, func() {
 		f := gofunc.NewFrame()
-		f.Args[0] = arrVal(a)
+		f.Args[0] = arrVal(f.Lend(0, h, shape, strides)) // a Quick function's argument
 		if err := e.CallFrame(nil, f, 1); err != nil {
 			panic(err)
 		}
 		got = f.Res[0].F
+		f.Args[0].Array.Release()
 		f.Free()
 	})
 	assert.Zero(t, n)
 	assert.Equal(t, 8.0, got)
+}
+
+// A LendSlot lends one Array object again and again: released after each
+// call (ErrReleased), live with the next call's header, shape and strides;
+// Retain outlives the slot's reuse; more than 8 dimensions are borrowed
+// afresh.
+func TestLendSlot(t *testing.T) {
+	t.Parallel()
+	a, err := core.Zeros(core.Float64, 2, 3)
+	require.NoError(t, err)
+	defer a.Release()
+	b, err := core.Zeros(core.Int8, 5)
+	require.NoError(t, err)
+	defer b.Release()
+	big, err := core.Zeros(core.Float32, 1, 1, 1, 1, 1, 1, 1, 1, 2)
+	require.NoError(t, err)
+	defer big.Release()
+	var slot core.LendSlot
+	first := slot.Lend(a.Header(), a.Shape(), a.Strides())
+	kept, err := first.Retain()
+	require.NoError(t, err)
+	defer kept.Release()
+	first.Release()
+	_, err = first.Float64s()
+	assert.ErrorIs(t, err, core.ErrReleased, "released after its call")
+	cases := []struct {
+		name   string
+		src    *core.Array
+		shared bool // the slot's own object
+	}{
+		{"2-d float64", a, true},
+		{"1-d int8", b, true},
+		{"9-d: borrowed afresh", big, false},
+	}
+	for _, c := range cases {
+		l := slot.Lend(c.src.Header(), c.src.Shape(), c.src.Strides())
+		assert.Equal(t, c.shared, l == first, c.name)
+		assert.Equal(t, c.src.Shape(), l.Shape(), c.name)
+		assert.Equal(t, c.src.Strides(), l.Strides(), c.name)
+		assert.Equal(t, c.src.DType(), l.DType(), c.name)
+		assert.Equal(t, c.src.DataPtr(), l.DataPtr(), c.name)
+		l.Release()
+		assert.Nil(t, l.DataPtr(), c.name)
+	}
+	s, err := kept.Float64s()
+	require.NoError(t, err, "a Retain outlives the slot's reuse")
+	assert.Len(t, s, 6)
 }

@@ -65,6 +65,7 @@ def test_torch_tensors_reach_go_as_they_are(dtype, layout):
     got = N._gofunc_describe(t)
     assert got.startswith(f"{dtype} [{' '.join(map(str, t.shape))}] [{' '.join(map(str, t.stride()))}]")
     assert N._gofunc_probe(t) == float(t.numel())
+    assert N._gofunc_probe_quick(t) == float(t.numel())
 
 
 def test_read_only_stays_read_only_in_go():
