@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"iter"
+	"runtime"
 )
 
 // What the extension kit (package gofunc) needs from Array: arrays lent to a
@@ -40,6 +41,33 @@ const borrowInline = 8
 type borrowedArray struct {
 	a    Array
 	dims [2 * borrowInline]int64
+}
+
+// LendSlot is storage for one borrowed Array that is lent again and again,
+// one call at a time, without allocating: the same object each time. It is
+// for callers whose code promises to keep no pointer to a lent Array beyond
+// the call (gofunc.Quick): such a pointer reads ErrReleased only until the
+// slot is lent again, and then sees the next call's array.
+type LendSlot struct{ b borrowedArray }
+
+// Lend returns the slot's Array over h, shape and strides, as Borrow does;
+// the slot's previous Array (the same object) must have been released.
+// Arrays of more than 8 dimensions are borrowed afresh (Borrow).
+func (s *LendSlot) Lend(h Header, shape, strides []int64) *Array {
+	n := len(shape)
+	if n > borrowInline {
+		return Borrow(h, shape, strides)
+	}
+	a := &s.b.a
+	a.mu.Lock() // a stale holder reads under the lock: never a half-written header
+	a.hdr, a.borrowed, a.pinned, a.released, a.cleanup = h, true, true, h.Owner == nil, runtime.Cleanup{}
+	a.shape = s.b.dims[:n:n]
+	a.strides = s.b.dims[n : 2*n : 2*n]
+	copy(a.shape, shape)
+	copy(a.strides, strides)
+	a.hdr.Ndim = int32(n)
+	a.mu.Unlock()
+	return a
 }
 
 // Retain returns a new Array over the same memory, shape and strides that

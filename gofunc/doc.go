@@ -61,4 +61,14 @@
 //
 // The GIL is released while a Go function runs: other Python threads go on,
 // and the function must not call Python.
+//
+// # Quick functions
+//
+// Registered with the Quick option, a function that returns within
+// microseconds and keeps no pointer to its arguments beyond the call is
+// called with the GIL held, and its arrays are lent from the call's frame
+// (the same Array objects from call to call, no allocation): a call then
+// costs little more than importing its arrays. Other Python threads wait
+// while it runs; a pointer it keeps anyway reads ErrReleased only until a
+// later Quick call reuses the object. Quick excludes a context.Context.
 package gofunc

@@ -26,6 +26,7 @@ type Entry struct {
 	Results []Kind  // empty: returns None
 	Tuple   bool    // the results form a tuple
 	Context bool    // the Go function takes a context.Context (Ctrl-C cancels it)
+	Quick   bool    // Quick(): the GIL stays held while it runs
 	GoName  string  // the Go function, "import/path.Func"
 
 	goKinds []Kind // every Go parameter, context included
@@ -39,6 +40,18 @@ type Option func(*Entry, *[]ParamSpec)
 // Doc sets the docstring (else the Go doc comment of the function, when the
 // module was built by build-ext, is used).
 func Doc(s string) Option { return func(e *Entry, _ *[]ParamSpec) { e.Doc = s } }
+
+// Quick declares a function that returns within microseconds and keeps no
+// pointer to its array arguments beyond the call (Retain keeps one): the GIL
+// stays held while it runs, and its arrays are lent from the call's frame,
+// the same Array objects from call to call, instead of new ones. That saves
+// releasing and re-taking the GIL and an allocation per array on every call
+// (most of the cost of a call that does almost nothing). Other Python
+// threads wait for it; a pointer it keeps anyway reads ErrReleased only
+// until a later Quick call reuses the object. A function that may run long,
+// block, take a context.Context (it panics at registration) or keep its
+// arguments must not be Quick.
+func Quick() Option { return func(e *Entry, _ *[]ParamSpec) { e.Quick = true } }
 
 // Params names the Python parameters in order (the context parameter, if
 // any, is not counted) and sets their constraints and defaults.
@@ -162,6 +175,9 @@ func (e *Entry) build(specs []ParamSpec) error {
 		}
 		e.Params = append(e.Params, Param{Name: fmt.Sprintf("arg%d", len(e.Params)), Kind: k})
 	}
+	if e.Quick && e.Context {
+		return fmt.Errorf("Quick() and a context.Context parameter exclude each other: Ctrl-C cannot reach a call that holds the GIL")
+	}
 	if len(e.Params) > MaxParams {
 		return fmt.Errorf("%d parameters, at most %d", len(e.Params), MaxParams)
 	}
@@ -216,42 +232,95 @@ func validName(s string) bool {
 // checked first; an error is prefixed with the function's name; a panic
 // becomes an ErrInternal error. The caller owns every array in args and in
 // res (Call releases nothing).
-func (e *Entry) Call(ctx context.Context, args []Value, res []Value) (err error) {
-	// The Go arguments live in a pooled frame: a stack array handed to the
-	// adapter (an indirect call) would move to the heap on every call.
-	f := framePool.Get().(*frame)
-	defer f.done(len(e.goKinds), len(res))
-	goArgs := &f.args
-	j := 0
-	for i, k := range e.goKinds {
-		if k == KindContext {
-			goArgs[i] = Value{Kind: KindContext, Ctx: ctx}
-			if ctx == nil {
-				goArgs[i].Ctx = context.Background()
-			}
-			continue
-		}
-		p := &e.Params[j]
-		if j >= len(args) || args[j].Kind == 0 {
+func (e *Entry) Call(ctx context.Context, args []Value, res []Value) error {
+	f := NewFrame()
+	defer f.Free()
+	if len(args) > MaxParams {
+		args = args[:MaxParams]
+	}
+	copy(f.Args[:], args)
+	err := e.CallFrame(ctx, f, len(args))
+	if err == nil {
+		copy(res, f.Res[:len(e.Results)])
+	}
+	return err
+}
+
+// Frame is the storage of one call: the arguments and results of CallFrame,
+// which the CPython skin fills and reads in place. Frames come from a pool:
+// the Go arguments cannot live on a stack, since the adapter that unpacks
+// them is an indirect call, and a call must allocate nothing.
+type Frame struct {
+	// Args holds the Python arguments in parameter order (Kind 0 for an
+	// omitted optional one); CallFrame turns it into the Go arguments in
+	// place (defaults, and the context at its position).
+	Args [MaxParams + 1]Value
+	// Res receives the results, len(e.Results) of them.
+	Res [MaxResults]Value
+
+	used int // Args entries that may hold something
+	lent [MaxParams]core.LendSlot
+}
+
+// Lend returns an Array lent for the call over h, shape and strides for
+// argument k of a Quick function: the frame's own, reused from call to call
+// (core.LendSlot), so that the call allocates nothing.
+func (f *Frame) Lend(k int, h core.Header, shape, strides []int64) *core.Array {
+	return f.lent[k].Lend(h, shape, strides)
+}
+
+var framePool = sync.Pool{New: func() any { return new(Frame) }}
+
+// NewFrame returns an empty frame; Free returns it.
+func NewFrame() *Frame {
+	f := framePool.Get().(*Frame)
+	f.used = len(f.Args)
+	return f
+}
+
+// Free clears the frame (it must not keep arrays or strings alive) and
+// returns it to the pool. The caller releases the arrays first.
+func (f *Frame) Free() {
+	clear(f.Args[:f.used])
+	clear(f.Res[:])
+	f.used = 0
+	framePool.Put(f)
+}
+
+// CallFrame runs the entry on f.Args[:nargs] as Call does, with the results
+// in f.Res. The caller owns every array in f.Args and f.Res (CallFrame
+// releases nothing).
+func (e *Entry) CallFrame(ctx context.Context, f *Frame, nargs int) (err error) {
+	np := len(e.Params)
+	clear(f.Args[min(nargs, np):np]) // not given: Kind 0
+	f.used = len(e.goKinds)
+	for i := range e.Params {
+		p, v := &e.Params[i], &f.Args[i]
+		if v.Kind == 0 {
 			if !p.Spec.hasDef {
 				return core.WithClass(core.ClassType, fmt.Sprintf("%s() missing required argument '%s'; pass it", e.Name, p.Name), core.ErrUnsupported)
 			}
-			goArgs[i] = p.def
-		} else {
-			goArgs[i] = args[j]
-			if args[j].Kind != p.Kind {
-				return core.WithClass(core.ClassType, fmt.Sprintf("%s(): argument '%s' must be %s", e.Name, p.Name, p.Kind.PyType()), core.ErrUnsupported)
+			*v = p.def
+			continue
+		}
+		if v.Kind != p.Kind {
+			return core.WithClass(core.ClassType, fmt.Sprintf("%s(): argument '%s' must be %s", e.Name, p.Name, p.Kind.PyType()), core.ErrUnsupported)
+		}
+		if p.Kind == KindArray {
+			if v.Array == nil {
+				return core.WithClass(core.ClassType, fmt.Sprintf("%s(): argument '%s' must be an array", e.Name, p.Name), core.ErrUnsupported)
 			}
-			if p.Kind == KindArray {
-				if args[j].Array == nil {
-					return core.WithClass(core.ClassType, fmt.Sprintf("%s(): argument '%s' must be an array", e.Name, p.Name), core.ErrUnsupported)
-				}
-				if err := p.check(e.Name, args[j].Array); err != nil {
-					return err
-				}
+			if err := p.check(e.Name, v.Array); err != nil {
+				return err
 			}
 		}
-		j++
+	}
+	if e.ctxPos >= 0 {
+		copy(f.Args[e.ctxPos+1:len(e.goKinds)], f.Args[e.ctxPos:np])
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		f.Args[e.ctxPos] = Value{Kind: KindContext, Ctx: ctx}
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -259,27 +328,10 @@ func (e *Entry) Call(ctx context.Context, args []Value, res []Value) (err error)
 				"but this is a bug in %s: report it to its authors", e.Name, e.GoName, r, e.GoName), core.ErrInternal)
 		}
 	}()
-	out := f.res[:len(res)]
-	if err := e.call(goArgs[:len(e.goKinds)], out); err != nil {
+	if err := e.call(f.Args[:len(e.goKinds)], f.Res[:len(e.Results)]); err != nil {
 		return e.wrap(err)
 	}
-	copy(res, out)
 	return nil
-}
-
-type frame struct {
-	args [MaxParams + 1]Value
-	res  [MaxResults]Value
-}
-
-var framePool = sync.Pool{New: func() any { return new(frame) }}
-
-// done clears the frame (it must not keep arrays or strings alive) and
-// returns it to the pool.
-func (f *frame) done(nargs, nres int) {
-	clear(f.args[:min(nargs, len(f.args))])
-	clear(f.res[:min(nres, len(f.res))])
-	framePool.Put(f)
 }
 
 // wrap prefixes err's message with the function's name, keeping its class

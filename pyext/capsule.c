@@ -55,6 +55,21 @@ PyObject *gd_capsule_wrap(void *managed, int versioned) {
 /* ------------------------------------------------------------------ */
 /* consumer                                                            */
 
+/* The end of every import: a new godlpack.Array over the described tensor,
+ * or, for gd_import_describe, the description itself in *into (its owner
+ * reference handed over) and None, so that a caller that only lends the
+ * tensor to Go for one call builds no Python object. */
+static PyObject *gd_import_result(gd_state *st, const gd_header *h, const int64_t *shape,
+                                  const int64_t *strides, gd_import_into *into) {
+  if (into == NULL) return gd_array_new(st, h, shape, strides);
+  into->h = *h;
+  if (h->ndim > 0) {
+    memcpy(into->shape, shape, (size_t)h->ndim * sizeof(int64_t));
+    memcpy(into->strides, strides, (size_t)h->ndim * sizeof(int64_t));
+  }
+  Py_RETURN_NONE;
+}
+
 /* TypeError raised because the producer does not know one of our keywords
  * (an old __dlpack__(stream=None)): only then do we retry without them. */
 static int gd_is_keyword_typeerror(void) {
@@ -382,7 +397,8 @@ static void gd_api_note_stream(gd_state *st, PyTypeObject *tp, int dev) {
  * exception), or 0 when the caller should use __dlpack__ instead (no API, the
  * producer refused, or a device whose stream must be negotiated). */
 static int gd_from_exchange_api(gd_state *st, const DLPackExchangeAPI *api, PyObject *x,
-                                const gd_import_req *req0, int entry_asarray, PyObject **out) {
+                                const gd_import_req *req0, int entry_asarray, gd_import_into *into,
+                                PyObject **out) {
   DLManagedTensorVersioned *m = NULL;
   if (api->managed_tensor_from_py_object_no_sync(x, &m) != 0 || m == NULL) {
     PyErr_Clear();
@@ -407,7 +423,7 @@ static int gd_from_exchange_api(gd_state *st, const DLPackExchangeAPI *api, PyOb
   } else if (req.copy_deferred && gd_import_finish_copy(&h, shape, strides, entry_asarray ? "asarray()" : "from_dlpack()") < 0) {
     *out = NULL;
   } else {
-    *out = gd_array_new(st, &h, shape, strides);
+    *out = gd_import_result(st, &h, shape, strides, into);
   }
   return 1;
 }
@@ -478,7 +494,7 @@ static void gd_raise_host_refused(PyObject *x, int dev_type, PyObject *copy, con
  * when core asked for a retry (req->retry, the capsule left unconsumed for
  * its destructor), *retry_dev and *retry_id then holding the tensor's device. */
 static PyObject *gd_import_capsule(gd_state *st, PyObject *cap, gd_import_req *req, int entry_asarray,
-                                   int *retry_dev, int *retry_id) {
+                                   int *retry_dev, int *retry_id, gd_import_into *into) {
   const char *entry = entry_asarray ? "asarray()" : "from_dlpack()";
   if (!PyCapsule_CheckExact(cap)) {
     PyErr_Format(PyExc_TypeError, "%s: __dlpack__() returned %R, not a PyCapsule; the producer is broken", entry,
@@ -552,7 +568,7 @@ static PyObject *gd_import_capsule(gd_state *st, PyObject *cap, gd_import_req *r
   }
   if (req->copy_deferred && gd_import_finish_copy(&h, shape, strides, entry_asarray ? "asarray()" : "from_dlpack()") < 0)
     return NULL;
-  return gd_array_new(st, &h, shape, strides);
+  return gd_import_result(st, &h, shape, strides, into);
 }
 
 /* godlpack's queue on device (type, id) as the producer's stream argument:
@@ -570,7 +586,7 @@ static PyObject *gd_consumer_stream(int32_t type, int32_t id) {
  * device and copy keywords, imported with req->stream_given. An old
  * producer that refuses the keywords is imported as it answers, unsynced. */
 static PyObject *gd_import_with_stream(gd_state *st, PyObject *x, gd_import_req *req, PyObject *copy,
-                                       int entry_asarray, int *retry_dev, int *retry_id) {
+                                       int entry_asarray, int *retry_dev, int *retry_id, gd_import_into *into) {
   const char *entry = entry_asarray ? "asarray()" : "from_dlpack()";
   PyObject *q = gd_consumer_stream(*retry_dev, *retry_id);
   if (q == NULL) return NULL;
@@ -583,10 +599,11 @@ static PyObject *gd_import_with_stream(gd_state *st, PyObject *x, gd_import_req 
   req->negotiated = negotiated;
   req->stream_given = negotiated;
   req->may_ask_host_copy = negotiated && !req->has_device;
-  return gd_import_capsule(st, cap, req, entry_asarray, retry_dev, retry_id);
+  return gd_import_capsule(st, cap, req, entry_asarray, retry_dev, retry_id, into);
 }
 
-PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray) {
+static PyObject *gd_from_dlpack_into(gd_state *st, PyObject *x, PyObject *device, PyObject *copy,
+                                     int entry_asarray, gd_import_into *into) {
   const char *entry = entry_asarray ? "asarray()" : "from_dlpack()";
   gd_import_req req;
   memset(&req, 0, sizeof(req));
@@ -603,14 +620,14 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
   int retry_dev = 0, retry_id = 0;
   if (PyCapsule_CheckExact(x)) {
     Py_INCREF(x); /* C6: raw capsule, nothing negotiated, nobody to ask again */
-    return gd_import_capsule(st, x, &req, entry_asarray, &retry_dev, &retry_id);
+    return gd_import_capsule(st, x, &req, entry_asarray, &retry_dev, &retry_id, into);
   }
   int torch = 0, stream_dev = 0;
   const DLPackExchangeAPI *api = gd_exchange_api_of(st, Py_TYPE(x), &torch, &stream_dev);
   if (torch && gd_torch_refuses(x) != 0) return NULL;
   if (!req.has_device) {
     PyObject *r = NULL;
-    if (api != NULL && gd_from_exchange_api(st, api, x, &req, entry_asarray, &r)) return r;
+    if (api != NULL && gd_from_exchange_api(st, api, x, &req, entry_asarray, into, &r)) return r;
   }
   /* Our own arrays are not asked for device/copy: the import plans both
    * (core.PlanImport), so that a refusal speaks of the device= and copy= the
@@ -635,7 +652,7 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
     if (t < 0) return NULL;
     if (t == stream_dev && (!req.has_device || (req.dev_type == t && req.dev_id == retry_id))) {
       retry_dev = (int)t;
-      r = gd_import_with_stream(st, x, &req, copy, entry_asarray, &retry_dev, &retry_id);
+      r = gd_import_with_stream(st, x, &req, copy, entry_asarray, &retry_dev, &retry_id, into);
       if (r != NULL || PyErr_Occurred() || req.retry != GD_RETRY_HOST_COPY) return r;
       goto host_copy;
     }
@@ -647,14 +664,14 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
   req.negotiated = negotiated && !own;
   req.may_ask_stream = req.negotiated; /* an old __dlpack__() takes no max_version alongside */
   req.may_ask_host_copy = req.negotiated && !req.has_device;
-  r = gd_import_capsule(st, cap, &req, entry_asarray, &retry_dev, &retry_id);
+  r = gd_import_capsule(st, cap, &req, entry_asarray, &retry_dev, &retry_id, into);
   if (r == NULL && !PyErr_Occurred() && req.retry == GD_RETRY_STREAM) {
     gd_api_note_stream(st, Py_TYPE(x), retry_dev);
     /* core.NeedsConsumerStream: the producer (dpnp) orders its queued work
      * only before a consumer's stream. Ask again with godlpack's queue on
      * the tensor's device; Go waits for that queue once it holds the
      * tensor (ImportPlan.Sync). */
-    r = gd_import_with_stream(st, x, &req, copy, entry_asarray, &retry_dev, &retry_id);
+    r = gd_import_with_stream(st, x, &req, copy, entry_asarray, &retry_dev, &retry_id, into);
   }
   if (r != NULL || PyErr_Occurred() || req.retry != GD_RETRY_HOST_COPY) return r;
 host_copy:
@@ -674,5 +691,16 @@ host_copy:
   }
   req.negotiated = negotiated;
   if (!negotiated) req.has_device = 0; /* an old producer never saw the request */
-  return gd_import_capsule(st, cap, &req, entry_asarray, &retry_dev, &retry_id);
+  return gd_import_capsule(st, cap, &req, entry_asarray, &retry_dev, &retry_id, into);
+}
+
+PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray) {
+  return gd_from_dlpack_into(st, x, device, copy, entry_asarray, NULL);
+}
+
+int gd_import_describe(gd_state *st, PyObject *x, gd_import_into *into) {
+  PyObject *r = gd_from_dlpack_into(st, x, NULL, Py_None, 0, into);
+  if (r == NULL) return -1;
+  Py_DECREF(r);
+  return 0;
 }

@@ -72,7 +72,10 @@ func gdgo_fn_describe(i C.int, d *C.gd_fn_desc, msg *C.char) (cls C.int) {
 	d.doc = C.CString(docstring(e))
 	d.nparams = C.int32_t(len(e.Params))
 	d.nresults = C.int32_t(len(e.Results))
-	d.tuple, d.context = 0, 0
+	d.tuple, d.context, d.quick = 0, 0, 0
+	if e.Quick {
+		d.quick = 1
+	}
 	if e.Tuple {
 		d.tuple = 1
 	}
@@ -125,6 +128,9 @@ func docstring(e *gofunc.Entry) string {
 	if e.Context {
 		notes = append(notes, "Ctrl-C cancels the call (KeyboardInterrupt once the Go function returns).")
 	}
+	if e.Quick {
+		notes = append(notes, "Holds the GIL while it runs (it returns within microseconds).")
+	}
 	if len(notes) > 0 {
 		b.WriteString("\n\n" + strings.Join(notes, "\n"))
 	}
@@ -140,6 +146,7 @@ type fnMeta struct {
 	Results []string    `json:"results"`
 	Tuple   bool        `json:"tuple"`
 	Context bool        `json:"context"`
+	Quick   bool        `json:"quick"`
 }
 
 type paramMeta struct {
@@ -157,7 +164,7 @@ func gdgo_fn_meta(out **C.char, msg *C.char) (cls C.int) {
 	defer guard(&cls, msg, "_gofuncs()")
 	ms := make([]fnMeta, 0, len(fnTable))
 	for _, e := range fnTable {
-		m := fnMeta{Name: e.Name, Doc: strings.TrimSpace(e.Doc), GoName: e.GoName, Tuple: e.Tuple, Context: e.Context,
+		m := fnMeta{Name: e.Name, Doc: strings.TrimSpace(e.Doc), GoName: e.GoName, Tuple: e.Tuple, Context: e.Context, Quick: e.Quick,
 			Params: []paramMeta{}, Results: []string{}}
 		for k := range e.Params {
 			p := &e.Params[k]
@@ -328,14 +335,19 @@ func gdgo_fn_call(i C.int, args *C.gd_fn_val, nargs C.int, res *C.gd_fn_val, wai
 	}
 	cargs := unsafe.Slice(args, n)
 	if !e.Context {
-		var vals [gofunc.MaxParams]gofunc.Value
+		f := gofunc.NewFrame()
+		defer f.Free()
 		for k := range cargs {
-			toValue(&cargs[k], &vals[k])
+			if c := &cargs[k]; e.Quick && gofunc.Kind(c.kind) == gofunc.KindArray {
+				H := hdr(&c.h)
+				nd := int(H.Ndim)
+				f.Args[k] = gofunc.Value{Kind: gofunc.KindArray, Array: f.Lend(k, *H, dims(c.shape, nd), dims(c.strides, nd))}
+				continue
+			}
+			toValue(&cargs[k], &f.Args[k])
 		}
-		var out [gofunc.MaxResults]gofunc.Value
-		nr := len(e.Results)
-		err := e.Call(nil, vals[:n], out[:nr])
-		return finish(e, vals[:n], out[:nr], err, res, msg)
+		err := e.CallFrame(nil, f, n)
+		return finish(e, f.Args[:n], f.Res[:len(e.Results)], err, res, msg)
 	}
 	p := &pendingCall{e: e, done: make(chan struct{}), nargs: n}
 	for k := range cargs {

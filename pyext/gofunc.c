@@ -7,8 +7,13 @@
  * A call matches the arguments to the parameters, turns each into a plain C
  * slot (gofunc.h): an array is described in C (a godlpack.Array as it is;
  * any other object through from_dlpack's import, whose fast path makes no Go
- * call, or the buffer protocol), releases the GIL and makes ONE call into
- * Go, which lends the arrays to the function and writes its results back.
+ * call, straight into the slot with no Array object: the slot holds the
+ * import's owner reference until Go returns; or the buffer protocol),
+ * releases the GIL and makes ONE call into Go, which lends the arrays to the
+ * function and writes its results back. Dropping that reference after the
+ * call runs the producer's deleter, unless the function kept the array
+ * (Retain): then the Go side's last Release does.
+ * A Quick function (gofunc.Quick) keeps the GIL for its call instead.
  * A function that takes a context.Context is waited for in slices of
  * GD_FN_WAIT_MS, re-taking the GIL between them to check for Ctrl-C, which
  * cancels the context. */
@@ -172,29 +177,41 @@ static int gd_fn_reword(gd_fn *f, int k) {
   return -1;
 }
 
-/* An array argument: a godlpack.Array as it is, anything else imported
- * zero-copy (from_dlpack's import, else the buffer protocol) into *tmp,
+/* An array argument: a godlpack.Array as it is (borrowed from the caller's
+ * argument); anything else imported zero-copy by from_dlpack's import
+ * described into the slot (*owned: the slot holds an owner reference; dims
+ * holds its shape and strides), else through the buffer protocol into *tmp,
  * which the caller holds until Go is done. */
-static int gd_fn_array(gd_state *st, gd_fn *f, int k, PyObject *o, gd_fn_val *v, PyObject **tmp) {
-  gd_array *a;
-  if (gd_array_check(st, o)) {
-    a = (gd_array *)o;
-  } else {
-    PyObject *r = gd_from_dlpack_impl(st, o, NULL, Py_None, 0);
-    if (r == NULL && PyErr_ExceptionMatches(PyExc_TypeError) && PyObject_CheckBuffer(o) &&
-        !PyObject_HasAttr(o, st->s_dlpack)) {
-      PyErr_Clear();
-      r = gd_from_buffer(st, o);
-    } else if (r == NULL && PyErr_ExceptionMatches(PyExc_TypeError) && !PyObject_CheckBuffer(o) &&
-               !PyCapsule_CheckExact(o) && !PyObject_HasAttr(o, st->s_dlpack)) {
-      PyErr_Clear();
-      return gd_fn_badtype(f, k, o);
-    }
-    if (r == NULL) return gd_fn_reword(f, k);
-    *tmp = r;
-    a = (gd_array *)r;
-  }
+static int gd_fn_array(gd_state *st, gd_fn *f, int k, PyObject *o, gd_fn_val *v, PyObject **tmp, int64_t *dims,
+                       int *owned) {
   v->kind = GD_FN_ARRAY;
+  if (gd_array_check(st, o)) {
+    gd_array *a = (gd_array *)o;
+    v->h = a->h;
+    v->shape = GD_SHAPE(a);
+    v->strides = GD_STRIDES(a);
+    return 0;
+  }
+  gd_import_into into = {.shape = dims, .strides = dims + GD_MAX_NDIM};
+  if (gd_import_describe(st, o, &into) == 0) {
+    v->h = into.h;
+    v->shape = into.shape;
+    v->strides = into.strides;
+    *owned = 1;
+    return 0;
+  }
+  PyObject *r = NULL;
+  if (PyErr_ExceptionMatches(PyExc_TypeError) && PyObject_CheckBuffer(o) && !PyObject_HasAttr(o, st->s_dlpack)) {
+    PyErr_Clear();
+    r = gd_from_buffer(st, o);
+  } else if (PyErr_ExceptionMatches(PyExc_TypeError) && !PyObject_CheckBuffer(o) && !PyCapsule_CheckExact(o) &&
+             !PyObject_HasAttr(o, st->s_dlpack)) {
+    PyErr_Clear();
+    return gd_fn_badtype(f, k, o);
+  }
+  if (r == NULL) return gd_fn_reword(f, k);
+  *tmp = r;
+  gd_array *a = (gd_array *)r;
   v->h = a->h;
   v->shape = GD_SHAPE(a);
   v->strides = GD_STRIDES(a);
@@ -247,12 +264,12 @@ static int gd_fn_ints(gd_fn *f, int k, PyObject *o, gd_fn_val *v, int64_t *stack
   return 0;
 }
 
-static int gd_fn_arg(gd_state *st, gd_fn *f, int k, PyObject *o, gd_fn_val *v, PyObject **tmp, int64_t *ints,
-                     int64_t **heap) {
+static int gd_fn_arg(gd_state *st, gd_fn *f, int k, PyObject *o, gd_fn_val *v, PyObject **tmp, int64_t *dims,
+                     int64_t **heap, int *owned) {
   v->kind = f->d.kinds[k];
   switch (f->d.kinds[k]) {
     case GD_FN_ARRAY:
-      return gd_fn_array(st, f, k, o, v, tmp);
+      return gd_fn_array(st, f, k, o, v, tmp, dims, owned);
     case GD_FN_INT: {
       if (PyFloat_Check(o) || PyUnicode_Check(o)) return gd_fn_badtype(f, k, o);
       PyObject *x = PyNumber_Index(o);
@@ -310,7 +327,7 @@ static int gd_fn_arg(gd_state *st, gd_fn *f, int k, PyObject *o, gd_fn_val *v, P
       return 0;
     }
     case GD_FN_INTS:
-      return gd_fn_ints(f, k, o, v, ints, heap);
+      return gd_fn_ints(f, k, o, v, dims, heap);
   }
   PyErr_Format(PyExc_RuntimeError, "%s: unknown parameter kind %d", f->entry, (int)f->d.kinds[k]);
   return -1;
@@ -356,6 +373,19 @@ static PyObject *gd_fn_result(gd_state *st, gd_fn_val *r) {
   }
   PyErr_SetString(PyExc_RuntimeError, "godlpack: unknown result kind");
   return NULL;
+}
+
+/* Drops the owner reference an imported argument held for the call: the
+ * producer's deleter runs here unless Go retained the array. A foreign
+ * deleter may run Python code: an exception in flight is kept apart, as
+ * when an Array dies (gd_array_dealloc). */
+static void gd_fn_unown(gd_header *h) {
+  gd_owner *o = h->owner;
+  h->owner = NULL;
+  PyObject *et, *ev, *etb;
+  PyErr_Fetch(&et, &ev, &etb);
+  gd_owner_decref(o);
+  PyErr_Restore(et, ev, etb);
 }
 
 /* Frees what result slots still hold (an error after Go wrote them). */
@@ -408,12 +438,13 @@ static PyObject *gd_fn_trampoline(PyObject *self, PyObject *const *args, Py_ssiz
   }
   gd_fn_val vals[GD_FN_MAX_PARAMS];
   PyObject *tmps[GD_FN_MAX_PARAMS] = {NULL};
-  int64_t ints[GD_FN_MAX_PARAMS][GD_MAX_NDIM];
+  int owned[GD_FN_MAX_PARAMS] = {0};
+  int64_t dims[GD_FN_MAX_PARAMS][2 * GD_MAX_NDIM]; /* an array's shape and strides, or ints */
   int64_t *heaps[GD_FN_MAX_PARAMS] = {NULL};
   PyObject *result = NULL;
   int k = 0;
   for (; k < np; k++) {
-    memset(&vals[k], 0, sizeof(vals[k]));
+    vals[k].kind = 0; /* each kind writes the fields Go reads for it */
     if (given[k] == NULL) {
       if (!f->d.optional[k]) {
         PyErr_Format(PyExc_TypeError, "%s missing required argument '%s'", f->entry, f->d.names[k]);
@@ -421,23 +452,23 @@ static PyObject *gd_fn_trampoline(PyObject *self, PyObject *const *args, Py_ssiz
       }
       continue; /* kind 0: Go uses the default */
     }
-    if (gd_fn_arg(st, f, k, given[k], &vals[k], &tmps[k], ints[k], &heaps[k]) < 0) goto done;
+    if (gd_fn_arg(st, f, k, given[k], &vals[k], &tmps[k], dims[k], &heaps[k], &owned[k]) < 0) goto done;
   }
   {
     int nr = f->d.nresults;
     gd_fn_val res[GD_FN_MAX_RESULTS];
     int64_t rdims[GD_FN_MAX_RESULTS][2 * GD_MAX_NDIM];
     for (int r = 0; r < nr; r++) {
-      memset(&res[r], 0, sizeof(res[r]));
+      res[r].kind = 0; /* Go writes the fields of the kind it sets */
       res[r].shape = rdims[r];
       res[r].strides = rdims[r] + GD_MAX_NDIM;
     }
     char msg[GD_MSG_CAP];
     msg[0] = '\0';
     int64_t handle = 0;
-    PyThreadState *ts = PyEval_SaveThread();
+    PyThreadState *ts = f->d.quick ? NULL : PyEval_SaveThread();
     int cls = gd_go_fn_call((int)idx, vals, np, res, GD_FN_WAIT_MS, &handle, f->entry, msg);
-    PyEval_RestoreThread(ts);
+    if (ts != NULL) PyEval_RestoreThread(ts);
     int interrupted = 0;
     while (cls == GD_FN_PENDING) {
       if (!interrupted && PyErr_CheckSignals() < 0) interrupted = 1; /* KeyboardInterrupt is set */
@@ -473,6 +504,7 @@ static PyObject *gd_fn_trampoline(PyObject *self, PyObject *const *args, Py_ssiz
   }
 done:
   for (int j = 0; j < np; j++) {
+    if (owned[j]) gd_fn_unown(&vals[j].h);
     Py_XDECREF(tmps[j]);
     free(heaps[j]);
   }

@@ -51,6 +51,7 @@ typedef struct gd_fn_desc {
   int32_t nresults;
   int32_t tuple;
   int32_t context;
+  int32_t quick; /* gofunc.Quick(): the GIL stays held during the call */
   int32_t kinds[GD_FN_MAX_PARAMS];
   int32_t optional[GD_FN_MAX_PARAMS];
   char *names[GD_FN_MAX_PARAMS];

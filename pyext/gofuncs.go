@@ -24,6 +24,10 @@ func init() {
 			"bounds check of numpy.may_share_memory (zero-copy results share memory with their inputs)."))
 	gofunc.Func1("_gofunc_probe", probe, gofunc.Params(gofunc.Array("a")),
 		gofunc.Doc("The element count of a as a float (a probe of the kit's call cost)."))
+	gofunc.Func1("_gofunc_probe_quick", probe, gofunc.Params(gofunc.Array("a")), gofunc.Quick(),
+		gofunc.Doc("_gofunc_probe registered Quick (the GIL held): a probe of the call cost without the GIL's release."))
+	gofunc.Func1("_gofunc_spin", spin, gofunc.Params(gofunc.Arg("seconds")), gofunc.Quick(),
+		gofunc.Doc("Busy-waits seconds holding the GIL (a test probe of Quick); returns True."))
 	gofunc.Func2("_gofunc_describe", describe, gofunc.Params(gofunc.Array("a"), gofunc.Arg("prefix").Default("")),
 		gofunc.Doc("prefix + the dtype, shape, strides and read-only flag of a as Go sees them."))
 	gofunc.Func6("_gofunc_scalars", scalars, gofunc.Params(gofunc.Arg("i"), gofunc.Arg("f"), gofunc.Arg("b"),
@@ -79,6 +83,13 @@ func extent(a *core.Array) (lo, hi uintptr) {
 }
 
 func probe(a *core.Array) (float64, error) { return float64(a.Size()), nil }
+
+func spin(seconds float64) (bool, error) {
+	end := time.Now().Add(time.Duration(seconds * float64(time.Second)))
+	for time.Now().Before(end) {
+	}
+	return true, nil
+}
 
 func describe(a *core.Array, prefix string) (string, error) {
 	return fmt.Sprintf("%s%v %v %v readonly=%v", prefix, a.DType(), a.Shape(), a.Strides(), a.ReadOnly()), nil

@@ -161,6 +161,16 @@ int gd_dtype_from_format(const char *fmt, Py_ssize_t itemsize,
 /* capsule.c */
 PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device,
                               PyObject *copy, int entry_asarray);
+/* from_dlpack(x)'s import without the Array: the tensor described into
+ * *into (shape and strides: caller buffers of GD_MAX_NDIM), holding one
+ * owner reference the caller drops with gd_owner_decref. 0, or -1 with an
+ * exception (from_dlpack's). */
+typedef struct gd_import_into {
+  gd_header h;
+  int64_t *shape;
+  int64_t *strides;
+} gd_import_into;
+int gd_import_describe(gd_state *st, PyObject *x, gd_import_into *into);
 PyObject *gd_capsule_wrap(void *managed, int versioned);
 
 /* exchange.c: our DLPackExchangeAPI (type(a).__dlpack_c_exchange_api__). */

@@ -276,6 +276,9 @@ func TestGofuncBadRegistrations(t *testing.T) {
 			gofunc.Func0("_test_ctx_res", func() (context.Context, error) { return nil, nil })
 		}, "cannot be a result"},
 		{"nil", func() { gofunc.Func1[int64, float64]("_test_nil", nil) }, "nil function"},
+		{"quick with a context", func() {
+			gofunc.Func1("_test_quick_ctx", func(context.Context) (bool, error) { return false, nil }, gofunc.Quick())
+		}, "Quick() and a context.Context parameter exclude each other"},
 	}
 	for _, c := range cases {
 		func() {
@@ -288,4 +291,121 @@ func TestGofuncBadRegistrations(t *testing.T) {
 		}()
 	}
 	assert.True(t, errors.Is(core.ErrReadOnly, core.ErrReadOnly))
+}
+
+// Quick is recorded on the entry (the skin keeps the GIL for it) and only
+// there.
+func TestGofuncQuick(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		quick bool
+	}{
+		{"_gofunc_probe", false},
+		{"_gofunc_probe_quick", true},
+		{"_gofunc_spin", true},
+		{"_gofunc_sleep", false},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.quick, lookup(t, c.name).Quick, c.name)
+	}
+}
+
+// A Frame reused from call to call carries nothing over: an argument given
+// to one call and omitted from the next takes its default; the context goes
+// to its position; results land in Res.
+func TestGofuncCallFrameReuse(t *testing.T) {
+	scalars, sleep := lookup(t, "_gofunc_scalars"), lookup(t, "_gofunc_sleep")
+	base := []gofunc.Value{{Kind: gofunc.KindInt, I: 1}, {Kind: gofunc.KindFloat, F: 2}, {Kind: gofunc.KindBool, I: 0},
+		{Kind: gofunc.KindComplex, C: 3}, {Kind: gofunc.KindString, S: "s"}}
+	cases := []struct {
+		name  string
+		e     *gofunc.Entry
+		args  []gofunc.Value
+		check func(*gofunc.Frame)
+	}{
+		{"n given", scalars, append(append([]gofunc.Value{}, base...), gofunc.Value{Kind: gofunc.KindInts, Ints: []int64{9}}),
+			func(f *gofunc.Frame) { assert.Equal(t, "i=1 f=2 b=false c=(3+0i) s=s n=[9]", f.Res[0].S) }},
+		{"n omitted: the default, not the last call's", scalars, base,
+			func(f *gofunc.Frame) { assert.Equal(t, "i=1 f=2 b=false c=(3+0i) s=s n=[2 3]", f.Res[0].S) }},
+		{"context inserted", sleep, []gofunc.Value{{Kind: gofunc.KindFloat, F: 0}},
+			func(f *gofunc.Frame) { assert.Equal(t, gofunc.KindBool, f.Res[0].Kind) }},
+	}
+	f := gofunc.NewFrame()
+	defer f.Free()
+	for _, c := range cases {
+		copy(f.Args[:], c.args)
+		require.NoError(t, c.e.CallFrame(nil, f, len(c.args)), c.name)
+		c.check(f)
+	}
+}
+
+// The skin's call path (NewFrame, CallFrame, Free) allocates nothing on the
+// Go heap beyond what the function itself allocates.
+func TestGofuncCallFrameAllocatesNothing(t *testing.T) {
+	a, err := core.Zeros(core.Float32, 8)
+	require.NoError(t, err)
+	defer a.Release()
+	e := lookup(t, "_gofunc_probe_quick")
+	h, shape, strides := a.Header(), a.Shape(), a.Strides()
+	var got float64
+	n := testing.AllocsPerRun(100, func() {
+		f := gofunc.NewFrame()
+		f.Args[0] = arrVal(f.Lend(0, h, shape, strides)) // a Quick function's argument
+		if err := e.CallFrame(nil, f, 1); err != nil {
+			panic(err)
+		}
+		got = f.Res[0].F
+		f.Args[0].Array.Release()
+		f.Free()
+	})
+	assert.Zero(t, n)
+	assert.Equal(t, 8.0, got)
+}
+
+// A LendSlot lends one Array object again and again: released after each
+// call (ErrReleased), live with the next call's header, shape and strides;
+// Retain outlives the slot's reuse; more than 8 dimensions are borrowed
+// afresh.
+func TestLendSlot(t *testing.T) {
+	t.Parallel()
+	a, err := core.Zeros(core.Float64, 2, 3)
+	require.NoError(t, err)
+	defer a.Release()
+	b, err := core.Zeros(core.Int8, 5)
+	require.NoError(t, err)
+	defer b.Release()
+	big, err := core.Zeros(core.Float32, 1, 1, 1, 1, 1, 1, 1, 1, 2)
+	require.NoError(t, err)
+	defer big.Release()
+	var slot core.LendSlot
+	first := slot.Lend(a.Header(), a.Shape(), a.Strides())
+	kept, err := first.Retain()
+	require.NoError(t, err)
+	defer kept.Release()
+	first.Release()
+	_, err = first.Float64s()
+	assert.ErrorIs(t, err, core.ErrReleased, "released after its call")
+	cases := []struct {
+		name   string
+		src    *core.Array
+		shared bool // the slot's own object
+	}{
+		{"2-d float64", a, true},
+		{"1-d int8", b, true},
+		{"9-d: borrowed afresh", big, false},
+	}
+	for _, c := range cases {
+		l := slot.Lend(c.src.Header(), c.src.Shape(), c.src.Strides())
+		assert.Equal(t, c.shared, l == first, c.name)
+		assert.Equal(t, c.src.Shape(), l.Shape(), c.name)
+		assert.Equal(t, c.src.Strides(), l.Strides(), c.name)
+		assert.Equal(t, c.src.DType(), l.DType(), c.name)
+		assert.Equal(t, c.src.DataPtr(), l.DataPtr(), c.name)
+		l.Release()
+		assert.Nil(t, l.DataPtr(), c.name)
+	}
+	s, err := kept.Float64s()
+	require.NoError(t, err, "a Retain outlives the slot's reuse")
+	assert.Len(t, s, 6)
 }

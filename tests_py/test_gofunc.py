@@ -15,6 +15,7 @@ import os
 import sys
 import textwrap
 import threading
+import time
 
 import pytest
 
@@ -23,6 +24,7 @@ from godlpack import _native as N
 
 from _helpers import need, optional, refcount
 from _subproc import run_group
+import itertools
 
 np = need("numpy")
 torch = optional("torch")
@@ -64,6 +66,7 @@ def test_torch_tensors_reach_go_as_they_are(dtype, layout):
     got = N._gofunc_describe(t)
     assert got.startswith(f"{dtype} [{' '.join(map(str, t.shape))}] [{' '.join(map(str, t.stride()))}]")
     assert N._gofunc_probe(t) == float(t.numel())
+    assert N._gofunc_probe_quick(t) == float(t.numel())
 
 
 def test_read_only_stays_read_only_in_go():
@@ -168,6 +171,50 @@ def test_arguments_are_released_after_the_call():
         N._gofunc_describe(x)
     gc.collect()
     assert refcount(x) == before
+
+
+@pytest.mark.parametrize("probe", ["_gofunc_probe", "_gofunc_probe_quick"])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float16", "float64", "complex128"])
+def test_imported_arguments_reach_go_as_arrays_do(dtype, layout, probe):
+    # An imported argument is described straight into the call (no Array
+    # object): Go sees what it sees of godlpack.Array over the same memory,
+    # and numpy's deleter runs once per call, right after it.
+    x = _numpy(dtype, layout)
+    base = x.base if x.base is not None else x
+    before = refcount(base)
+    assert N._gofunc_describe(x) == N._gofunc_describe(gd.from_dlpack(x))
+    for _ in range(3):
+        assert getattr(N, probe)(x) == float(x.size)
+    assert refcount(base) == before
+
+
+def test_quick_function_holds_the_gil():
+    ticks = []
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+
+    th = threading.Thread(target=spin)
+    th.start()
+    try:
+        while not ticks:
+            time.sleep(0.001)
+        assert N._gofunc_spin(0.3) is True
+        time.sleep(0.05)  # the other thread ticks again
+    finally:
+        stop.set()
+        th.join()
+    # The other thread never ran during the call's 0.3 s of spinning: its
+    # ticks stop for that long (a call that released the GIL leaves no gap
+    # longer than a switch interval).
+    gaps = [b - a for a, b in itertools.pairwise(ticks)]
+    assert max(gaps) >= 0.25
+    assert "Holds the GIL while it runs" in N._gofunc_spin.__doc__
+    meta = {f["name"]: f for f in json.loads(N._gofuncs())}
+    assert meta["_gofunc_probe_quick"]["quick"] and not meta["_gofunc_probe"]["quick"]
 
 
 def test_kept_array_lives_until_go_releases_it():

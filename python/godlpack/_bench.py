@@ -43,7 +43,8 @@ Rows:
  10  a registered Go function (the extension kit, group "gofunc") called with
      one array of 16 float64 returning a float, godlpack._native._gofunc_probe:
      with an ndarray vs gd.from_dlpack(ndarray) <= 1.5x, with a torch tensor
-     vs gd.from_dlpack(tensor) <= 1.5x (the Go call includes the import).
+     vs gd.from_dlpack(tensor) <= 1.5x (the Go call includes the import);
+     the same probe registered gofunc.Quick() (the GIL held) as info rows.
 """
 
 from __future__ import annotations
@@ -171,11 +172,12 @@ class Bench:
 
     def gofuncs(self, np: Any, torch: Any) -> None:
         n = np.arange(16, dtype=np.float64)
-        env: dict[str, Any] = {"gd": gd, "n": n, "probe": _native._gofunc_probe, "a": gd.from_dlpack(n)}
-        stmts = ["probe(n)", "gd.from_dlpack(n)", "probe(a)"]
+        env: dict[str, Any] = {"gd": gd, "n": n, "probe": _native._gofunc_probe, "a": gd.from_dlpack(n),
+                               "quick": _native._gofunc_probe_quick}
+        stmts = ["probe(n)", "gd.from_dlpack(n)", "probe(a)", "quick(n)"]
         if torch is not None:
             env["t"] = torch.arange(16, dtype=torch.float64)
-            stmts += ["probe(t)", "gd.from_dlpack(t)"]
+            stmts += ["probe(t)", "gd.from_dlpack(t)", "quick(t)"]
         res = dict(zip(stmts, interleaved(stmts, env, self.rounds, self.batch_s)))
         self.add("10", "Go function(ndarray) -> float", res["probe(n)"], res["gd.from_dlpack(n)"],
                  "gd.from_dlpack(ndarray)", 1.5)
@@ -186,6 +188,11 @@ class Bench:
             self.note("10", "Go function(torch.Tensor) -> float", "torch not installed")
         self.add("i", "Go function(gd.Array) -> float", res["probe(a)"], res["gd.from_dlpack(n)"],
                  "gd.from_dlpack(ndarray)", None)
+        self.add("i", "Quick Go function(ndarray) -> float", res["quick(n)"], res["gd.from_dlpack(n)"],
+                 "gd.from_dlpack(ndarray)", None)
+        if torch is not None:
+            self.add("i", "Quick Go function(torch.Tensor) -> float", res["quick(t)"], res["gd.from_dlpack(t)"],
+                     "gd.from_dlpack(Tensor)", None)
 
     # ---- row 6: copies --------------------------------------------------
 
