@@ -226,7 +226,7 @@ distclean: clean
 # LD_LIBRARY_PATH lets libOpenCL.so.1 (no RUNPATH) find its Intel math libraries. Both are
 # exported to every recipe of demo, test-py and test-cgocheck2 (and their prerequisites).
 INTEROP_REQ := requirements-interop.txt
-INTEROP_ENV_TARGETS := demo test-py test-cgocheck2 matrix
+INTEROP_ENV_TARGETS := demo test-py test-cgocheck2 matrix bench
 
 $(VENV)/.interop: $(VENV)/.deps $(INTEROP_REQ)
 	$(PIP) install -r $(INTEROP_REQ)
