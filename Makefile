@@ -97,8 +97,9 @@ abi3-smoke: $(SO)
 	    if [ "$${CI:-}" = "true" ]; then echo "abi3-smoke: python$$v not found (CI=true: failing)"; exit 1; fi; \
 	    echo "abi3-smoke: python$$v not found, skipped"; continue; \
 	  fi; \
-	  echo "PYTHONPATH=python $$py tests_py/abi3_smoke.py"; \
+	  echo "PYTHONPATH=python $$py tests_py/abi3_smoke.py (and with GODLPACK_NO_VECTORCALL_METHOD=1)"; \
 	  PYTHONPATH=python "$$py" tests_py/abi3_smoke.py || exit 1; \
+	  GODLPACK_NO_VECTORCALL_METHOD=1 PYTHONPATH=python "$$py" tests_py/abi3_smoke.py || exit 1; \
 	done
 
 # Lint and types (issue 16): ruff over python/ and tests_py/; mypy --strict and pyright

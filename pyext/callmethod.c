@@ -4,13 +4,16 @@
  * (__dlpack__, torch's is_conj/is_neg), within the abi3 contract.
  *
  * PyObject_VectorcallMethod calls a method without a bound-method object or
- * a kwargs dict, but it joined the limited API only in 3.12. The wheel is
- * tagged cp311-abi3, so it may use it only where the running interpreter's
- * stable ABI has it: on 3.12+ it is looked up once at module load (dlsym,
- * after a Py_Version check); on 3.11 the call goes through
- * PyObject_GetAttr + PyObject_Call, which 3.11's limited API offers. No
- * undefined reference to a newer symbol stays in the .so (abi3audit checks). */
+ * a kwargs dict; it is public C API since 3.9 and joined the stable ABI in
+ * 3.12. The wheel is tagged cp311-abi3, so the .so keeps no link-time
+ * reference to it (abi3audit checks): it is looked up once at module load
+ * with dlsym, which finds it in every CPython since 3.9 (3.11 included, where
+ * it is public but not yet stable ABI). An interpreter that does not export
+ * it (an embedding that hides its symbols) gets PyObject_GetAttr +
+ * PyObject_Call, which the 3.11 limited API offers and which costs about
+ * twice as much per __dlpack__ call. */
 #include <dlfcn.h>
+#include <stdlib.h>
 
 #include "skin.h"
 
@@ -20,7 +23,7 @@ typedef PyObject *(*gd_vectorcall_method_fn)(PyObject *name, PyObject *const *ar
 static gd_vectorcall_method_fn gd_vectorcall_method;
 
 void gd_call_method_init(void) {
-  if (Py_Version >= 0x030C0000)
+  if (getenv("GODLPACK_NO_VECTORCALL_METHOD") == NULL)  /* tests: the fallback path */
     gd_vectorcall_method = (gd_vectorcall_method_fn)dlsym(RTLD_DEFAULT, "PyObject_VectorcallMethod");
 }
 
@@ -84,8 +87,8 @@ PyObject *gd_call_method(PyObject *name, PyObject *const *args, size_t nargsf, P
   return gd_call_method_slow(name, args, (Py_ssize_t)(nargsf & ~GD_VECTORCALL_ARGUMENTS_OFFSET), kwnames);
 }
 
-/* _native._vectorcall_method(): whether method calls take the 3.12+ path
- * (for tests: abi3_smoke.py checks the choice on each interpreter). */
+/* _native._vectorcall_method(): whether method calls go through
+ * PyObject_VectorcallMethod (for tests: abi3_smoke.py checks both paths). */
 PyObject *gd_mod_vectorcall_method(PyObject *m, PyObject *unused) {
   return PyBool_FromLong(gd_vectorcall_method != NULL);
 }

@@ -4,6 +4,7 @@ Uses only the standard library, so that one built godlpack/_native.abi3.so can
 be exercised by interpreters that have neither numpy nor torch. Exits non-zero
 with a message on the first failure.
 """
+import os
 import sys
 
 import godlpack as gd
@@ -31,8 +32,9 @@ else:
 
 
 # A producer without the C exchange API: godlpack calls its __dlpack__ with
-# keywords, through PyObject_VectorcallMethod on 3.12+ and through
-# getattr + call on 3.11, whose limited API lacks it (pyext/callmethod.c).
+# keywords, through PyObject_VectorcallMethod found at load time, or with
+# GODLPACK_NO_VECTORCALL_METHOD=1 through getattr + call, the limited API's
+# own path (pyext/callmethod.c). make abi3-smoke runs both.
 class Producer:
     def __init__(self, x):
         self.x, self.seen = x, []
@@ -47,13 +49,15 @@ class Producer:
 
 from godlpack import _native  # noqa: E402
 
-assert _native._vectorcall_method() == (sys.version_info >= (3, 12)), _native._vectorcall_method()
+fallback = os.environ.get("GODLPACK_NO_VECTORCALL_METHOD") is not None
+assert _native._vectorcall_method() == (not fallback), _native._vectorcall_method()
 p = Producer(a)
-for _ in range(3):  # the second and third calls reuse the 3.11 path's keywords dict
+for _ in range(3):  # the second and third calls reuse the fallback's keywords dict
     assert gd.from_dlpack(p)[2, 3] == a[2, 3]
 assert gd.from_dlpack(p, copy=True)[2, 3] == a[2, 3]
 assert p.seen == [{"max_version": (1, 3)}] * 3 + [{"max_version": (1, 3), "copy": True}], p.seen
 
 m = memoryview(a)
 assert m.format == "d" and m.shape == (3, 4) and m.strides == (32, 8)
-print(f"abi3 smoke ok: Python {sys.version.split()[0]}, {gd.__file__}")
+print(f"abi3 smoke ok: Python {sys.version.split()[0]}, {'getattr + call' if fallback else 'vectorcall'}, "
+      f"{gd.__file__}")

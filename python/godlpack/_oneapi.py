@@ -11,7 +11,9 @@ OCL_ICD_FILENAMES setting that points the OpenCL loader at a runtime.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing stays unimported at run time: import godlpack must stay cheap
+    from typing import Any
 
 _tried = False
 _queues: dict[int, Any] = {}
