@@ -484,6 +484,8 @@ static PyObject *gd_mod_consumer_stream(PyObject *m, PyObject *args) {
   return PyCapsule_New(q, "SyclQueueRef", NULL);
 }
 
+static PyObject *gd_mod_install_gofuncs(PyObject *m, PyObject *unused); /* below */
+
 static PyMethodDef gd_module_methods[] = {
     {"from_dlpack", (PyCFunction)(void (*)(void))gd_mod_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
      "from_dlpack(x, /, *, device=None, copy=None)\n--\n\n"
@@ -502,6 +504,7 @@ static PyMethodDef gd_module_methods[] = {
     {"_reinterpret", gd_mod_reinterpret, METH_VARARGS, NULL},
     {"_init", gd_mod_init, METH_VARARGS, NULL},
     {"_in_fork_child", gd_mod_in_fork_child, METH_NOARGS, NULL},
+    {"_install_gofuncs", gd_mod_install_gofuncs, METH_NOARGS, NULL},
     {"_vectorcall_method", gd_mod_vectorcall_method, METH_NOARGS, NULL},
     {"_test_panic", gd_mod_test_panic, METH_NOARGS, NULL},
     {"_test_go_gc", gd_mod_test_go_gc, METH_NOARGS, NULL},
@@ -578,6 +581,23 @@ PyModuleDef gd_module_def = {
  * works. */
 static int gd_kit_adopt(PyObject *m, const char *fullname);
 
+/* The module's name, for _install_gofuncs (the module is made once). */
+static char gd_fullname[256];
+
+/* _native._install_gofuncs(): the Go functions registered with gofunc join
+ * the module. godlpack/__init__.py calls it after its other imports rather
+ * than PyInit doing it: describing them is the first call into Go, which
+ * waits for the Go runtime to finish starting (on a thread of its own since
+ * the library loaded), and by then it has started while Python imported. */
+static PyObject *gd_mod_install_gofuncs(PyObject *m, PyObject *unused) {
+  static int done = 0;
+  if (!done) {
+    if (gd_gofunc_install(m, gd_fullname) < 0) return NULL;
+    done = 1;
+  }
+  Py_RETURN_NONE;
+}
+
 PyObject *gd_module_init(const char *fullname) {
   /* One interpreter per process: the Go runtime, the fork flag and the DLPack
    * exchange API (one process-wide struct whose functions reach the module
@@ -644,8 +664,9 @@ PyObject *gd_module_init(const char *fullname) {
   if (rc < 0) goto fail;
   if (PyModule_AddIntConstant(m, "MAX_NDIM", GD_MAX_NDIM) < 0) goto fail;
   if (PyModule_AddIntConstant(m, "ALIGNMENT", GD_ALIGNMENT) < 0) goto fail;
-  /* The Go functions registered with package gofunc (gofunc.c). */
-  if (gd_gofunc_install(m, fullname) < 0) goto fail;
+  /* The Go functions registered with package gofunc (gofunc.c) join the
+   * module in _install_gofuncs. */
+  snprintf(gd_fullname, sizeof gd_fullname, "%s", fullname);
   loaded = 1;
   if (kit && gd_kit_adopt(m, fullname) < 0) goto fail;
   return m;

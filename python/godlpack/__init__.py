@@ -50,7 +50,7 @@ _check_address_space()
 # _native first: loading it starts the Go runtime on a thread of its own,
 # which then initialises while the modules below import.
 from . import _native, _oneapi, _tables, _types  # noqa: E402
-from ._native import Array, from_dlpack, may_share_memory  # noqa: E402
+from ._native import Array, from_dlpack  # noqa: E402
 from ._types import DLDeviceType, DType, Device, _as_dtype  # noqa: E402
 
 TYPE_CHECKING = False
@@ -113,6 +113,13 @@ _repr.install(Array)
 from . import _convert  # noqa: E402
 
 setattr(Array, "astype", _convert.astype)  # noqa: B010 (the stub declares it on Array)
+
+# The Go functions registered with gofunc (may_share_memory; in a module built
+# by build-ext, the developer's too) join _native last: describing them is the
+# first call into Go, which waits for the Go runtime to finish starting, and by
+# now it has started while the modules above imported (pyext/module.c).
+_native._install_gofuncs()
+from ._native import may_share_memory  # noqa: E402
 
 # A forked child never enters the Go runtime: the extension's pthread_atfork
 # child handler flags it (pyext/fork.c), and every call that needs Go then
