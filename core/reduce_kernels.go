@@ -2,6 +2,8 @@ package core
 
 import (
 	"math"
+	"runtime"
+	"sync"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/core/kernels"
@@ -333,8 +335,24 @@ func minNaN(a, b float64) float64 {
 
 // ---- float rows
 
-// sumF is the pairwise sum of a row, as float64.
+// sumF is the pairwise sum of a row, as float64. A long float64 row's two
+// top halves of the pairwise tree run on two goroutines: the same additions
+// in the same order, so the same bits as on one.
 func (r *Reduction) sumF(p unsafe.Pointer, n, st int64) float64 {
+	if n2 := splitRow(n, st); r.in == inF64 && n2 > 0 {
+		var l float64
+		var wg sync.WaitGroup
+		rc := *r // the goroutine's own copy: r itself stays off the heap on every other path
+		wg.Go(func() { l = rc.sumRow(p, n2, st) })
+		rr := r.sumRow(unsafe.Add(p, n2*st), n-n2, st)
+		wg.Wait()
+		return l + rr
+	}
+	return r.sumRow(p, n, st)
+}
+
+// sumRow is sumF on the calling goroutine.
+func (r *Reduction) sumRow(p unsafe.Pointer, n, st int64) float64 {
 	switch {
 	case r.in == inF64 && st == 8:
 		return kernels.SumFloat64(unsafe.Slice((*float64)(p), n))
@@ -384,8 +402,53 @@ func (r *Reduction) prodF(p unsafe.Pointer, n, st int64) float64 {
 	return s
 }
 
+// contigSplitMin is the byte size from which a contiguous float64 row is
+// reduced on two goroutines.
+const contigSplitMin = 16 << 20
+
+// splitRow is where a float64 row of n elements, st bytes apart, is cut
+// for two goroutines (numpy's pairwise split: half, rounded down to a
+// multiple of 8), or 0 when it runs on one: one CPU, SetSerial(true), or a
+// row too short to pay for waking a second thread (a contiguous row under
+// contigSplitMin bytes, which the AVX2 kernels finish in about as long; a
+// strided one under parallelMin). Only the top level splits: two
+// goroutines saturate the memory bus these rows need.
+func splitRow(n, st int64) int64 {
+	min := int64(parallelMin)
+	if st == 8 {
+		min = contigSplitMin
+	}
+	if n*8 < min || Serial() || runtime.GOMAXPROCS(0) < 2 {
+		return 0
+	}
+	n2 := n / 2
+	return n2 - n2%8
+}
+
 // extF is the maximum (isMax) or minimum of a row, NaN when it holds one.
 func (r *Reduction) extF(p unsafe.Pointer, n, st int64, isMax bool) float64 {
+	if n2 := splitRow(n, st); r.in == inF64 && n2 > 0 {
+		var l float64
+		var wg sync.WaitGroup
+		rc := *r
+		wg.Go(func() { l = rc.extRow(p, n2, st, isMax) })
+		rr := r.extRow(unsafe.Add(p, n2*st), n-n2, st, isMax)
+		wg.Wait()
+		switch {
+		case l != l: // the first NaN of the row, as one goroutine returns it
+			return l
+		case rr != rr:
+			return rr
+		case isMax:
+			return max(l, rr)
+		}
+		return min(l, rr)
+	}
+	return r.extRow(p, n, st, isMax)
+}
+
+// extRow is extF on the calling goroutine.
+func (r *Reduction) extRow(p unsafe.Pointer, n, st int64, isMax bool) float64 {
 	switch r.in {
 	case inF64:
 		switch {

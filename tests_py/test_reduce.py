@@ -338,3 +338,22 @@ def test_existing_sum_behaviour_kept():
     assert gd.asarray([True, True, False]).sum() == 2
     m = gd.arange(12).reshape((3, 4))
     assert m.T.sum() == 66 and m[::-1, ::-2].sum() == sum(range(1, 12, 2))
+
+
+# ---- long float64 rows split over two goroutines (core/reduce_kernels.go splitRow)
+
+
+@pytest.mark.parametrize("step", [1, 3])
+def test_two_goroutine_rows_give_one_goroutines_bits(step):
+    # 3e6 elements (24 MB, one chunk): the pairwise tree's top halves run on two
+    # goroutines, the additions in numpy's order, so the sum is numpy's bit for bit
+    n = np.random.default_rng(7).standard_normal(3_000_000 * step) * 1e3
+    a = gd.from_dlpack(n)[::step]
+    v = n[::step]
+    assert a.sum() == v.sum()
+    assert a.max() == v.max() and a.min() == v.min()
+    for where in (5, len(v) // 2 - 3, len(v) // 2 + 3, len(v) - 1):  # a NaN in either half
+        w = v.copy()
+        w[where] = np.nan
+        b = gd.from_dlpack(w)
+        assert math.isnan(b.max()) and math.isnan(b.min()) and math.isnan(b.sum())
