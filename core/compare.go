@@ -5,7 +5,6 @@ import (
 	"math"
 	"runtime"
 	"strconv"
-	"sync"
 	"unsafe"
 )
 
@@ -342,27 +341,9 @@ func CompareInto(op CompareOp, dst *Header, dstShape []int64, x, y *Operand, sta
 		p.run(out, start, stop)
 		return nil
 	}
-	runParallel(&p, out, start, stop, w)
+	q := p // the goroutines' copy: p stays on the stack on the serial path
+	splitRange(start, stop, w, func(lo, hi int64) { q.run(out, lo, hi) })
 	return nil
-}
-
-// runParallel splits [start, stop) over w goroutines. They share a copy of
-// p (the plan is read-only while it runs), so that p itself stays on the
-// caller's stack on the serial path.
-func runParallel(p *cmpPlan, out unsafe.Pointer, start, stop, w int64) {
-	q := new(cmpPlan)
-	*q = *p
-	chunk := (stop - start + w - 1) / w
-	var wg sync.WaitGroup
-	for s := start + chunk; s < stop; s += chunk {
-		wg.Add(1)
-		go func(s, e int64) {
-			defer wg.Done()
-			q.run(out, s, e)
-		}(s, min(s+chunk, stop))
-	}
-	q.run(out, start, min(start+chunk, stop))
-	wg.Wait()
 }
 
 // Compare returns op(a, b) element-wise as a new C-contiguous bool array of

@@ -3,7 +3,6 @@ package core
 import (
 	"fmt"
 	"runtime"
-	"sync"
 	"unsafe"
 )
 
@@ -294,27 +293,14 @@ func convertRaw(dp unsafe.Pointer, dstStrides []int64, d convSide, sp unsafe.Poi
 }
 
 func (p *cplan) runParallel(w int64) {
-	var wg sync.WaitGroup
-	n0 := p.shape[0]
-	chunk := (n0 + w - 1) / w
-	var first cplan
-	for start := int64(0); start < n0; start += chunk {
-		sub := *p
-		sub.shape[0] = min(chunk, n0-start)
-		sub.dp = unsafe.Add(p.dp, start*p.ds[0])
-		sub.sp = unsafe.Add(p.sp, start*p.ss[0])
-		if start == 0 {
-			first = sub
-			continue
-		}
-		wg.Add(1)
-		go func(s cplan) {
-			defer wg.Done()
-			s.exec()
-		}(sub)
-	}
-	first.exec()
-	wg.Wait()
+	q := *p
+	splitRange(0, q.shape[0], w, func(lo, hi int64) {
+		sub := q
+		sub.shape[0] = hi - lo
+		sub.dp = unsafe.Add(q.dp, lo*q.ds[0])
+		sub.sp = unsafe.Add(q.sp, lo*q.ss[0])
+		sub.exec()
+	})
 }
 
 func (p *cplan) exec() {

@@ -8,7 +8,6 @@ import "C"
 import (
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -138,29 +137,16 @@ func (p *plan) run(size int64) {
 }
 
 func (p *plan) runParallel(w int64) {
-	var wg sync.WaitGroup
-	n0 := p.shape[0]
-	chunk := (n0 + w - 1) / w
-	var first plan
-	for start := int64(0); start < n0; start += chunk {
-		sub := *p
-		sub.shape[0] = min(chunk, n0-start)
-		sub.dp = unsafe.Add(p.dp, start*p.ds[0])
-		if !p.fill {
-			sub.sp = unsafe.Add(p.sp, start*p.ss[0])
+	q := *p
+	splitRange(0, q.shape[0], w, func(lo, hi int64) {
+		sub := q
+		sub.shape[0] = hi - lo
+		sub.dp = unsafe.Add(q.dp, lo*q.ds[0])
+		if !q.fill {
+			sub.sp = unsafe.Add(q.sp, lo*q.ss[0])
 		}
-		if start == 0 {
-			first = sub
-			continue
-		}
-		wg.Add(1)
-		go func(s plan) {
-			defer wg.Done()
-			s.exec()
-		}(sub)
-	}
-	first.exec()
-	wg.Wait()
+		sub.exec()
+	})
 }
 
 // exec runs the plan on the calling goroutine.
