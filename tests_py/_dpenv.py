@@ -68,3 +68,8 @@ class Spy:
             if isinstance(r, CapsuleInfo):
                 return r
         raise AssertionError(f"no capsule was handed out: {self.calls}")
+
+
+# The dtypes dpnp arrays hold on a SYCL device (the dtype axis of the dpnp tests).
+DPNP_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+               "float16", "float32", "float64", "complex64", "complex128"]

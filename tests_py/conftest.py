@@ -102,3 +102,11 @@ def gd():
     import godlpack
 
     return godlpack
+
+
+@pytest.fixture(scope="module")
+def dev():
+    """The SYCL CPU device of the dpnp/oneAPI tests (_dpenv.sycl_cpu_device)."""
+    from _dpenv import sycl_cpu_device
+
+    return sycl_cpu_device()

@@ -16,7 +16,8 @@ import pytest
 
 import _dpenv  # noqa: F401  (OCL_ICD_FILENAMES before any device lookup)
 import godlpack as gd
-from _dpenv import Spy, sycl_cpu_device
+from _dpenv import DPNP_DTYPES as DTYPES
+from _dpenv import Spy
 from _helpers import FLAG_IS_COPIED, FLAG_READ_ONLY, CapsuleInfo, collect, gd_ptr, optional, requires
 
 np = optional("numpy")
@@ -25,13 +26,6 @@ dpnp = optional("dpnp")
 pytestmark = requires("numpy", "dpnp", "dpctl")
 
 T = gd.DLDeviceType
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "float32", "float64", "complex64", "complex128"]
-
-
-@pytest.fixture(scope="module")
-def dev():
-    return sycl_cpu_device()
 
 
 def values(dtype, n=12):
