@@ -18,7 +18,10 @@ if TYPE_CHECKING:  # typing stays unimported at run time: import godlpack must s
 _tried = False
 _queues: dict[int, Any] = {}
 
-KDL_ONEAPI = 14
+from . import _tables
+
+# kDLOneAPI, read from core's device table (_tables.py, generated)
+KDL_ONEAPI = next(t for t, (name, _) in _tables.DEVICE_TYPES.items() if name == "kDLOneAPI")
 
 
 def ensure() -> None:
