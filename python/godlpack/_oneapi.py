@@ -11,14 +11,14 @@ OCL_ICD_FILENAMES setting that points the OpenCL loader at a runtime.
 
 from __future__ import annotations
 
+from . import _tables
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing stays unimported at run time: import godlpack must stay cheap
     from typing import Any
 
 _tried = False
 _queues: dict[int, Any] = {}
-
-from . import _tables
 
 # kDLOneAPI, read from core's device table (_tables.py, generated)
 KDL_ONEAPI = next(t for t, (name, _) in _tables.DEVICE_TYPES.items() if name == "kDLOneAPI")
