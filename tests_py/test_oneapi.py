@@ -113,10 +113,47 @@ def test_dpnp_computes_on_our_memory(where):
     assert a.tolist() == [i + 1.0 for i in range(10)]
     a[0] = 100.0
     assert float(y[0]) == 100.0
-    # dpnp.asarray(a) reads __sycl_usm_array_interface__; dpnp 0.20 then
-    # copies every such object (its zero-copy test wants the very queue
-    # object of the array it builds): test_usm_array_interface_zero_copy
-    assert dpnp.asnumpy(dpnp.asarray(a)).tolist() == a.tolist()
+    w = dpnp.asarray(a)  # through __usm_ndarray__: test_dpnp_asarray_zero_copy
+    assert usm_first(w) == gd_ptr(a) and dpnp.asnumpy(w).tolist() == a.tolist()
+
+
+@pytest.mark.parametrize("view", [lambda x: x, lambda x: x[3:], lambda x: x[::-1], lambda x: x[3:][::-2],
+                                  lambda x: x.reshape(3, 4)[1:, ::-1], lambda x: x.reshape(3, 4).T,
+                                  lambda x: x[5:5]])
+def test_dpnp_asarray_zero_copy(where, view):
+    import weakref
+
+    a = gd.arange(12, dtype="float32").to_device(where)
+    v = view(a)
+    x = dpnp.asarray(v, copy=False)  # dpnp raises ValueError where it would have to copy
+    assert isinstance(x, dpnp.ndarray) and x.shape == v.shape and x.strides == tuple(4 * s for s in v.strides)
+    assert x.sycl_queue is v.sycl_queue and v.__usm_ndarray__.sycl_queue is v.sycl_queue
+    assert dpnp.asnumpy(x).tolist() == v.tolist()
+    if v.size:
+        assert usm_first(x) == gd_ptr(v)
+        x[...] = -1.0  # dpnp writes our memory
+        x.sycl_queue.wait()
+        assert set(np.asarray(v.to_device("cpu")).ravel().tolist()) == {-1.0}
+        v.fill(7.0)  # and sees our writes
+        assert (dpnp.asnumpy(x) == 7.0).all()
+    alive = weakref.ref(a), weakref.ref(v)
+    ptr = gd_ptr(v)
+    del a, v
+    collect()
+    assert alive[0]() is None and alive[1]() is None  # x holds the memory, not the arrays
+    if x.size:
+        assert usm_first(x) == ptr and (dpnp.asnumpy(x) == 7.0).all()
+
+
+def test_dpnp_asarray_keeps_read_only(dev):
+    x = dpnp.arange(4.0, device=dev)
+    x.flags.writable = False
+    ro = gd.from_dlpack(x)
+    y = dpnp.asarray(ro)
+    assert usm_first(y) == gd_ptr(ro) and not y.flags.writable
+    with pytest.raises(ValueError):
+        y[0] = 1.0
+    assert not hasattr(gd.arange(3), "__usm_ndarray__")  # host arrays: numpy's or DLPack's routes
 
 
 @pytest.mark.parametrize("view", [lambda x: x, lambda x: x[3:], lambda x: x[3:][::2],

@@ -189,10 +189,14 @@ def _to_device(self: Array, device: Any, /, *, stream: Any = None) -> Array:
 Array.to_device = _to_device  # type: ignore[attr-defined]
 Array.__sycl_usm_array_interface__ = property(  # type: ignore[attr-defined]
     _oneapi.usm_array_interface,
-    doc="dpctl's USM array interface of an array on a oneAPI device (dpnp.asarray takes it zero-copy).",
+    doc="dpctl's USM array interface of an array on a oneAPI device (dpctl's consumers take it zero-copy).",
+)
+Array.__usm_ndarray__ = property(  # type: ignore[attr-defined]
+    _oneapi.usm_ndarray,
+    doc="A dpnp.tensor.usm_ndarray view of an array on a oneAPI device (dpnp.asarray takes it zero-copy).",
 )
 Array.sycl_queue = property(  # type: ignore[attr-defined]
-    _oneapi.sycl_queue, doc="The dpctl.SyclQueue of an array on a oneAPI device (godlpack's queue there)."
+    _oneapi.sycl_queue, doc="The dpctl.SyclQueue of an array on a oneAPI device (on godlpack's context there)."
 )
 
 

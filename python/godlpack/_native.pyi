@@ -83,9 +83,13 @@ class Array:
         """dpctl's USM array interface, on oneAPI devices only (AttributeError
         elsewhere): dpnp.tensor.asarray takes the memory zero-copy."""
     @property
+    def __usm_ndarray__(self) -> Any:
+        """A dpnp.tensor.usm_ndarray view on oneAPI devices only (AttributeError
+        elsewhere): dpnp.asarray takes the memory zero-copy."""
+    @property
     def sycl_queue(self) -> Any:
-        """The dpctl.SyclQueue of an array on a oneAPI device (godlpack's
-        queue there); AttributeError elsewhere."""
+        """The dpctl.SyclQueue of an array on a oneAPI device (on godlpack's
+        context there, one object per array); AttributeError elsewhere."""
     # Reductions: a Python scalar when the result is 0-d and out is None, else an Array
     # (out itself when given). axis: None (all), an int or a tuple of ints.
     def sum(self, axis: SupportsIndex | tuple[SupportsIndex, ...] | None = None, dtype: Any = None,

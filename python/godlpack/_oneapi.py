@@ -60,14 +60,8 @@ _TYPESTR = {
 }
 
 
-def usm_array_interface(a: Any) -> dict[str, Any]:
-    """__sycl_usm_array_interface__ of a godlpack array on a oneAPI device:
-    dpctl's convention, as its own arrays write it (data at the allocation,
-    strides and offset in elements, syclobj a queue of the USM's context).
-    dpnp.asarray(a) then takes the memory zero-copy and keeps a alive.
-    Arrays elsewhere, or of dtypes dpctl does not hold, have none
-    (AttributeError, so that hasattr() is False)."""
-    t, i = a.__dlpack_device__()
+def _interface(a: Any, syclobj: Any) -> dict[str, Any]:
+    t, _ = a.__dlpack_device__()
     if t != KDL_ONEAPI:
         raise AttributeError(
             f"__sycl_usm_array_interface__: only arrays on oneAPI devices have one, not one on {a.device}; "
@@ -84,16 +78,88 @@ def usm_array_interface(a: Any) -> dict[str, Any]:
         "offset": offset,
         "typestr": typestr,
         "version": 1,
-        "syclobj": consumer_stream(t, i),
+        "syclobj": syclobj,
     }
+
+
+class _Lease:
+    """What dpctl's Memory over an array's data holds on to: the interface
+    and an alias of the array (a view, another object), so that the memory
+    keeps the data alive without keeping the array itself, which owns the
+    memory through _memories below."""
+
+    __slots__ = ("__sycl_usm_array_interface__", "alias")
+
+    def __init__(self, a: Any) -> None:
+        t, i = a.__dlpack_device__()
+        self.__sycl_usm_array_interface__ = _interface(a, consumer_stream(t, i))
+        self.alias = a[...]
+
+
+# id(array) -> (weakref to it, its dpctl Memory), dropped when the array goes.
+_memories: dict[int, tuple[Any, Any]] = {}
+
+
+def _memory(a: Any) -> Any:
+    """One dpctl Memory over a's data per array, made on first use.
+
+    dpnp.asarray(a) takes a zero-copy only when the queue it reads from
+    a.sycl_queue is the very object its usm_ndarray reports (an identity
+    test), and dpctl builds a new queue object for every Memory it makes
+    from an interface; so a's queue, interface and usm_ndarray all come
+    from this one Memory."""
+    key = id(a)
+    entry = _memories.get(key)
+    if entry is not None and entry[0]() is a:
+        return entry[1]
+    import weakref
+
+    import dpctl.memory as dpm
+
+    def forget(_ref: Any) -> None:
+        _memories.pop(key, None)
+
+    mem = dpm.as_usm_memory(_Lease(a))
+    # setdefault: of two threads making one at once, both return the first
+    return _memories.setdefault(key, (weakref.ref(a, forget), mem))[1]
+
+
+def usm_array_interface(a: Any) -> dict[str, Any]:
+    """__sycl_usm_array_interface__ of a godlpack array on a oneAPI device:
+    dpctl's convention, as its own arrays write it (data at the allocation,
+    strides and offset in elements, syclobj a.sycl_queue). dpctl's
+    consumers take the memory zero-copy and keep a alive. Arrays elsewhere,
+    or of dtypes dpctl does not hold, have none (AttributeError, so that
+    hasattr() is False)."""
+    _interface(a, None)  # refuses before dpctl is touched
+    return _interface(a, sycl_queue(a))
+
+
+def usm_ndarray(a: Any) -> Any:
+    """__usm_ndarray__: a dpnp.tensor.usm_ndarray over a's memory (a view:
+    writes are seen both ways; read-only stays read-only), on a.sycl_queue.
+    dpnp.asarray(a) and dpnp.tensor.asarray(a) return it without a copy."""
+    iface = _interface(a, None)
+    mem = _memory(a)
+    import dpnp.tensor as dpt
+
+    # the Memory starts at a's lowest element (dpctl's rule); a's first
+    # element lies (its offset less that lowest element's) past it
+    lowest = iface["offset"] + sum(st * (n - 1) for n, st in zip(a.shape, a.strides) if st < 0 and n > 0)
+    if 0 in a.shape:
+        lowest = iface["offset"]
+    u = dpt.usm_ndarray(a.shape, dtype=iface["typestr"], strides=a.strides, buffer=mem,
+                        offset=iface["offset"] - lowest)
+    if a.readonly:
+        u.flags["W"] = False
+    return u
 
 
 def sycl_queue(a: Any) -> Any:
     """The dpctl.SyclQueue of an array on a oneAPI device (dpctl's
-    convention): godlpack's queue there, the syclobj of its
-    __sycl_usm_array_interface__. dpnp.asarray(a) computes on this queue and
-    so takes a's memory without a copy."""
-    t, i = a.__dlpack_device__()
+    convention): a queue on godlpack's context and device, one object per
+    array (see _memory), the syclobj of its __sycl_usm_array_interface__."""
+    t, _ = a.__dlpack_device__()
     if t != KDL_ONEAPI:
         raise AttributeError(f"sycl_queue: only arrays on oneAPI devices have one, not one on {a.device}")
-    return consumer_stream(t, i)
+    return _memory(a).sycl_queue
