@@ -4,7 +4,7 @@ package cpu
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
-#include <sys/mman.h>
+#include "../hugepage.h"
 
 // gd_cpu_alloc returns n bytes aligned to align (a power of two), or NULL.
 // n == 0 allocates one byte so that the pointer is valid, unique and
@@ -14,12 +14,7 @@ package cpu
 // sizes: every freed block is smaller than the next request, so each new
 // 8 MiB buffer came from fresh pages, 2048 page faults, 10x numpy's copy.)
 //
-// Buffers of at least GD_CPU_HUGE bytes are advised MADV_HUGEPAGE over their
-// whole pages, as numpy does for its data: with transparent huge pages in
-// "madvise" mode, first touching a fresh 256 MiB buffer then takes ~128 page
-// faults instead of 65536, most of the time of a large copy.
-#define GD_CPU_HUGE ((size_t)4 << 20)
-
+// Large buffers are advised huge pages (gd_advise_huge, ../hugepage.h).
 static void *gd_cpu_alloc(size_t n, size_t align) {
 	if (n == 0) n = 1;
 	if (align < sizeof(void *)) align = sizeof(void *);
@@ -29,12 +24,7 @@ static void *gd_cpu_alloc(size_t n, size_t align) {
 	if (base == NULL) return NULL;
 	uintptr_t p = ((uintptr_t)base + sizeof(void *) + align - 1) & ~(uintptr_t)(align - 1);
 	((void **)p)[-1] = base;
-#ifdef MADV_HUGEPAGE
-	if (n >= GD_CPU_HUGE) {
-		uintptr_t start = (p + 4095) & ~(uintptr_t)4095;
-		(void)madvise((void *)start, n - (start - p), MADV_HUGEPAGE);
-	}
-#endif
+	gd_advise_huge((void *)p, n);
 	return (void *)p;
 }
 

@@ -1,6 +1,8 @@
 /* dpctl.c: dpctl's C library, loaded lazily with dlopen (see dpctl.h). */
 #include "dpctl.h"
 
+#include "../hugepage.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -45,6 +47,7 @@ static char load_error[512];
 static int ndev;
 static ref ctx[GD_ONEAPI_MAX_DEVICES];
 static ref queue[GD_ONEAPI_MAX_DEVICES];
+static _Bool is_cpu[GD_ONEAPI_MAX_DEVICES]; /* device USM there is host memory */
 
 #define GD_SYM(field, name)                                                                      \
   do {                                                                                           \
@@ -98,6 +101,7 @@ static int load_locked(const char *path) {
      * then dpctl's own, and dpnp takes them without a copy. */
     ctx[i] = d ? fn.cached_context(d) : NULL;
     queue[i] = ctx[i] ? fn.queue_create(ctx[i], d, NULL, GD_DPCTL_IN_ORDER) : NULL;
+    is_cpu[i] = d ? fn.device_is_cpu(d) : 0;
     if (d) fn.device_delete(d);
     if (queue[i] == NULL) {
       n = i;
@@ -138,6 +142,7 @@ void *gd_oneapi_alloc(int32_t id, size_t n, int zero, int *status) {
     *status = GD_ONEAPI_NO_MEMORY;
     return NULL;
   }
+  if (is_cpu[id]) gd_advise_huge(p, n); /* before the first touch: the memset or the copy in */
   if (zero && n) {
     ref e = fn.memset(queue[id], p, 0, n);
     if (e == NULL) {
