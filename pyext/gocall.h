@@ -232,6 +232,11 @@ static inline int gd_go_consumer_stream(DLDevice dev, void **out, char *msg) {
 #include "gofunc.h"
 static inline int gd_go_fn_count(void) { return gd_in_fork_child ? 0 : gdgo_fn_count(); }
 
+static inline int gd_go_fn_floor(char *msg) {
+  GD_GO_GATE("_gofunc_floor()");
+  return gdgo_fn_floor();
+}
+
 static inline int gd_go_fn_describe(int i, gd_fn_desc *d, char *msg) {
   GD_GO_GATE("import");
   return gdgo_fn_describe(i, d, msg);

@@ -55,12 +55,36 @@ static PyObject *gd_mod_gofuncs(PyObject *m, PyObject *unused) {
 static PyMethodDef gd_gofuncs_def = {"_gofuncs", gd_mod_gofuncs, METH_NOARGS,
                                      "_gofuncs()\n--\n\nThe Go functions of this module, as JSON."};
 
+/* _gofunc_floor(x): what every call of a registered function pays and
+ * nothing more: a builtin's call, the GIL released, one call into an empty
+ * Go export, the GIL taken back, a float made. make bench compares it with
+ * gd.from_dlpack(ndarray) (group gofunc). x is ignored. */
+static PyObject *gd_mod_gofunc_floor(PyObject *m, PyObject *x) {
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  PyThreadState *ts = PyEval_SaveThread();
+  int cls = gd_go_fn_floor(msg);
+  PyEval_RestoreThread(ts);
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  return PyFloat_FromDouble(0.0);
+}
+
+static PyMethodDef gd_gofunc_floor_def = {
+    "_gofunc_floor", gd_mod_gofunc_floor, METH_O,
+    "_gofunc_floor(x, /)\n--\n\nAn empty Go call with the GIL released: the least a Go function's call costs."};
+
 int gd_gofunc_install(PyObject *m, const char *fullname) {
   PyObject *modname = PyUnicode_FromString(fullname);
   if (modname == NULL) return -1;
   PyObject *meta = PyCFunction_NewEx(&gd_gofuncs_def, m, modname);
   if (meta == NULL || PyModule_AddObject(m, "_gofuncs", meta) < 0) {
     Py_XDECREF(meta);
+    Py_DECREF(modname);
+    return -1;
+  }
+  PyObject *floor = PyCFunction_NewEx(&gd_gofunc_floor_def, m, modname);
+  if (floor == NULL || PyModule_AddObject(m, "_gofunc_floor", floor) < 0) {
+    Py_XDECREF(floor);
     Py_DECREF(modname);
     return -1;
   }

@@ -293,3 +293,12 @@ def test_forked_child_is_refused_naming_forkserver():
     """)
     p = run_group([sys.executable, "-W", "ignore", "-c", code], 60, dict(os.environ))
     assert p is not None and p.stdout.strip() == "0", p and (p.stdout, p.stderr)
+
+
+def test_floor_probe_is_one_empty_go_call():
+    # make bench's floor row (group gofunc): one crossing, nothing else
+    before = N._go_crossings()
+    assert N._gofunc_floor(object()) == 0.0
+    assert N._go_crossings() == before + 1
+    with pytest.raises(TypeError):
+        N._gofunc_floor()  # type: ignore[call-arg]

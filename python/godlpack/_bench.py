@@ -44,7 +44,9 @@ Rows:
      one array of 16 float64 returning a float, godlpack._native._gofunc_probe:
      with an ndarray vs gd.from_dlpack(ndarray) <= 1.5x, with a torch tensor
      vs gd.from_dlpack(tensor) <= 1.5x (the Go call includes the import);
-     the same probe registered gofunc.Quick() (the GIL held) as info rows.
+     the same probe registered gofunc.Quick() (the GIL held) as info rows,
+     and _gofunc_floor: an empty Go export called with the GIL released,
+     the least any such call pays.
 """
 
 from __future__ import annotations
@@ -173,8 +175,8 @@ class Bench:
     def gofuncs(self, np: Any, torch: Any) -> None:
         n = np.arange(16, dtype=np.float64)
         env: dict[str, Any] = {"gd": gd, "n": n, "probe": _native._gofunc_probe, "a": gd.from_dlpack(n),
-                               "quick": _native._gofunc_probe_quick}
-        stmts = ["probe(n)", "gd.from_dlpack(n)", "probe(a)", "quick(n)"]
+                               "quick": _native._gofunc_probe_quick, "floor": _native._gofunc_floor}
+        stmts = ["probe(n)", "gd.from_dlpack(n)", "probe(a)", "quick(n)", "floor(n)"]
         if torch is not None:
             env["t"] = torch.arange(16, dtype=torch.float64)
             stmts += ["probe(t)", "gd.from_dlpack(t)", "quick(t)"]
@@ -189,6 +191,8 @@ class Bench:
         self.add("i", "Go function(gd.Array) -> float", res["probe(a)"], res["gd.from_dlpack(n)"],
                  "gd.from_dlpack(ndarray)", None)
         self.add("i", "Quick Go function(ndarray) -> float", res["quick(n)"], res["gd.from_dlpack(n)"],
+                 "gd.from_dlpack(ndarray)", None)
+        self.add("i", "empty Go call, GIL released (the floor)", res["floor(n)"], res["gd.from_dlpack(n)"],
                  "gd.from_dlpack(ndarray)", None)
         if torch is not None:
             self.add("i", "Quick Go function(torch.Tensor) -> float", res["quick(t)"], res["gd.from_dlpack(t)"],
