@@ -167,7 +167,10 @@ def test_usm_array_interface_zero_copy(where, view):
     assert suai["data"] == (gd_ptr(a), False) and suai["offset"] == (gd_ptr(v) - gd_ptr(a)) // 4
     assert suai["shape"] == v.shape and suai["strides"] == v.strides and suai["typestr"] == "<f4"
     assert suai["syclobj"] is v.sycl_queue and suai["version"] == 1
-    t = dpt.asarray(v)  # dpctl's consumer: zero-copy, and it keeps v alive
+    m = dpctl.memory.as_usm_memory(v)  # dpctl reads the interface itself
+    span = 4 * (1 + sum((n - 1) * st for n, st in zip(v.shape, v.strides)))  # these views: strides > 0
+    assert m._pointer == gd_ptr(v) and m.nbytes == span and m.sycl_queue == v.sycl_queue
+    t = dpt.asarray(v)  # dpctl's consumer (through __usm_ndarray__): zero-copy, and it keeps v alive
     assert usm_first(t) == gd_ptr(v) and dpt.asnumpy(t).tolist() == v.tolist()
     t[...] = dpt.zeros_like(t)
     t.sycl_queue.wait()
@@ -448,8 +451,9 @@ def test_interpreter_exit_with_live_device_arrays(tmp_path):
         b = gd.from_dlpack(dpnp.ones(10))  # we hold dpnp's
         c = a[::3]
         import dpnp.tensor as dpt
-        t = dpt.asarray(c)                # dpctl holds our memory through __sycl_usm_array_interface__
-        keep = [a, y, b, c, t]
+        t = dpt.asarray(c)                # dpctl holds our memory through __usm_ndarray__
+        w = dpnp.asarray(a[1:])           # and dpnp, one dpctl Memory per array
+        keep = [a, y, b, c, t, w]
         print("ok", int(dpnp.sum(y)), b.sum())
     """)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
