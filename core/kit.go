@@ -43,6 +43,44 @@ type borrowedArray struct {
 	dims [2 * borrowInline]int64
 }
 
+// BorrowSlab hands out borrowed Arrays (as Borrow does) from slabs of
+// borrowSlabLen arrays: one heap allocation every borrowSlabLen arrays
+// instead of one per array. Each Array is handed out once and never reused,
+// so a pointer kept beyond its borrow (without Retain) reads ErrReleased for
+// good, as with Borrow; it keeps its slab's memory alive while it lives.
+// A BorrowSlab is not safe for concurrent use: its owner (a call's frame)
+// is used by one call at a time. The zero value is ready to use.
+type BorrowSlab struct {
+	slab *[borrowSlabLen]borrowedArray
+	next int
+}
+
+const borrowSlabLen = 32
+
+// Borrow returns an Array over h, shape and strides as core.Borrow does.
+func (s *BorrowSlab) Borrow(h Header, shape, strides []int64) *Array {
+	n := len(shape)
+	if n > borrowInline {
+		return Borrow(h, shape, strides)
+	}
+	if s.slab == nil || s.next == borrowSlabLen {
+		s.slab, s.next = new([borrowSlabLen]borrowedArray), 0
+	}
+	b := &s.slab[s.next]
+	s.next++
+	a := &b.a
+	a.hdr, a.borrowed, a.pinned = h, true, true
+	a.shape = b.dims[:n:n]
+	a.strides = b.dims[n : 2*n : 2*n]
+	copy(a.shape, shape)
+	copy(a.strides, strides)
+	a.hdr.Ndim = int32(n)
+	if h.Owner == nil {
+		a.released = true
+	}
+	return a
+}
+
 // LendSlot is storage for one borrowed Array that is lent again and again,
 // one call at a time, without allocating: the same object each time. It is
 // for callers whose code promises to keep no pointer to a lent Array beyond
