@@ -29,6 +29,7 @@
 typedef struct {
   gd_fn_desc d;
   PyObject *module; /* strong: the state of the arrays it makes */
+  gd_state *st;     /* module's state, as long as module lives */
   PyObject *names[GD_FN_MAX_PARAMS]; /* interned parameter names */
   char entry[96];   /* "name()" for errors */
   PyMethodDef def;
@@ -125,6 +126,7 @@ int gd_gofunc_install(PyObject *m, const char *fullname) {
     }
     Py_INCREF(m);
     f->module = m;
+    f->st = gd_state_of_module(m);
     f->def.ml_name = f->d.name;
     f->def.ml_meth = (PyCFunction)(void (*)(void))gd_fn_trampoline;
     f->def.ml_flags = METH_FASTCALL | METH_KEYWORDS;
@@ -503,6 +505,12 @@ static PyObject *gd_fn_result(gd_state *st, gd_fn_val *r) {
 static void gd_fn_unown(gd_header *h) {
   gd_owner *o = h->owner;
   h->owner = NULL;
+  if (o->kind == GD_OWN_FREE && o->free_fn == gd_fn_buf_release && gd_owner_refs(o) == 1 && !PyErr_Occurred()) {
+    /* a buffer argument Go did not keep: the GIL is held here */
+    PyBuffer_Release((Py_buffer *)o->ptr);
+    free(o);
+    return;
+  }
   PyObject *et, *ev, *etb;
   PyErr_Fetch(&et, &ev, &etb);
   gd_owner_decref(o);
@@ -525,7 +533,7 @@ static PyObject *gd_fn_trampoline(PyObject *self, PyObject *const *args, Py_ssiz
     return NULL;
   }
   gd_fn *f = gd_fns[idx];
-  gd_state *st = gd_state_of_module(f->module);
+  gd_state *st = f->st;
   if (st == NULL || st->array_type == NULL) {
     PyErr_Format(PyExc_RuntimeError, "%s: the module was finalised (interpreter shutdown); call it before", f->entry);
     return NULL;
