@@ -43,6 +43,48 @@ type borrowedArray struct {
 	dims [2 * borrowInline]int64
 }
 
+// BorrowSlab hands out borrowed Arrays (as Borrow does) cut from slabs: one
+// of borrowSlabLen Arrays and one of their shapes and strides (no pointers:
+// the collector does not scan it), so that a call allocates nothing but,
+// now and then, a new slab. Each Array is handed out once and never reused,
+// so a pointer kept beyond its borrow (without Retain) reads ErrReleased for
+// good, as with Borrow; it keeps its slabs' memory alive while it lives.
+// A BorrowSlab is not safe for concurrent use: its owner (a call's frame)
+// serves one call at a time. The zero value is ready to use.
+type BorrowSlab struct {
+	arrays []Array
+	dims   []int64
+}
+
+const (
+	borrowSlabLen  = 32
+	borrowSlabDims = 4 * borrowSlabLen // room for 32 arrays of 2 dimensions
+)
+
+// Borrow returns an Array over h, shape and strides as core.Borrow does.
+func (s *BorrowSlab) Borrow(h Header, shape, strides []int64) *Array {
+	n := len(shape)
+	if len(s.arrays) == 0 {
+		s.arrays = make([]Array, borrowSlabLen)
+	}
+	if len(s.dims) < 2*n {
+		s.dims = make([]int64, max(borrowSlabDims, 2*n))
+	}
+	a := &s.arrays[0]
+	s.arrays = s.arrays[1:]
+	a.hdr, a.borrowed, a.pinned = h, true, true
+	a.shape = s.dims[:n:n]
+	a.strides = s.dims[n : 2*n : 2*n]
+	s.dims = s.dims[2*n:]
+	copy(a.shape, shape)
+	copy(a.strides, strides)
+	a.hdr.Ndim = int32(n)
+	if h.Owner == nil {
+		a.released = true
+	}
+	return a
+}
+
 // LendSlot is storage for one borrowed Array that is lent again and again,
 // one call at a time, without allocating: the same object each time. It is
 // for callers whose code promises to keep no pointer to a lent Array beyond

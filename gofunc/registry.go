@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/godlpack/godlpack/core"
 )
@@ -32,6 +33,7 @@ type Entry struct {
 	goKinds []Kind // every Go parameter, context included
 	ctxPos  int    // Go position of the context, -1 if none
 	call    func(args []Value, res []Value) error
+	spare   atomic.Pointer[Frame] // a free frame of this entry (NewFrame)
 }
 
 // Option configures a registration.
@@ -260,6 +262,16 @@ type Frame struct {
 
 	used int // Args entries that may hold something
 	lent [MaxParams]core.LendSlot
+	slab core.BorrowSlab
+}
+
+// Borrow returns an Array borrowed for the call over h, shape and strides,
+// as core.Borrow does, for an argument of a function that is not Quick: a
+// new object each call (a pointer the function keeps reads ErrReleased),
+// cut from the frame's slab (core.BorrowSlab), so that most calls
+// allocate nothing.
+func (f *Frame) Borrow(h core.Header, shape, strides []int64) *core.Array {
+	return f.slab.Borrow(h, shape, strides)
 }
 
 // Lend returns an Array lent for the call over h, shape and strides for
@@ -281,16 +293,56 @@ func NewFrame() *Frame {
 // Free clears the frame (it must not keep arrays or strings alive) and
 // returns it to the pool. The caller releases the arrays first.
 func (f *Frame) Free() {
-	clear(f.Args[:f.used])
-	clear(f.Res[:])
-	f.used = 0
+	f.clear(len(f.Res))
 	framePool.Put(f)
+}
+
+func (f *Frame) clear(nres int) {
+	clear(f.Args[:f.used])
+	clear(f.Res[:nres])
+	f.used = 0
+}
+
+// NewFrame returns an empty frame for a call of e; FreeFrame returns it.
+// Each entry keeps one spare frame of its own, so that calls of a function
+// one after another (the common case) take it with one atomic swap; calls
+// that overlap it (Python threads, the GIL released) use the shared pool.
+func (e *Entry) NewFrame() *Frame {
+	if f := e.spare.Swap(nil); f != nil {
+		f.used = len(f.Args)
+		return f
+	}
+	return NewFrame()
+}
+
+// FreeFrame clears f, as Free does, and keeps it as e's spare frame, or
+// returns it to the pool.
+func (e *Entry) FreeFrame(f *Frame) {
+	f.clear(len(e.Results))
+	if !e.spare.CompareAndSwap(nil, f) {
+		framePool.Put(f)
+	}
 }
 
 // CallFrame runs the entry on f.Args[:nargs] as Call does, with the results
 // in f.Res. The caller owns every array in f.Args and f.Res (CallFrame
 // releases nothing).
 func (e *Entry) CallFrame(ctx context.Context, f *Frame, nargs int) (err error) {
+	if err := e.Prepare(ctx, f, nargs); err != nil {
+		return err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = e.PanicError(r)
+		}
+	}()
+	return e.Run(f)
+}
+
+// Prepare is the first half of CallFrame: it checks f.Args[:nargs] against
+// the parameters (kinds, array constraints), fills in defaults and places
+// ctx. Run is the second half.
+func (e *Entry) Prepare(ctx context.Context, f *Frame, nargs int) error {
 	np := len(e.Params)
 	clear(f.Args[min(nargs, np):np]) // not given: Kind 0
 	f.used = len(e.goKinds)
@@ -322,16 +374,24 @@ func (e *Entry) CallFrame(ctx context.Context, f *Frame, nargs int) (err error) 
 		}
 		f.Args[e.ctxPos] = Value{Kind: KindContext, Ctx: ctx}
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = core.WithClass(core.ClassRuntime, fmt.Sprintf("%s(): the Go function %s panicked: %v; the process goes on, "+
-				"but this is a bug in %s: report it to its authors", e.Name, e.GoName, r, e.GoName), core.ErrInternal)
-		}
-	}()
+	return nil
+}
+
+// Run calls the function on a frame Prepare has filled, its error prefixed
+// with the function's name. It does not recover a panic of the function:
+// the caller does, once for the whole call, and reports it with
+// PanicError.
+func (e *Entry) Run(f *Frame) error {
 	if err := e.call(f.Args[:len(e.goKinds)], f.Res[:len(e.Results)]); err != nil {
 		return e.wrap(err)
 	}
 	return nil
+}
+
+// PanicError is the error of a call whose Go function panicked with r.
+func (e *Entry) PanicError(r any) error {
+	return core.WithClass(core.ClassRuntime, fmt.Sprintf("%s(): the Go function %s panicked: %v; the process goes on, "+
+		"but this is a bug in %s: report it to its authors", e.Name, e.GoName, r, e.GoName), core.ErrInternal)
 }
 
 // wrap prefixes err's message with the function's name, keeping its class

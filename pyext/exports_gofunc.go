@@ -334,28 +334,19 @@ var (
 //export gdgo_fn_call
 func gdgo_fn_call(i C.int, args *C.gd_fn_val, nargs C.int, res *C.gd_fn_val, waitMs C.int, handle *C.int64_t,
 	msg *C.char) (cls C.int) {
-	defer guard(&cls, msg, "gofunc")
-	e := fnTable[int(i)]
 	n := int(nargs)
 	if n > gofunc.MaxParams {
 		n = gofunc.MaxParams
 	}
-	cargs := unsafe.Slice(args, n)
-	if !e.Context {
-		f := gofunc.NewFrame()
-		defer f.Free()
-		for k := range cargs {
-			if c := &cargs[k]; e.Quick && gofunc.Kind(c.kind) == gofunc.KindArray {
-				H := hdr(&c.h)
-				nd := int(H.Ndim)
-				f.Args[k] = gofunc.Value{Kind: gofunc.KindArray, Array: f.Lend(k, *H, dims(c.shape, nd), dims(c.strides, nd))}
-				continue
-			}
-			toValue(&cargs[k], &f.Args[k])
-		}
-		err := e.CallFrame(nil, f, n)
-		return finish(e, f.Args[:n], f.Res[:len(e.Results)], err, res, msg)
+	if int(i) < 0 || int(i) >= len(fnTable) {
+		return fail(msg, fmt.Errorf("gofunc: no function %d: %w", i, core.ErrInternal))
 	}
+	if e := fnTable[int(i)]; !e.Context { // callNow recovers its panics
+		return callNow(e, unsafe.Slice(args, n), res, msg)
+	}
+	defer guard(&cls, msg, "gofunc")
+	e := fnTable[int(i)]
+	cargs := unsafe.Slice(args, n)
 	p := &pendingCall{e: e, done: make(chan struct{}), nargs: n}
 	for k := range cargs {
 		toValue(&cargs[k], &p.args[k])
@@ -367,6 +358,48 @@ func gdgo_fn_call(i C.int, args *C.gd_fn_val, nargs C.int, res *C.gd_fn_val, wai
 		p.err = e.Call(ctx, p.args[:n], p.res[:len(e.Results)])
 	}()
 	return wait(p, 0, waitMs, res, handle, msg)
+}
+
+// callNow runs a function that takes no context on the calling thread.
+// One deferred recover serves the whole call: a panic of the Go function
+// is its author's bug (Entry.PanicError, the arguments released as after
+// any error), any other is godlpack's (guard's wording).
+func callNow(e *gofunc.Entry, cargs []C.gd_fn_val, res *C.gd_fn_val, msg *C.char) (cls C.int) {
+	f := e.NewFrame()
+	n, inFn := len(cargs), false
+	defer func() {
+		if r := recover(); r != nil {
+			if inFn {
+				cls = finish(e, f.Args[:n], nil, e.PanicError(r), res, msg)
+			} else {
+				cls = fail(msg, fmt.Errorf("gofunc: godlpack internal error (recovered Go panic: %v); please report it: %w",
+					r, core.ErrInternal))
+			}
+		}
+		e.FreeFrame(f)
+	}()
+	for k := range cargs {
+		if c := &cargs[k]; gofunc.Kind(c.kind) == gofunc.KindArray {
+			H := hdr(&c.h)
+			nd := int(H.Ndim)
+			v := &f.Args[k]
+			v.Kind = gofunc.KindArray
+			if e.Quick {
+				v.Array = f.Lend(k, *H, dims(c.shape, nd), dims(c.strides, nd))
+			} else {
+				v.Array = f.Borrow(*H, dims(c.shape, nd), dims(c.strides, nd))
+			}
+			continue
+		}
+		toValue(&cargs[k], &f.Args[k])
+	}
+	err := e.Prepare(nil, f, n)
+	if err == nil {
+		inFn = true
+		err = e.Run(f)
+		inFn = false
+	}
+	return finish(e, f.Args[:n], f.Res[:len(e.Results)], err, res, msg)
 }
 
 // gdgo_fn_wait waits up to waitMs for the call handle; cancel != 0 cancels

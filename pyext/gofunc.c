@@ -29,6 +29,7 @@
 typedef struct {
   gd_fn_desc d;
   PyObject *module; /* strong: the state of the arrays it makes */
+  gd_state *st;     /* module's state, as long as module lives */
   PyObject *names[GD_FN_MAX_PARAMS]; /* interned parameter names */
   char entry[96];   /* "name()" for errors */
   PyMethodDef def;
@@ -125,6 +126,7 @@ int gd_gofunc_install(PyObject *m, const char *fullname) {
     }
     Py_INCREF(m);
     f->module = m;
+    f->st = gd_state_of_module(m);
     f->def.ml_name = f->d.name;
     f->def.ml_meth = (PyCFunction)(void (*)(void))gd_fn_trampoline;
     f->def.ml_flags = METH_FASTCALL | METH_KEYWORDS;
@@ -201,6 +203,99 @@ static int gd_fn_reword(gd_fn *f, int k) {
   return -1;
 }
 
+/* A numpy.ndarray argument through the buffer protocol instead of
+ * __dlpack__: the same memory and the same description (one rule:
+ * gd_describe_host, as asarray(buffer)), without the capsule, the managed
+ * tensor and numpy's deleter. Only where the buffer says all that the
+ * DLPack export would: a writable array (numpy's buffer calls read-only
+ * what __dlpack__ may not: WARN_ON_WRITE), every dimension longer than 1
+ * (numpy rewrites the strides of those in a contiguous buffer), a format
+ * and strides the import takes. Anything else, and any refusal, goes
+ * through __dlpack__ as before (returns 0 then, nothing set). */
+typedef struct {
+  gd_owner o; /* first: gd_owner_decref frees the block */
+  Py_buffer v;
+} gd_fn_buf;
+
+/* Owner free function of a buffer argument: releases the Py_buffer (the
+ * block is freed by gd_owner_decref). It runs where the last reference
+ * goes: in the call, or where Go releases an array it retained (any
+ * thread: it takes the GIL; leaks the view when Python is gone, P7). */
+static void gd_fn_buf_release(void *p) {
+  if (!Py_IsInitialized()) return;
+  PyGILState_STATE g = PyGILState_Ensure();
+  PyObject *et, *ev, *etb;
+  PyErr_Fetch(&et, &ev, &etb);
+  PyBuffer_Release((Py_buffer *)p);
+  PyErr_Restore(et, ev, etb);
+  PyGILState_Release(g);
+}
+
+/* Whether o is exactly a numpy.ndarray (subclasses may export otherwise):
+ * decided once per type. */
+static int gd_fn_is_ndarray(PyObject *o) {
+  static PyObject *yes, *no[4];
+  static unsigned next;
+  PyObject *tp = (PyObject *)Py_TYPE(o);
+  if (tp == yes) return 1;
+  for (int i = 0; i < 4; i++)
+    if (tp == no[i]) return 0;
+  int found = 0;
+  PyObject *mod = PyObject_GetAttrString(tp, "__module__");
+  PyObject *qn = PyObject_GetAttrString(tp, "__qualname__");
+  if (mod != NULL && qn != NULL && PyUnicode_Check(mod) && PyUnicode_Check(qn))
+    found = PyUnicode_CompareWithASCIIString(mod, "numpy") == 0 && PyUnicode_CompareWithASCIIString(qn, "ndarray") == 0;
+  Py_XDECREF(mod);
+  Py_XDECREF(qn);
+  if (PyErr_Occurred()) PyErr_Clear();
+  Py_INCREF(tp);
+  if (found && yes == NULL) {
+    yes = tp;
+  } else {
+    unsigned i = next++ % 4;
+    PyObject *old = no[i];
+    no[i] = found ? NULL : tp;
+    if (found) Py_DECREF(tp);
+    Py_XDECREF(old);
+  }
+  return found;
+}
+
+static int gd_fn_ndarray(gd_fn *f, PyObject *o, gd_fn_val *v, int64_t *dims) {
+  gd_fn_buf *b = (gd_fn_buf *)malloc(sizeof(gd_fn_buf));
+  if (b == NULL) return 0;
+  if (PyObject_GetBuffer(o, &b->v, PyBUF_RECORDS_RO) < 0) {
+    PyErr_Clear();
+    free(b);
+    return 0;
+  }
+  Py_buffer *bv = &b->v;
+  int nd = bv->ndim;
+  DLDataType dt;
+  int64_t bshape[GD_MAX_NDIM], bstrides[GD_MAX_NDIM];
+  if (bv->readonly || bv->suboffsets != NULL || nd > GD_MAX_NDIM || (nd > 0 && (bv->shape == NULL || bv->strides == NULL)) ||
+      bv->itemsize <= 0 || gd_dtype_from_format(bv->format, bv->itemsize, &dt) < 0)
+    goto fallback;
+  for (int i = 0; i < nd; i++) {
+    if (bv->shape[i] <= 1 || bv->strides[i] % bv->itemsize != 0) goto fallback;
+    bshape[i] = bv->shape[i];
+    bstrides[i] = bv->strides[i] / bv->itemsize;
+  }
+  if (gd_describe_host(bv->buf, dt, nd, nd > 0 ? bshape : NULL, nd > 0 ? bstrides : NULL, 0, &v->h, dims,
+                       dims + GD_MAX_NDIM, f->entry) < 0) {
+    PyErr_Clear();
+    goto fallback;
+  }
+  v->h.owner = gd_owner_init(&b->o, GD_OWN_FREE, bv, gd_fn_buf_release);
+  v->shape = dims;
+  v->strides = dims + GD_MAX_NDIM;
+  return 1;
+fallback:
+  PyBuffer_Release(bv);
+  free(b);
+  return 0;
+}
+
 /* An array argument: a godlpack.Array as it is (borrowed from the caller's
  * argument); anything else imported zero-copy by from_dlpack's import
  * described into the slot (*owned: the slot holds an owner reference; dims
@@ -214,6 +309,10 @@ static int gd_fn_array(gd_state *st, gd_fn *f, int k, PyObject *o, gd_fn_val *v,
     v->h = a->h;
     v->shape = GD_SHAPE(a);
     v->strides = GD_STRIDES(a);
+    return 0;
+  }
+  if (gd_fn_is_ndarray(o) && gd_fn_ndarray(f, o, v, dims)) {
+    *owned = 1;
     return 0;
   }
   gd_import_into into = {.shape = dims, .strides = dims + GD_MAX_NDIM};
@@ -406,6 +505,12 @@ static PyObject *gd_fn_result(gd_state *st, gd_fn_val *r) {
 static void gd_fn_unown(gd_header *h) {
   gd_owner *o = h->owner;
   h->owner = NULL;
+  if (o->kind == GD_OWN_FREE && o->free_fn == gd_fn_buf_release && gd_owner_refs(o) == 1 && !PyErr_Occurred()) {
+    /* a buffer argument Go did not keep: the GIL is held here */
+    PyBuffer_Release((Py_buffer *)o->ptr);
+    free(o);
+    return;
+  }
   PyObject *et, *ev, *etb;
   PyErr_Fetch(&et, &ev, &etb);
   gd_owner_decref(o);
@@ -428,7 +533,7 @@ static PyObject *gd_fn_trampoline(PyObject *self, PyObject *const *args, Py_ssiz
     return NULL;
   }
   gd_fn *f = gd_fns[idx];
-  gd_state *st = gd_state_of_module(f->module);
+  gd_state *st = f->st;
   if (st == NULL || st->array_type == NULL) {
     PyErr_Format(PyExc_RuntimeError, "%s: the module was finalised (interpreter shutdown); call it before", f->entry);
     return NULL;
