@@ -46,7 +46,7 @@ Rows:
      vs gd.from_dlpack(tensor) <= 1.5x (the Go call includes the import);
      the same probe registered gofunc.Quick() (the GIL held) as info rows,
      and _gofunc_floor: an empty Go export called with the GIL released,
-     the least any such call pays.
+     the least any such call pays, alone and right after gd.from_dlpack.
 """
 
 from __future__ import annotations
@@ -176,10 +176,10 @@ class Bench:
         n = np.arange(16, dtype=np.float64)
         env: dict[str, Any] = {"gd": gd, "n": n, "probe": _native._gofunc_probe, "a": gd.from_dlpack(n),
                                "quick": _native._gofunc_probe_quick, "floor": _native._gofunc_floor}
-        stmts = ["probe(n)", "gd.from_dlpack(n)", "probe(a)", "quick(n)", "floor(n)"]
+        stmts = ["probe(n)", "gd.from_dlpack(n)", "probe(a)", "quick(n)", "floor(n)", "floor(gd.from_dlpack(n))"]
         if torch is not None:
             env["t"] = torch.arange(16, dtype=torch.float64)
-            stmts += ["probe(t)", "gd.from_dlpack(t)", "quick(t)"]
+            stmts += ["probe(t)", "gd.from_dlpack(t)", "quick(t)", "floor(gd.from_dlpack(t))"]
         res = dict(zip(stmts, interleaved(stmts, env, self.rounds, self.batch_s)))
         self.add("10", "Go function(ndarray) -> float", res["probe(n)"], res["gd.from_dlpack(n)"],
                  "gd.from_dlpack(ndarray)", 1.5)
@@ -194,6 +194,13 @@ class Bench:
                  "gd.from_dlpack(ndarray)", None)
         self.add("i", "empty Go call, GIL released (the floor)", res["floor(n)"], res["gd.from_dlpack(n)"],
                  "gd.from_dlpack(ndarray)", None)
+        # The floor right after an import: a Go call made just after the
+        # producer's export costs more than the same call alone.
+        self.add("i", "floor(gd.from_dlpack(ndarray))", res["floor(gd.from_dlpack(n))"], res["gd.from_dlpack(n)"],
+                 "gd.from_dlpack(ndarray)", None)
+        if torch is not None:
+            self.add("i", "floor(gd.from_dlpack(torch.Tensor))", res["floor(gd.from_dlpack(t))"],
+                     res["gd.from_dlpack(t)"], "gd.from_dlpack(Tensor)", None)
         if torch is not None:
             self.add("i", "Quick Go function(torch.Tensor) -> float", res["quick(t)"], res["gd.from_dlpack(t)"],
                      "gd.from_dlpack(Tensor)", None)
