@@ -283,7 +283,7 @@ func convertRaw(dp unsafe.Pointer, dstStrides []int64, d convSide, sp unsafe.Poi
 		m++
 	}
 	p.n = m
-	if m >= 1 && size*max(d.size, s.size) >= parallelMin && !Serial() {
+	if m >= 1 && size*max(d.size, s.size) >= convertSplitMin && !Serial() {
 		if w := min(int64(runtime.GOMAXPROCS(0)), p.shape[0]); w > 1 {
 			p.runParallel(w)
 			return
@@ -291,6 +291,12 @@ func convertRaw(dp unsafe.Pointer, dstStrides []int64, d convSide, sp unsafe.Poi
 	}
 	p.exec()
 }
+
+// convertSplitMin is the byte size (of the wider side) from which a
+// conversion runs on several goroutines. Below it the rows come from the
+// last-level cache, where one goroutine converts about as fast as the
+// memory serves, and waking a second one costs more than it saves.
+const convertSplitMin = 16 << 20
 
 func (p *cplan) runParallel(w int64) {
 	q := *p
