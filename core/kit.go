@@ -24,16 +24,21 @@ func Borrow(h Header, shape, strides []int64) *Array {
 	} else {
 		a, buf = &Array{}, make([]int64, 2*n)
 	}
-	a.hdr, a.borrowed, a.pinned = h, true, true
+	a.setBorrowed(h, shape, strides, buf)
+	return a
+}
+
+// setBorrowed makes a a borrowed Array over h, shape and strides, copied
+// into buf (at least 2*len(shape) entries): what Borrow, BorrowSlab.Borrow
+// and LendSlot.Lend each hand out. An ownerless header is released at once.
+func (a *Array) setBorrowed(h Header, shape, strides, buf []int64) {
+	n := len(shape)
+	a.hdr, a.borrowed, a.pinned, a.released, a.cleanup = h, true, true, h.Owner == nil, runtime.Cleanup{}
 	a.shape = buf[:n:n]
-	a.strides = buf[n:]
+	a.strides = buf[n : 2*n : 2*n]
 	copy(a.shape, shape)
 	copy(a.strides, strides)
 	a.hdr.Ndim = int32(n)
-	if h.Owner == nil {
-		a.released = true
-	}
-	return a
 }
 
 const borrowInline = 8
@@ -72,16 +77,8 @@ func (s *BorrowSlab) Borrow(h Header, shape, strides []int64) *Array {
 	}
 	a := &s.arrays[0]
 	s.arrays = s.arrays[1:]
-	a.hdr, a.borrowed, a.pinned = h, true, true
-	a.shape = s.dims[:n:n]
-	a.strides = s.dims[n : 2*n : 2*n]
+	a.setBorrowed(h, shape, strides, s.dims)
 	s.dims = s.dims[2*n:]
-	copy(a.shape, shape)
-	copy(a.strides, strides)
-	a.hdr.Ndim = int32(n)
-	if h.Owner == nil {
-		a.released = true
-	}
 	return a
 }
 
@@ -102,12 +99,7 @@ func (s *LendSlot) Lend(h Header, shape, strides []int64) *Array {
 	}
 	a := &s.b.a
 	a.mu.Lock() // a stale holder reads under the lock: never a half-written header
-	a.hdr, a.borrowed, a.pinned, a.released, a.cleanup = h, true, true, h.Owner == nil, runtime.Cleanup{}
-	a.shape = s.b.dims[:n:n]
-	a.strides = s.b.dims[n : 2*n : 2*n]
-	copy(a.shape, shape)
-	copy(a.strides, strides)
-	a.hdr.Ndim = int32(n)
+	a.setBorrowed(h, shape, strides, s.b.dims[:])
 	a.mu.Unlock()
 	return a
 }
