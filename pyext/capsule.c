@@ -322,16 +322,37 @@ static int gd_type_is_torch(PyObject *tp) {
   return found;
 }
 
-static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *tp, int *torch, int *stream_dev) {
+/* Whether tp is numpy.ndarray itself (subclasses may export otherwise). */
+static int gd_type_is_exact_ndarray(PyObject *tp) {
+  int found = 0;
+  PyObject *mod = PyObject_GetAttrString(tp, "__module__");
+  PyObject *qn = PyObject_GetAttrString(tp, "__qualname__");
+  if (mod != NULL && qn != NULL && PyUnicode_Check(mod) && PyUnicode_Check(qn))
+    found = PyUnicode_CompareWithASCIIString(mod, "numpy") == 0 && PyUnicode_CompareWithASCIIString(qn, "ndarray") == 0;
+  Py_XDECREF(mod);
+  Py_XDECREF(qn);
+  if (PyErr_Occurred()) PyErr_Clear();
+  return found;
+}
+
+/* The per-type facts of the cache, filled on a type's first import: its
+ * exchange API (C9), whether it is torch's (*torch) or exactly numpy's
+ * ndarray (*ndarray, may be NULL), and the device it was asked again on
+ * with a stream (*stream_dev). */
+static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *tp, int *torch, int *ndarray,
+                                                   int *stream_dev) {
   for (int i = 0; i < st->api_cache_n; i++)
     if (st->api_cache[i].type == (PyObject *)tp) {
       *torch = st->api_cache[i].torch;
+      if (ndarray != NULL) *ndarray = st->api_cache[i].ndarray;
       *stream_dev = st->api_cache[i].stream_dev;
       return st->api_cache[i].api;
     }
   *stream_dev = 0;
   const DLPackExchangeAPI *api = gd_exchange_api_lookup((PyObject *)tp);
   *torch = gd_type_is_torch((PyObject *)tp);
+  int nd = gd_type_is_exact_ndarray((PyObject *)tp);
+  if (ndarray != NULL) *ndarray = nd;
   /* Full: replace entries in turn, so that the types in use stay cached. */
   int full = st->api_cache_n == GD_API_CACHE;
   int i = full ? (int)(st->api_cache_next++ % GD_API_CACHE) : st->api_cache_n++;
@@ -340,6 +361,7 @@ static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *t
   st->api_cache[i].type = (PyObject *)tp;
   st->api_cache[i].api = api;
   st->api_cache[i].torch = *torch;
+  st->api_cache[i].ndarray = nd;
   st->api_cache[i].stream_dev = 0;
   Py_XDECREF(old); /* after the entry is consistent: this may run Python code */
   return api;
@@ -623,7 +645,7 @@ static PyObject *gd_from_dlpack_into(gd_state *st, PyObject *x, PyObject *device
     return gd_import_capsule(st, x, &req, entry_asarray, &retry_dev, &retry_id, into);
   }
   int torch = 0, stream_dev = 0;
-  const DLPackExchangeAPI *api = gd_exchange_api_of(st, Py_TYPE(x), &torch, &stream_dev);
+  const DLPackExchangeAPI *api = gd_exchange_api_of(st, Py_TYPE(x), &torch, NULL, &stream_dev);
   if (torch && gd_torch_refuses(x) != 0) return NULL;
   if (!req.has_device) {
     PyObject *r = NULL;
@@ -696,6 +718,12 @@ host_copy:
 
 PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray) {
   return gd_from_dlpack_into(st, x, device, copy, entry_asarray, NULL);
+}
+
+int gd_type_is_ndarray(gd_state *st, PyTypeObject *tp) {
+  int torch, ndarray, stream_dev;
+  gd_exchange_api_of(st, tp, &torch, &ndarray, &stream_dev);
+  return ndarray;
 }
 
 int gd_import_describe(gd_state *st, PyObject *x, gd_import_into *into) {

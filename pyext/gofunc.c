@@ -231,36 +231,6 @@ static void gd_fn_buf_release(void *p) {
   PyGILState_Release(g);
 }
 
-/* Whether o is exactly a numpy.ndarray (subclasses may export otherwise):
- * decided once per type. */
-static int gd_fn_is_ndarray(PyObject *o) {
-  static PyObject *yes, *no[4];
-  static unsigned next;
-  PyObject *tp = (PyObject *)Py_TYPE(o);
-  if (tp == yes) return 1;
-  for (int i = 0; i < 4; i++)
-    if (tp == no[i]) return 0;
-  int found = 0;
-  PyObject *mod = PyObject_GetAttrString(tp, "__module__");
-  PyObject *qn = PyObject_GetAttrString(tp, "__qualname__");
-  if (mod != NULL && qn != NULL && PyUnicode_Check(mod) && PyUnicode_Check(qn))
-    found = PyUnicode_CompareWithASCIIString(mod, "numpy") == 0 && PyUnicode_CompareWithASCIIString(qn, "ndarray") == 0;
-  Py_XDECREF(mod);
-  Py_XDECREF(qn);
-  if (PyErr_Occurred()) PyErr_Clear();
-  Py_INCREF(tp);
-  if (found && yes == NULL) {
-    yes = tp;
-  } else {
-    unsigned i = next++ % 4;
-    PyObject *old = no[i];
-    no[i] = found ? NULL : tp;
-    if (found) Py_DECREF(tp);
-    Py_XDECREF(old);
-  }
-  return found;
-}
-
 static int gd_fn_ndarray(gd_fn *f, PyObject *o, gd_fn_val *v, int64_t *dims) {
   gd_fn_buf *b = (gd_fn_buf *)malloc(sizeof(gd_fn_buf));
   if (b == NULL) return 0;
@@ -311,7 +281,7 @@ static int gd_fn_array(gd_state *st, gd_fn *f, int k, PyObject *o, gd_fn_val *v,
     v->strides = GD_STRIDES(a);
     return 0;
   }
-  if (gd_fn_is_ndarray(o) && gd_fn_ndarray(f, o, v, dims)) {
+  if (gd_type_is_ndarray(st, Py_TYPE(o)) && gd_fn_ndarray(f, o, v, dims)) {
     *owned = 1;
     return 0;
   }

@@ -56,6 +56,7 @@ typedef struct {
   PyObject *type;
   const DLPackExchangeAPI *api;
   int torch; /* a torch.Tensor (subclass): its checks are ours to make (gd_torch_refuses) */
+  int ndarray; /* exactly numpy.ndarray: a Go function may take it through the buffer protocol */
   /* A device type on which a tensor of this type was asked again with a
    * stream (GD_RETRY_STREAM): later ones there get the stream at once. */
   int stream_dev;
@@ -171,6 +172,8 @@ typedef struct gd_import_into {
   int64_t *strides;
 } gd_import_into;
 int gd_import_describe(gd_state *st, PyObject *x, gd_import_into *into);
+/* Whether tp is exactly numpy.ndarray, from the imports' per-type cache. */
+int gd_type_is_ndarray(gd_state *st, PyTypeObject *tp);
 PyObject *gd_capsule_wrap(void *managed, int versioned);
 
 /* exchange.c: our DLPackExchangeAPI (type(a).__dlpack_c_exchange_api__). */
