@@ -156,6 +156,14 @@ def test_dpnp_asarray_keeps_read_only(dev):
     assert not hasattr(gd.arange(3), "__usm_ndarray__")  # host arrays: numpy's or DLPack's routes
 
 
+def test_sycl_queue_of_dtypes_dpctl_does_not_hold(where):
+    b = gd.zeros(4, dtype="bfloat16", device=where)
+    assert b.sycl_queue == gd.zeros(4, device=where).sycl_queue  # the device's queue all the same
+    assert not hasattr(b, "__usm_ndarray__") and not hasattr(b, "__sycl_usm_array_interface__")
+    with pytest.raises(AttributeError, match=r"dpctl holds no bfloat16 arrays.*astype"):
+        b.__usm_ndarray__  # noqa: B018 (the access itself raises)
+
+
 @pytest.mark.parametrize("view", [lambda x: x, lambda x: x[3:], lambda x: x[3:][::2],
                                   lambda x: x.reshape(3, 4)[1:, 1:], lambda x: x.reshape(3, 4).T])
 def test_usm_array_interface_zero_copy(where, view):

@@ -131,8 +131,9 @@ def usm_array_interface(a: Any) -> dict[str, Any]:
     consumers take the memory zero-copy and keep a alive. Arrays elsewhere,
     or of dtypes dpctl does not hold, have none (AttributeError, so that
     hasattr() is False)."""
-    _interface(a, None)  # refuses before dpctl is touched
-    return _interface(a, sycl_queue(a))
+    iface = _interface(a, None)  # refuses before dpctl is touched
+    iface["syclobj"] = _memory(a).sycl_queue
+    return iface
 
 
 def usm_ndarray(a: Any) -> Any:
@@ -145,9 +146,9 @@ def usm_ndarray(a: Any) -> Any:
 
     # the Memory starts at a's lowest element (dpctl's rule); a's first
     # element lies (its offset less that lowest element's) past it
-    lowest = iface["offset"] + sum(st * (n - 1) for n, st in zip(a.shape, a.strides) if st < 0 and n > 0)
-    if 0 in a.shape:
-        lowest = iface["offset"]
+    lowest = iface["offset"]
+    if a.size:
+        lowest += sum(st * (n - 1) for n, st in zip(a.shape, a.strides) if st < 0)
     u = dpt.usm_ndarray(a.shape, dtype=iface["typestr"], strides=a.strides, buffer=mem,
                         offset=iface["offset"] - lowest)
     if a.readonly:
@@ -158,8 +159,12 @@ def usm_ndarray(a: Any) -> Any:
 def sycl_queue(a: Any) -> Any:
     """The dpctl.SyclQueue of an array on a oneAPI device (dpctl's
     convention): a queue on godlpack's context and device, one object per
-    array (see _memory), the syclobj of its __sycl_usm_array_interface__."""
-    t, _ = a.__dlpack_device__()
+    array (see _memory), the syclobj of its __sycl_usm_array_interface__.
+    Arrays of dtypes dpctl does not hold have no dpctl Memory: theirs is
+    godlpack's queue on the device."""
+    t, i = a.__dlpack_device__()
     if t != KDL_ONEAPI:
         raise AttributeError(f"sycl_queue: only arrays on oneAPI devices have one, not one on {a.device}")
+    if a.dtype.name not in _TYPESTR:
+        return consumer_stream(t, i)
     return _memory(a).sycl_queue
