@@ -13,11 +13,30 @@ from __future__ import annotations
 import os
 import sys
 
-from _helpers import missing
+from _helpers import CapsuleInfo, missing
 
 _LIB = os.path.join(sys.prefix, "lib", "libintelocl.so")
 if os.path.exists(_LIB):
     os.environ.setdefault("OCL_ICD_FILENAMES", _LIB)
+
+
+def values(dtype, n=12):
+    """numpy reference values of dtype, not all equal and not all zero."""
+    import numpy as np
+
+    x = np.arange(1, n + 1)
+    if dtype == "bool":
+        return x % 3 == 0
+    if dtype.startswith("complex"):
+        return (x + 1j * (x % 5)).astype(dtype)
+    if dtype.startswith("float"):
+        return (x / 4).astype(dtype)
+    return x.astype(dtype)
+
+
+def usm_first(x) -> int:
+    """Address of an array's first element on its device: data + byte_offset of its own export."""
+    return CapsuleInfo(x.__dlpack__(max_version=(1, 3))).first_element
 
 
 def sycl_cpu_device():

@@ -17,7 +17,7 @@ import pytest
 import _dpenv  # noqa: F401  (OCL_ICD_FILENAMES before any device lookup)
 import godlpack as gd
 from _dpenv import DPNP_DTYPES as DTYPES
-from _dpenv import Spy
+from _dpenv import Spy, usm_first, values
 from _helpers import FLAG_IS_COPIED, FLAG_READ_ONLY, CapsuleInfo, collect, gd_ptr, optional, requires
 
 np = optional("numpy")
@@ -26,23 +26,6 @@ dpnp = optional("dpnp")
 pytestmark = requires("numpy", "dpnp", "dpctl")
 
 T = gd.DLDeviceType
-
-
-def values(dtype, n=12):
-    """numpy reference values of dtype, not all equal and not all zero."""
-    x = np.arange(1, n + 1)
-    if dtype == "bool":
-        return x % 3 == 0
-    if dtype.startswith("complex"):
-        return (x + 1j * (x % 5)).astype(dtype)
-    if dtype.startswith("float"):
-        return (x / 4).astype(dtype)
-    return x.astype(dtype)
-
-
-def usm_first(x) -> int:
-    """Address of a dpnp array's first element: data + byte_offset of its own export."""
-    return CapsuleInfo(x.__dlpack__(max_version=(1, 3))).first_element
 
 
 # ================================================================ godlpack -> dpnp

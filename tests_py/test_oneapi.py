@@ -18,7 +18,7 @@ import pytest
 import _dpenv  # noqa: F401  (OCL_ICD_FILENAMES before any device lookup)
 import godlpack as gd
 from _dpenv import DPNP_DTYPES as DTYPES
-from _dpenv import Spy
+from _dpenv import Spy, usm_first, values
 from _helpers import (FLAG_IS_COPIED, FLAG_READ_ONLY, CapsuleInfo, collect, craft_capsule, gd_ptr, optional,
                       requires)
 from _subproc import run_group
@@ -35,21 +35,6 @@ T = gd.DLDeviceType
 @pytest.fixture(scope="module")
 def where(dev):
     return f"oneapi:{dev.get_device_id()}"
-
-
-def values(dtype, n=12):
-    x = np.arange(1, n + 1)
-    if dtype == "bool":
-        return x % 3 == 0
-    if dtype.startswith("complex"):
-        return (x + 1j * (x % 5)).astype(dtype)
-    if dtype.startswith("float"):
-        return (x / 4).astype(dtype)
-    return x.astype(dtype)
-
-
-def usm_first(x) -> int:
-    return CapsuleInfo(x.__dlpack__(max_version=(1, 3))).first_element
 
 
 def skip_unless_aspect(dev, dtype):
