@@ -179,28 +179,34 @@ func TestKernelMaxMinMatchReference(t *testing.T) {
 }
 
 // A NaN anywhere, in a step, in the tail, first or last, wins: the first
-// NaN of the row, payload and sign included, as numpy's.
+// NaN of the row, payload and sign included, as numpy's. The kernels read a
+// row as four streams, so a later NaN is also put where it is read before
+// the first one: at the start of the next quarter of the row.
 func TestKernelMaxMinNaNEveryPosition(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	nan1 := math.Float64frombits(0x7ff8_0000_0000_0001)
 	nan2 := math.Float64frombits(0xfff8_0000_0000_0002)
-	for _, n := range []int{1, 7, 15, 16, 17, 31, 32, 33, 47, 64, 100, 257} {
+	for _, n := range []int{1, 7, 15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 100, 128, 257, 320, 1000} {
 		base := randF64(r, n)
+		q := max(n/4, 1)
 		for i := 0; i < n; i++ {
-			x := append([]float64(nil), base...)
-			x[i] = nan1
-			if i+1 < n {
-				x[n-1] = nan2 // a later NaN of other bits
-			}
-			paths(t, func(path string) {
-				for _, isMax := range []bool{true, false} {
-					got := kernels.MinFloat64(x)
-					if isMax {
-						got = kernels.MaxFloat64(x)
-					}
-					require.Equal(t, math.Float64bits(nan1), math.Float64bits(got), "%s max=%v n=%d nan at %d: not the first NaN", path, isMax, n, i)
+			for _, j := range []int{n - 1, (i/q + 1) * q, i + 1} {
+				x := append([]float64(nil), base...)
+				x[i] = nan1
+				if j > i && j < n {
+					x[j] = nan2 // a later NaN of other bits
 				}
-			})
+				paths(t, func(path string) {
+					for _, isMax := range []bool{true, false} {
+						got := kernels.MinFloat64(x)
+						if isMax {
+							got = kernels.MaxFloat64(x)
+						}
+						require.Equal(t, math.Float64bits(nan1), math.Float64bits(got),
+							"%s max=%v n=%d nan at %d, later one at %d: not the first NaN", path, isMax, n, i, j)
+					}
+				})
+			}
 		}
 	}
 }

@@ -9,9 +9,9 @@ package kernels
 //go:noescape
 func sumLeavesAVX2(p *float64, lens *int, k int, sums *float64)
 
-// maxAVX2 is the maximum of p[:n], n a positive multiple of 16, when no
+// maxAVX2 is the maximum of p[:n], n a positive multiple of 64, when no
 // element is NaN (nan = -1); otherwise nan is an index at or before the
-// first NaN (the start of the step that met it) and m is undefined.
+// first NaN and m is undefined.
 //
 //go:noescape
 func maxAVX2(p *float64, n int) (m float64, nan int)

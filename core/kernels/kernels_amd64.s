@@ -62,58 +62,53 @@ leavesdone:
 	VZEROUPPER
 	RET
 
-// MINMAX folds 16 elements from SI+AX*8+OFF into Y0..Y3 with OP (VMAXPD or
+// MINMAX folds the 16 elements at B+AX*8 into Y0..Y3 with OP (VMAXPD or
 // VMINPD) and ORs their NaN mask into Y8. VMAXPD and VMINPD drop a NaN in
 // one operand, hence the mask: an unordered compare of two vectors is true
 // where either holds a NaN.
-#define MINMAX(OP, OFF) \
-	VMOVUPD OFF+0(SI)(AX*8), Y4   \
-	VMOVUPD OFF+32(SI)(AX*8), Y5  \
-	VMOVUPD OFF+64(SI)(AX*8), Y6  \
-	VMOVUPD OFF+96(SI)(AX*8), Y7  \
-	OP      Y4, Y0, Y0            \
-	OP      Y5, Y1, Y1            \
-	OP      Y6, Y2, Y2            \
-	OP      Y7, Y3, Y3            \
-	VCMPPD  $3, Y5, Y4, Y9        \
-	VCMPPD  $3, Y7, Y6, Y10       \
-	VORPD   Y9, Y8, Y8            \
+#define MINMAX(OP, B) \
+	VMOVUPD 0(B)(AX*8), Y4   \
+	VMOVUPD 32(B)(AX*8), Y5  \
+	VMOVUPD 64(B)(AX*8), Y6  \
+	VMOVUPD 96(B)(AX*8), Y7  \
+	OP      Y4, Y0, Y0       \
+	OP      Y5, Y1, Y1       \
+	OP      Y6, Y2, Y2       \
+	OP      Y7, Y3, Y3       \
+	VCMPPD  $3, Y5, Y4, Y9   \
+	VCMPPD  $3, Y7, Y6, Y10  \
+	VORPD   Y9, Y8, Y8       \
 	VORPD   Y10, Y8, Y8
 
 // MINMAXBODY is the whole of maxAVX2 / minAVX2 between loading the
 // arguments (SI = p, CX = n) and storing the results (X0 = m, AX = nan).
-// The first 16 elements seed the accumulators; then 32 a step, and the NaN
-// mask is tested once a step; a last step of 16 where n%32 == 16.
+// It reads p as four streams of n/4 elements (SI, R9, R10, R11), 16 of each
+// a step: a core keeps more reads in flight from four streams than from
+// one, which is what a row from L3 or memory is limited by. The first 16
+// elements seed the accumulators and are read again by the first step (a
+// maximum does not change when an element counts twice); the NaN mask is
+// tested once a step, so AX is a stream-0 index at or before the first NaN.
 #define MINMAXBODY(OP, SOP) \
-	XORQ    AX, AX             \
+	SHRQ    $2, CX             \
+	LEAQ    0(SI)(CX*8), R9    \
+	LEAQ    0(R9)(CX*8), R10   \
+	LEAQ    0(R10)(CX*8), R11  \
 	VMOVUPD 0(SI), Y0          \
 	VMOVUPD 32(SI), Y1         \
 	VMOVUPD 64(SI), Y2         \
 	VMOVUPD 96(SI), Y3         \
-	VCMPPD  $3, Y1, Y0, Y8     \
-	VCMPPD  $3, Y3, Y2, Y9     \
-	VORPD   Y9, Y8, Y8         \
+	VXORPD  Y8, Y8, Y8         \
+	XORQ    AX, AX             \
+loop:                          \
+	MINMAX(OP, SI)             \
+	MINMAX(OP, R9)             \
+	MINMAX(OP, R10)            \
+	MINMAX(OP, R11)            \
 	VPTEST  Y8, Y8             \
 	JNZ     done               \
-	MOVQ    $16, AX            \
-	LEAQ    -32(CX), DX        \
-	CMPQ    AX, DX             \
-	JGT     last16             \
-loop32:                        \
-	MINMAX(OP, 0)              \
-	MINMAX(OP, 128)            \
-	VPTEST  Y8, Y8             \
-	JNZ     done               \
-	ADDQ    $32, AX            \
-	CMPQ    AX, DX             \
-	JLE     loop32             \
-last16:                        \
+	ADDQ    $16, AX            \
 	CMPQ    AX, CX             \
-	JGE     fold               \
-	MINMAX(OP, 0)              \
-	VPTEST  Y8, Y8             \
-	JNZ     done               \
-fold:                          \
+	JLT     loop               \
 	OP      Y1, Y0, Y0         \
 	OP      Y3, Y2, Y2         \
 	OP      Y2, Y0, Y0         \
