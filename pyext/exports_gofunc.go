@@ -341,12 +341,11 @@ func gdgo_fn_call(i C.int, args *C.gd_fn_val, nargs C.int, res *C.gd_fn_val, wai
 	if int(i) < 0 || int(i) >= len(fnTable) {
 		return fail(msg, fmt.Errorf("gofunc: no function %d: %w", i, core.ErrInternal))
 	}
-	if e := fnTable[int(i)]; !e.Context { // callNow recovers its panics
-		return callNow(e, unsafe.Slice(args, n), res, msg)
+	e, cargs := fnTable[int(i)], unsafe.Slice(args, n)
+	if !e.Context { // callNow recovers its panics
+		return callNow(e, cargs, res, msg)
 	}
 	defer guard(&cls, msg, "gofunc")
-	e := fnTable[int(i)]
-	cargs := unsafe.Slice(args, n)
 	p := &pendingCall{e: e, done: make(chan struct{}), nargs: n}
 	for k := range cargs {
 		toValue(&cargs[k], &p.args[k])

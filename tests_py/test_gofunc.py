@@ -163,8 +163,13 @@ def test_import_refusals_name_the_function_and_argument():
         N._gofunc_probe(NoRead())
 
 
-def test_arguments_are_released_after_the_call():
-    x = np.zeros(1000)
+def test_dlpack_arguments_are_released_after_the_call():
+    # an ndarray subclass takes __dlpack__ (an exact ndarray takes the
+    # buffer route: test_gofunc_ndarray.py)
+    class Sub(np.ndarray):
+        pass
+
+    x = np.zeros(1000).view(Sub)
     before = refcount(x)
     for _ in range(100):
         N._gofunc_probe(x)
