@@ -198,6 +198,7 @@ func allocContiguous(where string, dev Device, dt DataType, shape []int64, out *
 		b.Free(p)
 		return err
 	}
+	o.MarkAllocated()
 	*out = Header{Data: p, Owner: o, Offset: 0, DType: dt, Ndim: int32(len(shape)), Device: dev}
 	cStrides(shape, outStrides[:len(shape)])
 	out.SetDerivedFlags(shape, outStrides[:len(shape)])

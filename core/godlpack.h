@@ -45,13 +45,21 @@ enum {
   GD_OWN_VERSIONED = 3  /* ptr is a foreign DLManagedTensorVersioned */
 };
 
+/* gd_owner.marks: the memory is a buffer godlpack allocated (not a foreign
+ * tensor or a borrowed buffer), and a godlpack.Array has claimed it as the
+ * data it owns: the first Array made over a fresh allocation, which counts
+ * the bytes in sys.getsizeof as numpy's arrays that own their data do.
+ * Views share the owner and count only their header. */
+#define GD_OWNER_ALLOCATED 1
+#define GD_OWNER_CLAIMED 2
+
 /* A refcounted owner of memory. Allocated with malloc; freed by the last
  * gd_owner_decref. Every array view holds one reference, and so does every
  * DLManagedTensor(Versioned) we export. */
 typedef struct gd_owner {
   int64_t refs;               /* atomic */
   int32_t kind;               /* GD_OWN_* */
-  int32_t reserved;
+  int32_t marks;              /* GD_OWNER_* bits */
   void *ptr;                  /* the buffer or the foreign managed tensor */
   void (*free_fn)(void *ptr); /* GD_OWN_FREE only */
 } gd_owner;

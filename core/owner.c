@@ -14,7 +14,7 @@ gd_owner *gd_owner_new(int32_t kind, void *ptr, void (*free_fn)(void *)) {
 gd_owner *gd_owner_init(gd_owner *o, int32_t kind, void *ptr, void (*free_fn)(void *)) {
   o->refs = 1;
   o->kind = kind;
-  o->reserved = 0;
+  o->marks = 0;
   o->ptr = ptr;
   o->free_fn = free_fn;
   return o;

@@ -46,7 +46,7 @@ func InitOwner(block unsafe.Pointer, kind OwnerKind, ptr unsafe.Pointer, freeFn 
 	o := (*Owner)(block)
 	o.refs = 1
 	o.kind = C.int32_t(kind)
-	o.reserved = 0
+	o.marks = 0
 	o.ptr = ptr
 	o.free_fn = (*[0]byte)(freeFn)
 	return o
@@ -62,6 +62,11 @@ func (o *Owner) Release() { C.gd_owner_decref((*C.gd_owner)(o)) }
 
 // Refs returns the current reference count (for tests and diagnostics).
 func (o *Owner) Refs() int64 { return atomic.LoadInt64((*int64)(unsafe.Pointer(&o.refs))) }
+
+// MarkAllocated records that the owner's memory is a buffer godlpack
+// allocated, so that the first Python Array over it counts the bytes as its
+// own (GD_OWNER_ALLOCATED; sys.getsizeof, as numpy's owned data).
+func (o *Owner) MarkAllocated() { o.marks |= C.GD_OWNER_ALLOCATED }
 
 // Kind returns what the owner releases.
 func (o *Owner) Kind() OwnerKind { return OwnerKind(o.kind) }

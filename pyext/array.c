@@ -40,6 +40,11 @@ PyObject *gd_array_new(gd_state *st, const gd_header *h, const int64_t *shape,
     return NULL;
   }
   a->h = *h;
+  /* The first Array over a fresh allocation owns the data (sizeof counts
+   * it); every later one is a view of it. The GIL orders the claims. */
+  gd_owner *o = h->owner;
+  a->owns = o != NULL && (o->marks & (GD_OWNER_ALLOCATED | GD_OWNER_CLAIMED)) == GD_OWNER_ALLOCATED;
+  if (a->owns) o->marks |= GD_OWNER_CLAIMED;
   if (nd > 0) {
     memcpy(a->dims, shape, (size_t)nd * sizeof(int64_t));
     memcpy(a->dims + nd, strides, (size_t)nd * sizeof(int64_t));
@@ -200,7 +205,24 @@ static PyGetSetDef gd_array_getset[] = {
     {NULL},
 };
 
+/* sys.getsizeof(a), as numpy's: the object, its shape and strides, and the
+ * bytes of the data when this Array owns them (views count their header). */
+static PyObject *gd_array_sizeof(PyObject *self, PyObject *unused) {
+  gd_array *a = (gd_array *)self;
+  int64_t n = (int64_t)sizeof(gd_array) + 2 * (int64_t)a->h.ndim * (int64_t)sizeof(int64_t);
+  if (!a->owns) return PyLong_FromLongLong(n);
+  PyObject *nb = gd_get_nbytes(self, NULL);
+  if (nb == NULL) return NULL;
+  PyObject *head = PyLong_FromLongLong(n);
+  PyObject *r = head != NULL ? PyNumber_Add(head, nb) : NULL;
+  Py_XDECREF(head);
+  Py_DECREF(nb);
+  return r;
+}
+
 static PyMethodDef gd_array_methods[] = {
+    {"__sizeof__", gd_array_sizeof, METH_NOARGS,
+     "__sizeof__($self, /)\n--\n\nBytes of the object, counting the data only in the Array that owns it (as numpy)."},
     {"__buffer__", gd_array_buffer_method, METH_O,
      "__buffer__($self, flags, /)\n--\n\nA memoryview of the array (PEP 688)."},
     {"__release_buffer__", gd_array_release_buffer_method, METH_O,

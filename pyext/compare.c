@@ -6,7 +6,8 @@
  * operand into a request: a godlpack.Array, an object with __dlpack__
  * (imported zero-copy like from_dlpack), or a scalar (a Python bool, int,
  * float or complex is "weak", NEP 50; an object with __index__, __complex__
- * or __float__, such as a numpy scalar, is not). Anything else gets
+ * or __float__, such as a numpy scalar, is not), or a list, tuple or range
+ * (made an array by gd.asarray, as numpy does). Anything else gets
  * NotImplemented, so a == "x" is False and a < "x" a TypeError, as in
  * numpy. A long comparison runs in ranges of one chunk (chunk.h), with
  * signals checked between them; the result is freed if one fails. */
@@ -121,6 +122,16 @@ static int gd_cmp_operand(gd_state *st, PyObject *o, gd_cmp_req *req, PyObject *
     Py_INCREF(o);
     *y = o;
     return 1;
+  }
+  if (PyList_Check(o) || PyTuple_Check(o) || PyRange_Check(o)) {
+    /* numpy's rule: the sequence becomes an array (gd.asarray), then
+     * compares element-wise; one that is not an array of numbers compares
+     * as Python objects do (NotImplemented: == is False). */
+    *y = PyObject_CallFunctionObjArgs(st->asarray, o, NULL);
+    if (*y != NULL) return 1;
+    if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_ValueError)) return -1;
+    PyErr_Clear();
+    return 0;
   }
   if (PyType_Check(o)) return 0; /* a == np.ndarray: the class, not an array */
   if (PyObject_HasAttr(o, st->s_dlpack)) {

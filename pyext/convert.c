@@ -341,10 +341,7 @@ PyObject *gd_mod_from_nested(PyObject *m, PyObject *args) {
   }
   gd_header h;
   int64_t strides[GD_MAX_NDIM];
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
-  int cls = gd_go_alloc(c.dt, c.nd, c.shape, NULL, &h, strides, msg);
-  if (cls != GD_OK) return gd_raise(cls, msg);
+  if (gd_alloc_host(c.dt, c.nd, c.shape, &h, strides, "asarray()") < 0) return NULL;
   PyObject *r = gd_array_new(c.st, &h, c.shape, strides);
   if (r == NULL) return NULL;
   c.p = (char *)h.data;

@@ -45,6 +45,7 @@ PyObject *gd_array_tolist(PyObject *self, PyObject *unused) {
 
 PyObject *gd_array_copy(PyObject *self, PyObject *unused) {
   gd_array *a = (gd_array *)self;
+  if (gd_in_fork_child) return gd_nogo_copy(gd_st(self), a, "copy()"); /* no Go there (nogo.c) */
   if (gd_chunk_eligible(&a->h, GD_SHAPE(a))) return gd_copy_chunked(self); /* Ctrl-C between chunks */
   gd_header out;
   int64_t ostrides[GD_MAX_NDIM];

@@ -115,6 +115,12 @@ static PyObject *gd_alloc_array(gd_state *st, DLDataType dt, int32_t ndim, const
                                 const void *elem, gd_array **out) {
   gd_header h;
   int64_t strides[GD_MAX_NDIM];
+  if (gd_in_fork_child) { /* no Go there: the C allocator (nogo.c) */
+    if (gd_nogo_alloc(dt, ndim, shape, elem, &h, strides, "empty()") < 0) return NULL;
+    PyObject *a = gd_array_new(st, &h, shape, strides);
+    if (out) *out = (gd_array *)a;
+    return a;
+  }
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
   /* A long fill runs in interruptible chunks after the allocation. */
@@ -423,11 +429,14 @@ fail:
 /* ------------------------------------------------------------------ */
 /* set-up                                                              */
 
-/* _init(dtype_by_key, Device, DLDeviceType, cpu_device, parse_device) */
+/* _init(dtype_by_key, Device, DLDeviceType, cpu_device, parse_device, asarray) */
 static PyObject *gd_mod_init(PyObject *m, PyObject *args) {
   gd_state *st = gd_state_of_module(m);
-  PyObject *dtypes, *devcls, *devenum, *cpu, *parse;
-  if (!PyArg_ParseTuple(args, "O!OOOO", &PyDict_Type, &dtypes, &devcls, &devenum, &cpu, &parse)) return NULL;
+  PyObject *dtypes, *devcls, *devenum, *cpu, *parse, *asarray;
+  if (!PyArg_ParseTuple(args, "O!OOOOO", &PyDict_Type, &dtypes, &devcls, &devenum, &cpu, &parse, &asarray))
+    return NULL;
+  Py_INCREF(asarray);
+  GD_SETREF(st->asarray, asarray);
   Py_INCREF(dtypes);
   GD_SETREF(st->dtype_by_key, dtypes);
   Py_INCREF(devcls);
@@ -502,6 +511,7 @@ static PyMethodDef gd_module_methods[] = {
     {"_from_buffer", gd_mod_from_buffer, METH_O, NULL},
     {"_bytes_view", gd_mod_bytes_view, METH_VARARGS, NULL},
     {"_reinterpret", gd_mod_reinterpret, METH_VARARGS, NULL},
+    {"_retype", gd_mod_retype, METH_VARARGS, NULL},
     {"_init", gd_mod_init, METH_VARARGS, NULL},
     {"_in_fork_child", gd_mod_in_fork_child, METH_NOARGS, NULL},
     {"_install_gofuncs", gd_mod_install_gofuncs, METH_NOARGS, NULL},
@@ -525,6 +535,7 @@ static int gd_module_traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->cpu_device);
   Py_VISIT(st->cpu_dlpack_device);
   Py_VISIT(st->parse_device);
+  Py_VISIT(st->asarray);
   for (int i = 0; i <= GD_DEVTYPE_MAX; i++) Py_VISIT(st->devtype_members[i]);
   for (int i = 0; i < st->api_cache_n; i++) Py_VISIT(st->api_cache[i].type);
   for (int i = 0; i < st->kw_cache_n; i++) Py_VISIT(st->kw_cache[i].kwnames);
@@ -540,6 +551,7 @@ static int gd_module_clear(PyObject *m) {
   Py_CLEAR(st->cpu_device);
   Py_CLEAR(st->cpu_dlpack_device);
   Py_CLEAR(st->parse_device);
+  Py_CLEAR(st->asarray);
   for (int i = 0; i <= GD_DEVTYPE_MAX; i++) Py_CLEAR(st->devtype_members[i]);
   for (int i = 0; i < st->api_cache_n; i++) Py_CLEAR(st->api_cache[i].type);
   st->api_cache_n = 0;

@@ -140,5 +140,45 @@ PyObject *gd_mod_reinterpret(PyObject *m, PyObject *args) {
     return NULL;
   h.owner = u->h.owner;
   gd_owner_incref(h.owner);
+  PyObject *r = gd_array_new(st, &h, oshape, ostrides);
+  if (r != NULL && u->owns) { /* the bytes were u's own: now the typed array's (sizeof) */
+    u->owns = 0;
+    ((gd_array *)r)->owns = 1;
+  }
+  return r;
+}
+
+/* _retype(a, key, entry): a view of the host array a with the dtype key of
+ * the same itemsize (same shape, strides and owner): how numpy gets the
+ * elements of dtypes it has only through ml_dtypes (bfloat16, float8), as
+ * unsigned integers it then views with that dtype. */
+PyObject *gd_mod_retype(PyObject *m, PyObject *args) {
+  gd_state *st = gd_state_of_module(m);
+  PyObject *obj;
+  long key;
+  const char *entry;
+  if (!PyArg_ParseTuple(args, "Ols", &obj, &key, &entry)) return NULL;
+  if (!gd_array_check(st, obj)) {
+    PyErr_Format(PyExc_TypeError, "%s: expected a godlpack.Array, got %R", entry, (PyObject *)Py_TYPE(obj));
+    return NULL;
+  }
+  gd_array *a = (gd_array *)obj;
+  DLDataType dt = gd_dtype_from_key(key);
+  int64_t is = gd_array_itemsize(&a->h);
+  if (!gd_host(&a->h) || is == 0 || gd_itemsize(dt) != is) {
+    PyErr_Format(PyExc_ValueError, "%s: only a host array of a whole-byte dtype can be viewed with a dtype of the "
+                 "same size", entry);
+    return NULL;
+  }
+  gd_header h;
+  int64_t oshape[GD_MAX_NDIM], ostrides[GD_MAX_NDIM];
+  int32_t nd = a->h.ndim;
+  void *data = a->h.data != NULL ? (char *)a->h.data + a->h.offset * is : NULL;
+  uint64_t ro = (a->h.flags & GD_FLAG_READONLY) ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+  if (gd_describe_host(data, dt, nd, nd > 0 ? GD_SHAPE(a) : NULL, nd > 0 ? GD_STRIDES(a) : NULL, ro, &h, oshape,
+                       ostrides, entry) < 0)
+    return NULL;
+  h.owner = a->h.owner;
+  gd_owner_incref(h.owner);
   return gd_array_new(st, &h, oshape, ostrides);
 }

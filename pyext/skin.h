@@ -27,6 +27,7 @@ typedef struct {
   PyObject_VAR_HEAD
   gd_header h;
   PyObject *weakrefs; /* weakref.ref(a): the list CPython keeps (tp_weaklistoffset) */
+  int64_t owns;       /* 1: the first Array over a buffer godlpack allocated (GD_OWNER_CLAIMED) */
   int64_t dims[];     /* 2*ndim entries */
 } gd_array;
 
@@ -88,6 +89,7 @@ typedef struct {
   PyObject *cpu_device;     /* Device("cpu") */
   PyObject *cpu_dlpack_device; /* (DLDeviceType.kDLCPU, 0): __dlpack_device__ of CPU arrays */
   PyObject *parse_device;   /* callable: obj -> (type, id) */
+  PyObject *asarray;        /* godlpack.asarray: list, tuple and range operands of comparisons */
   PyObject *max_version;    /* (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION) */
   PyObject *kw_max_version; /* ("max_version",): kwnames of the common __dlpack__ call */
   /* interned names */
@@ -196,6 +198,7 @@ PyObject *gd_from_buffer(gd_state *st, PyObject *obj);
 PyObject *gd_module_init(const char *fullname);
 int gd_gofunc_install(PyObject *m, const char *fullname);
 PyObject *gd_mod_reinterpret(PyObject *m, PyObject *args);
+PyObject *gd_mod_retype(PyObject *m, PyObject *args);
 
 /* convert.c: _native._convert, _stack_into, _from_nested */
 PyObject *gd_mod_convert(PyObject *m, PyObject *args);

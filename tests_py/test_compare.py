@@ -326,13 +326,45 @@ def test_numpy_scalars_are_strong():
     assert (gd.asarray([1j], dtype="complex64") == np.complex64(1j)).tolist() == [True]
 
 
-@pytest.mark.parametrize("other", ["x", None, [1, 2], object(), b"ab", gd.Array, int])
+@pytest.mark.parametrize("other", ["x", None, [1, "x"], ("a", "b"), object(), b"ab", gd.Array, int])
 def test_other_objects_get_notimplemented(other):
     a = gd.asarray([1, 2])
     assert (a == other) is False
     assert (a != other) is True
     with pytest.raises(TypeError, match=r"not supported between instances of 'godlpack\.Array'"):
         a < other  # noqa: B015
+
+
+@requires("numpy")
+@pytest.mark.parametrize("make", [list, tuple, lambda v: range(len(v))], ids=["list", "tuple", "range"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int8", "uint64", "bool"])
+def test_sequences_compare_element_wise_like_numpy(make, dtype):
+    x = np.arange(4).astype(dtype)
+    seq = make([0, 1, 2, 3]) if make is not list else [0, 1, 5, 3]
+    a = gd.asarray(x)
+    for op in (operator.eq, operator.ne, operator.lt, operator.ge):
+        got, want = op(a, seq), op(x, seq)
+        assert isinstance(got, gd.Array), (op, got)
+        assert got.tolist() == want.tolist(), (op, dtype)
+
+
+@requires("numpy")
+def test_sequences_of_another_shape_broadcast_or_raise_like_numpy():
+    a, x = gd.arange(6).reshape(2, 3), np.arange(6).reshape(2, 3)
+    assert (a == [[0, 1, 2]]).tolist() == (x == [[0, 1, 2]]).tolist()
+    assert (a < [[1], [4]]).tolist() == (x < [[1], [4]]).tolist()
+    with pytest.raises(ValueError):
+        np.arange(4.0) == [0, 1, 2]  # noqa: B015
+    with pytest.raises(ValueError):
+        gd.arange(4.0) == [0, 1, 2]  # noqa: B015
+
+
+@requires("numpy")
+@pytest.mark.parametrize("shape", [(4,), (2, 2), (2, 1, 2), ()])
+@pytest.mark.parametrize("value", [2, 2.0, 9, -1, True, float("nan")])
+def test_contains_is_numpys(shape, value):
+    x = np.arange(int(np.prod(shape))).astype("float64").reshape(shape)
+    assert (value in gd.asarray(x)) == (value in x)
 
 
 # ---------------------------------------------------------------- other array libraries

@@ -107,9 +107,15 @@ def child_work(a, np=None, torch=None):
     if torch is not None:
         out["torch"] = float(torch.from_dlpack(a)[9]) == 9.0 and gd.from_dlpack(torch.arange(4.0))[2] == 2.0
     out["flag"] = gd._native._in_fork_child()
+    # new host memory and contiguous copies need no Go (pyext/nogo.c)
+    import pickle
+    c = a.copy()
+    out["nogo"] = (c.tolist() == a.tolist() and c.data_ptr != a.data_ptr and gd.zeros(3).tolist() == [0.0] * 3
+                   and gd.arange(3, dtype="int16").tolist() == [0, 1, 2] and gd.full((2,), 7.5).tolist() == [7.5, 7.5]
+                   and pickle.loads(pickle.dumps(a, protocol=4)).tolist() == a.tolist())
     refused = []
-    for name, op in [("copy", lambda: a.copy()), ("view", lambda: a[::2]), ("fill", lambda: b.fill(1.0)),
-                     ("sum", lambda: a.sum()), ("zeros", lambda: gd.zeros(3)), ("reshape", lambda: a.reshape(2, -1)),
+    for name, op in [("astype", lambda: a.astype("float32")), ("view", lambda: a[::2]), ("fill", lambda: b.fill(1.0)),
+                     ("sum", lambda: a.sum()), ("reshape", lambda: a.reshape(2, -1)),
                      ("T", lambda: a.reshape(1, -1).T), ("stream", lambda: a.__dlpack__(stream=7)),
                      ("copy=True", lambda: gd.from_dlpack(a, copy=True)), ("gc", gd._native._test_go_gc)]:
         try:
@@ -124,7 +130,7 @@ def child_work(a, np=None, torch=None):
     return out
 """
 
-_WANT = {"exchange": True, "legacy": True, "flag": True, "refused": True}
+_WANT = {"exchange": True, "legacy": True, "flag": True, "nogo": True, "refused": True}
 
 # How the parent forks: os.fork() runs Python's at-fork hooks; a fork() by C
 # code (ctypes.PyDLL keeps the GIL) runs none: the pthread_atfork child
@@ -311,9 +317,9 @@ class HandOver(Dataset):      # hands arrays made in the parent to torch: no Go
     def __len__(self): return len(ARRAYS)
     def __getitem__(self, i): return torch.from_dlpack(ARRAYS[i])
 
-class NeedsGo(Dataset):       # copies in the worker: needs Go, refused at once
+class NeedsGo(Dataset):       # converts in the worker: needs Go, refused at once
     def __len__(self): return len(ARRAYS)
-    def __getitem__(self, i): return torch.from_dlpack(ARRAYS[i].copy())
+    def __getitem__(self, i): return torch.from_dlpack(ARRAYS[i].astype("float64"))
 
 if __name__ == "__main__":
     ctx = sys.argv[1]

@@ -97,12 +97,24 @@ _INT64 = _types._BY_DTYPE_NAME["int64"]
 _FLOAT64 = _types._BY_DTYPE_NAME["float64"]
 _COMPLEX128 = _types._BY_DTYPE_NAME["complex128"]
 
-_native._init(_types._BY_KEY, Device, DLDeviceType, Device((int(DLDeviceType.kDLCPU), 0)), _types._device_pair)
+def _sequence_operand(obj: Any) -> Array:
+    """A list, tuple or range compared with an Array, made an array as numpy does."""
+    return asarray(obj)
+
+
+_native._init(
+    _types._BY_KEY, Device, DLDeviceType, Device((int(DLDeviceType.kDLCPU), 0)), _types._device_pair, _sequence_operand
+)
 
 # pickle.dumps(a), copy.copy(a), copy.deepcopy(a): see _pickle.py
 from . import _pickle  # noqa: E402
 
 _pickle.install(Array)
+
+# np.asarray(a), np.dtype(gd.float32), v in a: see _ndarray.py
+from . import _ndarray  # noqa: E402
+
+_ndarray.install(Array, DType)
 
 # repr(a), str(a), format(a, spec) as numpy prints: see _repr.py
 from . import _repr  # noqa: E402
@@ -256,14 +268,22 @@ def _infer_scalar_dtype(v: Any) -> DType:
     raise TypeError(f"asarray(): cannot convert {type(v).__name__!r} object to an array element")
 
 
+def _numpy_protocols(obj: Any) -> bool:
+    """Whether obj offers one of numpy's own array protocols."""
+    t = type(obj)
+    return hasattr(t, "__array__") or hasattr(obj, "__array_interface__") or hasattr(obj, "__array_struct__")
+
+
 def asarray(obj: Any, dtype: Any = None, copy: bool | None = None, device: Any = None) -> Array:
     """Convert obj to a godlpack.Array.
 
     obj may be a godlpack.Array, an object with ``__dlpack__`` (numpy, torch,
     ...; zero-copy unless a copy is needed or ``copy=True``), a DLPack capsule,
-    a buffer object (bytes, memoryview, array.array; zero-copy), a nested
-    sequence of numbers, or a scalar. ``copy=False`` raises BufferError (or
-    ValueError for Python sequences) when a copy cannot be avoided.
+    a buffer object (bytes, memoryview, array.array; zero-copy), an object
+    numpy reads through ``__array__`` or ``__array_interface__`` (pandas,
+    xarray; zero-copy where numpy's view is), a nested sequence of numbers,
+    or a scalar. ``copy=False`` raises BufferError (or ValueError for Python
+    sequences and numpy's refusals) when a copy cannot be avoided.
     """
     if copy is not None and copy is not True and copy is not False:
         raise ValueError(f"asarray(): copy must be None, True or False, got {copy!r}")
@@ -286,6 +306,12 @@ def asarray(obj: Any, dtype: Any = None, copy: bool | None = None, device: Any =
                 a = _native._from_buffer(obj)
             except TypeError:
                 a = None
+            if a is None and _numpy_protocols(obj):
+                # pandas, xarray, PIL: numpy reads the object (zero-copy where it can), godlpack the result
+                import numpy as np
+
+                a = _native._asarray_dlpack(np.asarray(obj, copy=copy), None, False)
+                copy = None
             if a is not None and copy:
                 a = a.copy()
         if a is None:

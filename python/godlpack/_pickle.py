@@ -32,28 +32,36 @@ def _reduce_ex(self: _native.Array, protocol: int) -> tuple[Any, ...]:
     out-of-band-capable PickleBuffer under protocol 5, bytes under protocols <= 4."""
     u8, fortran = _bytes_of(self, "pickle.dumps()")
     dt = self.dtype
+    # a sub-byte dtype that got this far is padded (one element per byte):
+    # packed ones are refused by _bytes_view
     if protocol >= 5:
         from pickle import PickleBuffer
 
-        data: Any = PickleBuffer(u8)
-    else:
-        data = bytes(memoryview(u8))
-    # a sub-byte dtype that got this far is padded (one element per byte):
-    # packed ones are refused by _bytes_view
-    return (_rebuild, (data, dt._key, self.shape, fortran, self.readonly, dt.bits < 8))
+        return (_rebuild_buffer, (PickleBuffer(u8), dt._key, self.shape, fortran, self.readonly, dt.bits < 8))
+    return (_rebuild, (bytes(memoryview(u8)), dt._key, self.shape, fortran, self.readonly, dt.bits < 8))
 
 
 def _rebuild(data: Any, key: int, shape: tuple[int, ...], fortran: bool, readonly: bool, padded: bool) -> _native.Array:
-    """The unpickler's half of _reduce_ex: the array over data (zero-copy) when data's
-    writability matches, else over a writable copy of it."""
+    """The unpickler's half of _reduce_ex under protocols <= 4: the bytes in the pickle
+    become the array's own memory (one copy) when the array was writable, else the
+    read-only array is a view of them."""
     m = memoryview(data)
     if m.readonly and not readonly:
-        # bytes of protocols <= 4 (or a read-only buffer handed to loads):
-        # the array was writable, so it gets memory of its own
         u8 = _native._full((m.nbytes,), _types._BY_DTYPE_NAME["uint8"]._key, None)
         memoryview(u8)[:] = m.cast("B")
-    else:
-        u8 = _native._from_buffer(m.cast("B") if m.format != "B" or m.ndim != 1 else m)
+        return _native._reinterpret(u8, key, tuple(shape), fortran, readonly, padded)
+    return _rebuild_buffer(m, key, shape, fortran, readonly, padded)
+
+
+def _rebuild_buffer(
+    data: Any, key: int, shape: tuple[int, ...], fortran: bool, readonly: bool, padded: bool
+) -> _native.Array:
+    """The unpickler's half of _reduce_ex under protocol 5, as numpy's: the array is a
+    view of the buffer pickle hands back (in band: a bytearray, or bytes when the array
+    was read-only; out of band: the caller's buffer), read-only when either the array
+    was or the buffer is (Ray's object store, a Dask frame)."""
+    m = memoryview(data)
+    u8 = _native._from_buffer(m.cast("B") if m.format != "B" or m.ndim != 1 else m)
     return _native._reinterpret(u8, key, tuple(shape), fortran, readonly, padded)
 
 

@@ -100,6 +100,15 @@ pk = pickle.loads(pickle.dumps(a, protocol=5))
 dc = copy.deepcopy(a)
 wr = weakref.ref(a)
 mv = memoryview(a)
+rows = [row for row in a]
+has: bool = 2.0 in a
+size: int = a.__sizeof__()
+eql: gd.Array = a == [0.0, 1.0, 2.0]
+
+# ---- numpy's array protocols
+na = np.asarray(a)
+npmean = np.mean(a)
+ndt = np.dtype(gd.float32)
 
 # ---- DLPack, both directions
 cap = a.__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=False)

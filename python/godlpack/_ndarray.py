@@ -1,0 +1,113 @@
+"""numpy's array protocols for godlpack.Array and godlpack.DType (set by ``godlpack``).
+
+- ``Array.__array__(dtype=None, copy=None)``, numpy 2's signature: what
+  ``np.asarray(a)`` calls when the buffer protocol cannot describe the array
+  (bfloat16, float8, ...). A zero-copy view of host memory that keeps
+  read-only-ness; dtypes numpy lacks come back as their ml_dtypes dtype, or a
+  TypeError naming ``astype`` when ml_dtypes is not installed: never a
+  silent float64.
+- ``DType.dtype``: the numpy dtype of a godlpack dtype, which is how
+  ``np.dtype(gd.float32)`` (and so pandas, Dask, zarr) reads it.
+- ``Array.__contains__``: ``v in a`` is ``(a == v).any()``, as numpy's.
+
+numpy (and ml_dtypes) are imported on first use only: ``import godlpack``
+imports neither.
+"""
+
+from __future__ import annotations
+
+from . import _native, _types
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# godlpack dtype name -> the numpy dtype; filled on first use
+_NUMPY_DTYPES: dict = {}
+# dtypes numpy lacks: the unsigned integer of the same size numpy reads their bits as
+_BITS_AS = {1: "uint8", 2: "uint16", 4: "uint32", 8: "uint64"}
+
+
+def numpy_dtype(dt: _types.DType, entry: str) -> Any:
+    """The numpy dtype of dt: numpy's own, else ml_dtypes' (bfloat16, float8,
+    int4, ...); TypeError when neither has it."""
+    got = _NUMPY_DTYPES.get(dt.name)
+    if got is not None:
+        return got
+    import numpy as np
+
+    try:
+        got = np.dtype(dt.name)
+    except TypeError:
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise TypeError(
+                f"{entry}: numpy has no dtype {dt.name}; install ml_dtypes (pip install ml_dtypes), which adds it "
+                f"to numpy, or convert first, e.g. a.astype(\"float32\")"
+            ) from None
+        kind = getattr(ml_dtypes, dt.name, None)
+        if kind is None:
+            raise TypeError(
+                f"{entry}: neither numpy nor ml_dtypes has the dtype {dt.name}; convert first, "
+                f"e.g. a.astype(\"float32\")"
+            ) from None
+        got = np.dtype(kind)
+    _NUMPY_DTYPES[dt.name] = got
+    return got
+
+
+def _dtype_numpy(self: _types.DType) -> Any:
+    """The numpy dtype of this dtype (np.dtype(gd.float32) reads it): numpy's own,
+    or ml_dtypes' for bfloat16, float8 and the other dtypes numpy lacks."""
+    return numpy_dtype(self, f"np.dtype(godlpack.{self.name})")
+
+
+def _array(self: _native.Array, dtype: Any = None, copy: bool | None = None) -> Any:
+    """np.asarray(a): a numpy.ndarray over the array's memory (zero-copy,
+    read-only kept) unless dtype or copy=True asks for a copy."""
+    if copy is not None and copy is not True and copy is not False:
+        raise ValueError(f"__array__(): copy must be None, True or False, got {copy!r}")
+    import numpy as np
+
+    dt = self.dtype
+    want = numpy_dtype(dt, "__array__()")
+    if self.device != _CPU:
+        raise TypeError(
+            f"__array__(): the array is on {self.device}, and numpy reads CPU memory only; "
+            f"copy it first with a.to_device(\"cpu\")"
+        )
+    if dt.bits < 8:
+        raise TypeError(
+            f"__array__(): numpy has no layout for the sub-byte dtype {dt.name}; "
+            f"convert first, e.g. a.astype(\"float32\")"
+        )
+    if want.kind == "V" or want.type.__module__.partition(".")[0] == "ml_dtypes":
+        # numpy's DLPack import knows only its own dtypes: take the bits, then view them
+        bits = _types._BY_DTYPE_NAME[_BITS_AS[self.itemsize]]
+        out = np.from_dlpack(_native._retype(self, bits._key, "__array__()")).view(want)
+    else:
+        out = np.from_dlpack(self)
+    if dtype is not None and np.dtype(dtype) != out.dtype:
+        if copy is False:
+            raise ValueError(
+                f"__array__(): copy=False but converting {dt.name} to {np.dtype(dtype)} needs a copy; "
+                f"pass copy=None or True"
+            )
+        return out.astype(dtype)
+    return out.copy() if copy else out
+
+
+def _contains(self: _native.Array, value: Any) -> bool:
+    """v in a: whether any element equals v, as numpy's (a == v).any()."""
+    eq = self == value
+    return bool(eq.any()) if isinstance(eq, _native.Array) else bool(eq)
+
+
+_CPU = _types.Device("cpu")
+
+
+def install(array_cls: type, dtype_cls: type) -> None:
+    setattr(array_cls, "__array__", _array)  # noqa: B010
+    setattr(array_cls, "__contains__", _contains)  # noqa: B010
+    setattr(dtype_cls, "dtype", property(_dtype_numpy))  # noqa: B010
