@@ -126,6 +126,11 @@ from . import _convert  # noqa: E402
 
 setattr(Array, "astype", _convert.astype)  # noqa: B010 (the stub declares it on Array)
 
+# Dask's sizeof and serializers, joblib's pickler: registered once those are imported (_engines.py)
+from . import _engines  # noqa: E402
+
+_engines.install()
+
 # The Go functions registered with gofunc (may_share_memory; in a module built
 # by build-ext, the developer's too) join _native last: describing them is the
 # first call into Go, which waits for the Go runtime to finish starting, and by

@@ -16,11 +16,14 @@ if TYPE_CHECKING:
     from ._types import DType
 
 
-def astype(self: _native.Array, dtype: Any, copy: bool = True) -> _native.Array:
+def astype(self: _native.Array, dtype: Any, order: str = "K", *, copy: bool = True) -> _native.Array:
     """A new C-contiguous array of ``dtype`` holding this array's values cast as numpy
     casts them (float -> int truncates, complex -> real drops the imaginary part,
     x -> bool is x != 0; float16/bfloat16/float8 round as numpy and ml_dtypes do).
-    ``copy=False`` returns the array itself when it already has ``dtype``."""
+    ``copy=False`` returns the array itself when it already has ``dtype``. ``order``
+    is accepted as numpy's ("K", "A", "C"; the result is C-contiguous); "F" is refused."""
+    if order not in ("K", "A", "C"):
+        raise ValueError(f"astype(): order must be \"K\", \"A\" or \"C\" (the result is C-contiguous), got {order!r}")
     dt = _types._as_dtype(dtype, "astype()")
     if copy is not True and copy is not False:
         raise ValueError(f"astype(): copy must be True or False, got {copy!r}; pass copy=True or copy=False")

@@ -6,8 +6,11 @@
   read-only-ness; dtypes numpy lacks come back as their ml_dtypes dtype, or a
   TypeError naming ``astype`` when ml_dtypes is not installed: never a
   silent float64.
-- ``DType.dtype``: the numpy dtype of a godlpack dtype, which is how
-  ``np.dtype(gd.float32)`` (and so pandas, Dask, zarr) reads it.
+- ``DType.dtype`` and ``__numpy_dtype__``: the numpy dtype of a godlpack
+  dtype, which is how ``np.dtype(gd.float32)`` reads it; numpy.dtype's other
+  attributes (``kind``, ``char``, ``str``, ...) come from it too, for the
+  readers of ``a.dtype`` (pandas, Dask, zarr). ``Array.__numpy_dtype__``
+  (numpy 2.4) makes ``np.result_type(a)`` and ``jnp.asarray(a)`` work.
 - ``Array.__contains__``: ``v in a`` is ``(a == v).any()``, as numpy's.
 
 numpy (and ml_dtypes) are imported on first use only: ``import godlpack``
@@ -63,6 +66,23 @@ def _dtype_numpy(self: _types.DType) -> Any:
     return numpy_dtype(self, f"np.dtype(godlpack.{self.name})")
 
 
+def _numpy_attr(self: _types.DType, name: str) -> Any:
+    """numpy.dtype's other attributes (kind, char, str, type, ...), which Dask,
+    pandas and zarr read from an array's dtype, from the numpy dtype."""
+    if name.startswith("_"):
+        raise AttributeError(name)
+    try:
+        return getattr(numpy_dtype(self, f"godlpack.{self.name}.{name}"), name)
+    except (ImportError, TypeError) as e:
+        raise AttributeError(f"godlpack.DType has no attribute {name!r}: {e}") from None
+
+
+def _array_numpy_dtype(self: _native.Array) -> Any:
+    """The numpy dtype of the array's elements (numpy 2.4's __numpy_dtype__):
+    how np.result_type(a), jnp.asarray(a) and other readers of a.dtype see it."""
+    return numpy_dtype(self.dtype, "__numpy_dtype__")
+
+
 def _array(self: _native.Array, dtype: Any = None, copy: bool | None = None) -> Any:
     """np.asarray(a): a numpy.ndarray over the array's memory (zero-copy,
     read-only kept) unless dtype or copy=True asks for a copy."""
@@ -104,10 +124,56 @@ def _contains(self: _native.Array, value: Any) -> bool:
     return bool(eq.any()) if isinstance(eq, _native.Array) else bool(eq)
 
 
+def _ravel(self: _native.Array, order: str = "C") -> _native.Array:
+    """The elements in one axis, C order: a view when the layout allows, else a copy."""
+    if order not in ("C", "A", "K"):
+        raise ValueError(f"ravel(): only C order is supported, got order={order!r}; pass order=\"C\"")
+    return self.reshape(-1)
+
+
+def _view(self: _native.Array, dtype: Any) -> _native.Array:
+    """The same memory seen as dtype, as numpy's a.view(dtype): any layout when
+    the itemsize is the same; a C-contiguous array otherwise, whose last axis
+    is rescaled."""
+    dt = _types._as_dtype(dtype, "view()")
+    if dt == self.dtype:
+        return self[...]
+    if dt.itemsize == self.itemsize and dt.itemsize > 0:
+        return _native._retype(self, dt._key, "view()")
+    got = _native._bytes_view(self, "view()") if self.ndim > 0 else None
+    if got is None or (got[1] and self.ndim > 1) or dt.itemsize == 0 or self.itemsize == 0:
+        raise ValueError(
+            f"view(): viewing {self.dtype} as {dt} (another size) needs a C-contiguous array of whole-byte "
+            f"elements with at least one axis; pass a.copy().view(...)"
+        )
+    last = self.shape[-1] * self.itemsize
+    if last % dt.itemsize:
+        raise ValueError(
+            f"view(): the last axis holds {last} bytes, not a multiple of {dt.itemsize} ({dt}); "
+            f"view a slice whose last axis fits"
+        )
+    shape = (*self.shape[:-1], last // dt.itemsize)
+    return _native._reinterpret(got[0], dt._key, shape, False, self.readonly, False)
+
+
+def _arrow_array(self: _native.Array, type: Any = None) -> Any:
+    """pa.array(a): pyarrow's array over the numpy view (zero-copy for its
+    primitive types; pyarrow takes 1-d arrays only)."""
+    import pyarrow as pa  # type: ignore[import-untyped]
+
+    return pa.array(_array(self), type=type)
+
+
 _CPU = _types.Device("cpu")
 
 
 def install(array_cls: type, dtype_cls: type) -> None:
     setattr(array_cls, "__array__", _array)  # noqa: B010
     setattr(array_cls, "__contains__", _contains)  # noqa: B010
+    setattr(array_cls, "ravel", _ravel)  # noqa: B010
+    setattr(array_cls, "__arrow_array__", _arrow_array)  # noqa: B010
+    setattr(array_cls, "view", _view)  # noqa: B010
+    setattr(array_cls, "__numpy_dtype__", property(_array_numpy_dtype))  # noqa: B010
     setattr(dtype_cls, "dtype", property(_dtype_numpy))  # noqa: B010
+    setattr(dtype_cls, "__numpy_dtype__", property(_dtype_numpy))  # noqa: B010
+    setattr(dtype_cls, "__getattr__", _numpy_attr)  # noqa: B010

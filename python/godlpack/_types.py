@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import _oneapi
 
 import enum
+import sys
 
 from . import _tables
 
@@ -262,6 +263,14 @@ def _as_dtype(dt: Any, entry: str = "dtype") -> DType:
         d = _BY_DTYPE_NAME.get(dt)
         if d is not None:
             return d
+        np = sys.modules.get("numpy")  # numpy's codes ("f4", "B", "<i8") once numpy is in use
+        if np is not None:
+            try:
+                d = _BY_DTYPE_NAME.get(np.dtype(dt).name)
+            except TypeError:
+                d = None
+            if d is not None:
+                return d
         raise ValueError(
             f"{entry}: unknown dtype {dt!r}; use a name such as \"float32\", \"int64\", \"bool\" or \"float8_e4m3fn\""
         )

@@ -1,0 +1,175 @@
+"""What Dask, distributed and joblib need to treat a godlpack.Array as numpy's.
+
+- ``dask.sizeof``: the bytes an Array holds (Dask's memory manager spills and
+  pauses by it).
+- distributed's "dask" serializer family: a small header and the array's
+  bytes as one zero-copy frame, as distributed does for numpy (its "pickle"
+  family would carry the data in band over links that use protocol 4).
+- joblib's loky pickler: an Array travels as the numpy view of its memory,
+  so joblib memory-maps large ones exactly as it does numpy arguments.
+
+Ray needs nothing here: it pickles with protocol 5 and hands the buffers
+back read-only from its object store, which ``_pickle`` turns into a
+read-only Array over them (zero-copy), as numpy does.
+
+None of these libraries is imported by ``import godlpack``. Each registration
+runs when its library's module has been imported: at once if it already has,
+else from a finder on ``sys.meta_path`` that watches for that module and
+registers right after it executes. An entry point (``dask.sizeof``) was not
+used: Dask loads those at ``import dask``, which would import godlpack, and
+start its Go runtime, in every process that imports Dask.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from . import _native, _pickle
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+    from collections.abc import Callable
+
+Array = _native.Array
+
+
+# ---------------------------------------------------------------- dask.sizeof
+
+
+def _sizeof(a: Any) -> int:
+    """Bytes of memory the array spans, as Dask's sizeof of numpy: a broadcast
+    (stride 0) axis counts once."""
+    n = a.itemsize
+    for d, s in zip(a.shape, a.strides):
+        if s != 0:
+            n *= d
+    return int(n)
+
+
+def _register_sizeof(mod: Any) -> None:
+    mod.sizeof.register(Array)(_sizeof)
+
+
+# ---------------------------------------------------------------- distributed
+
+
+def _dask_serialize(a: Any) -> tuple[dict, list]:
+    """distributed's "dask" family: (header, [the bytes]); a view of the array's
+    memory when it is C- or Fortran-contiguous, else of a C-contiguous copy."""
+    u8, fortran = _pickle._bytes_of(a, "distributed serialize")
+    dt = a.dtype
+    header = {"dtype": dt._key, "shape": list(a.shape), "fortran": fortran, "readonly": a.readonly,
+              "padded": dt.bits < 8}
+    return header, [memoryview(u8)]
+
+
+def _dask_deserialize(header: dict, frames: list) -> Any:
+    """The array over the received frame; a writable array received in a
+    read-only frame gets memory of its own, as distributed does for numpy."""
+    return _pickle._rebuild(frames[0], header["dtype"], tuple(header["shape"]), header["fortran"],
+                            header["readonly"], header["padded"])
+
+
+def _register_distributed(mod: Any) -> None:
+    mod.dask_serialize.register(Array)(_dask_serialize)
+    mod.dask_deserialize.register(Array)(_dask_deserialize)
+
+
+# ---------------------------------------------------------------- joblib (loky)
+
+
+def _from_numpy(n: Any, key: int) -> Any:
+    """An Array over numpy's array n (a memory map from joblib), zero-copy; key
+    is the godlpack dtype, which n holds as its ml_dtypes twin for bfloat16 and
+    float8 (numpy's DLPack export knows only its own dtypes)."""
+    if n.dtype.kind == "V" or type(n.dtype).__module__.partition(".")[0] == "ml_dtypes":
+        a = _native._asarray_dlpack(n.view(f"u{n.itemsize}"), None, False)
+        return _native._retype(a, key, "pickle.loads()")
+    return _native._asarray_dlpack(n, None, False)
+
+
+def _loky_reduce(a: Any) -> tuple[Any, ...]:
+    try:
+        n = a.__array__()
+    except (ImportError, TypeError):  # no numpy layout or no numpy: godlpack's own pickling
+        return a.__reduce_ex__(5)
+    return (_from_numpy, (n, a.dtype._key))
+
+
+def _register_loky(mod: Any) -> None:
+    mod.register(Array, _loky_reduce)
+
+
+# ---------------------------------------------------------------- the hooks
+
+# module name -> registration, run once right after that module executes
+_HOOKS: dict[str, Callable[[Any], None]] = {
+    "dask.sizeof": _register_sizeof,
+    "distributed.protocol.serialize": _register_distributed,
+    "joblib.externals.loky.backend.reduction": _register_loky,
+}
+_PENDING: dict = {}
+
+
+def _run(name: str, module: Any) -> None:
+    hook = _PENDING.pop(name, None)
+    if hook is None:
+        return
+    if not _PENDING and _FINDER in sys.meta_path:
+        sys.meta_path.remove(_FINDER)
+    try:
+        hook(module)
+    except Exception as e:  # a library whose API moved: godlpack still imports, and says so
+        import warnings
+
+        warnings.warn(f"godlpack: could not register with {name}: {e!r}", RuntimeWarning, stacklevel=2)
+
+
+class _AfterImport:
+    """A sys.meta_path finder: for a watched module, the spec the other finders
+    give, with its loader's exec_module followed by the registration."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name not in _PENDING:
+            return None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        loader = spec.loader
+        exec_module = getattr(loader, "exec_module", None)
+        if exec_module is None:
+            return spec
+
+        def exec_then_register(module: Any) -> None:
+            exec_module(module)
+            _run(name, module)
+
+        loader.exec_module = exec_then_register  # this loader serves this one module
+        return spec
+
+
+_FINDER = _AfterImport()
+
+
+def install() -> None:
+    """Registers with the libraries already imported; watches for the others."""
+    _PENDING.update(_HOOKS)
+    for name in list(_PENDING):
+        mod = sys.modules.get(name)
+        if mod is not None:
+            _run(name, mod)
+    if _PENDING and _FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _FINDER)
+
+
+def _done() -> bool:
+    """Whether every registration has run (for tests)."""
+    return not _PENDING
+
