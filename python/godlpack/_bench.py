@@ -1,4 +1,4 @@
-"""``python -m godlpack bench [--quick] [exchange] [copy] [reduce] [convert] [gofunc] [oneapi] [startup]``:
+"""``python -m godlpack bench [--quick] [exchange] [copy] [reduce] [convert] [gofunc] [oneapi] [startup] [pydata]``:
 godlpack against numpy and torch (all groups of rows unless some are named).
 
 Every row times godlpack and a reference in the SAME run, interleaved: each
@@ -40,6 +40,12 @@ Rows:
      the median paired difference and -X importtime beside each; the
      extension is stripped and exports only PyInit__native (read from its
      ELF tables).
+ 12  the PyData stack (group "pydata"): np.asarray(a) of 16 float64 vs
+     np.asarray(ndarray) <= 1.5x; pickle.loads protocol 5 of 64 MiB with a
+     read-only out-of-band buffer vs numpy's <= 2x; ray.get of 256 MiB vs
+     numpy's <= 1.5x; 256 MiB through a Dask LocalCluster of 2 processes
+     (scatter, an identity task, result) vs numpy's <= 1.1x (the last two
+     not under --quick; 9 rounds each)
  10  a registered Go function (the extension kit, group "gofunc") called with
      one array of 16 float64 returning a float, godlpack._native._gofunc_probe:
      with an ndarray vs gd.from_dlpack(ndarray) <= 1.5x, with a torch tensor
@@ -253,6 +259,61 @@ class Bench:
                          "ndarray[::3].copy()", 1.0)
             del a, n, env
 
+    # ---- row 12: the PyData stack ---------------------------------------
+
+    def pydata(self, np: Any) -> None:
+        import pickle
+
+        a, x = gd.arange(16.0), np.arange(16.0)
+        t = interleaved(["np.asarray(a)", "np.asarray(x)"], {"np": np, "a": a, "x": x}, self.rounds, self.batch_s)
+        self.add("12", "np.asarray(a), 16 float64", t[0], t[1], "np.asarray(ndarray)", 1.5)
+        n = (1 << 20) if self.quick else (8 << 20)  # 64 MiB of float64
+        env: dict[str, Any] = {"pickle": pickle}
+        for name, arr in (("gd", gd.arange(n, dtype="float64")), ("np", np.arange(n, dtype="float64"))):
+            bufs: list[Any] = []
+            env[name] = pickle.dumps(arr, protocol=5, buffer_callback=bufs.append)
+            env[name + "_bufs"] = [memoryview(b.raw()).toreadonly() for b in bufs]
+            env[name + "_keep"] = arr
+        t = interleaved(["pickle.loads(gd, buffers=gd_bufs)", "pickle.loads(np, buffers=np_bufs)"], env,
+                        self.rounds, self.batch_s)
+        self.add("12", f"pickle.loads protocol 5, read-only buffer, {n * 8 >> 20} MiB", t[0], t[1],
+                 "numpy's", 2.0)
+        if self.quick:
+            self.note("12", "Dask LocalCluster and ray.get of 256 MiB", "not in --quick (cluster start-up)")
+            return
+        big = 32 << 20  # 256 MiB of float64
+        self._ray(np, big)
+        self._dask(np, big)
+
+    def _ray(self, np: Any, n: int) -> None:
+        try:
+            import ray
+        except ImportError:
+            self.note("12", "ray.get of 256 MiB", "ray is not installed")
+            return
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        try:
+            env = {"ray": ray, "g": ray.put(gd.arange(n, dtype="float64")), "x": ray.put(np.arange(n, dtype="float64"))}
+            t = interleaved(["ray.get(g)", "ray.get(x)"], env, 9, self.batch_s)
+            self.add("12", "ray.get of 256 MiB (zero-copy, read-only)", t[0], t[1], "ray.get(ndarray)", 1.5)
+        finally:
+            ray.shutdown()
+
+    def _dask(self, np: Any, n: int) -> None:
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            self.note("12", "Dask LocalCluster of 256 MiB", "distributed is not installed")
+            return
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                          dashboard_address=None) as cl, Client(cl) as c:
+            env = {"c": c, "g": gd.arange(n, dtype="float64"), "x": np.arange(n, dtype="float64"),
+                   "ident": _identity}
+            stmt = "c.submit(ident, c.scatter({}, hash=False), pure=False).result()"
+            t = interleaved([stmt.format("g"), stmt.format("x")], env, 9, self.batch_s)
+            self.add("12", "Dask LocalCluster: scatter + identity task + result, 256 MiB", t[0], t[1],
+                     "the same with an ndarray", 1.1)
+
     # ---- row 9: conversions -------------------------------------------
 
     def conversions(self, np: Any) -> None:
@@ -456,14 +517,18 @@ def elf_info(path: str) -> tuple[bool, list[str]] | None:
     return stripped, sorted(exports)
 
 
+def _identity(v: Any) -> Any:
+    return v
+
+
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv or os.environ.get("BENCH_QUICK") not in (None, "", "0")
-    groups = {"exchange", "copy", "reduce", "convert", "startup", "gofunc", "oneapi"}
+    groups = {"exchange", "copy", "reduce", "convert", "startup", "gofunc", "oneapi", "pydata"}
     only = {a for a in argv if a in groups} or groups
     unknown = [a for a in argv if a != "--quick" and a not in groups]
     if unknown:
         print("usage: python -m godlpack bench [--quick] "
-              "[exchange] [copy] [reduce] [convert] [gofunc] [oneapi] [startup]",
+              "[exchange] [copy] [reduce] [convert] [gofunc] [oneapi] [startup] [pydata]",
               file=sys.stderr)
         return 2
     import numpy as np
@@ -487,6 +552,8 @@ def main(argv: list[str]) -> int:
         b.conversions(np)
     if "oneapi" in only:
         b.oneapi(np)
+    if "pydata" in only:
+        b.pydata(np)
     if "startup" in only:
         b.startup()
     if "gofunc" in only:

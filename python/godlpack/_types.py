@@ -263,8 +263,9 @@ def _as_dtype(dt: Any, entry: str = "dtype") -> DType:
         d = _BY_DTYPE_NAME.get(dt)
         if d is not None:
             return d
-        np = sys.modules.get("numpy")  # numpy's codes ("f4", "B", "<i8") once numpy is in use
-        if np is not None:
+        # numpy's type codes ("B", "f4", "<i8"; not words such as "float"), once numpy is in use
+        np = sys.modules.get("numpy")
+        if np is not None and len(dt) <= 4 and (len(dt) == 1 or not dt.isalpha()):
             try:
                 d = _BY_DTYPE_NAME.get(np.dtype(dt).name)
             except TypeError:
