@@ -150,7 +150,7 @@ CASES = {
     "RuntimeError": {
         "a recovered Go panic": [("_test_panic()", gd._native._test_panic)],
         "in a forked child, work that needs the Go runtime (the message names the `spawn` and `forkserver` start methods)": [
-            ("copy()", "fork")],
+            ("astype()", "fork")],
     },
 }
 
@@ -162,10 +162,10 @@ def test_every_row_and_item_of_the_table_has_cases():
         assert set(items) == set(CASES[cls]), f"items of the {cls} row"
 
 
-def _forked_child_copy():
+def _forked_child_astype():
     code = ("import os, godlpack as gd\na = gd.arange(3.0)\npid = os.fork()\nif pid == 0:\n"
-            "    try:\n        a.copy()\n    except RuntimeError as e:\n"
-            "        os._exit(0 if str(e).startswith('copy(): ') and 'spawn' in str(e) and 'forkserver' in str(e) else 3)\n"
+            "    try:\n        a.astype('float32')\n    except RuntimeError as e:\n"
+            "        os._exit(0 if str(e).startswith('astype(): ') and 'spawn' in str(e) and 'forkserver' in str(e) else 3)\n"
             "    os._exit(4)\nprint(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))\n")
     pkg = os.path.dirname(os.path.dirname(os.path.abspath(gd.__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([pkg, os.environ.get("PYTHONPATH", "")]))
@@ -177,7 +177,7 @@ def _forked_child_copy():
 ], ids=lambda v: v if isinstance(v, str) and len(v) < 40 else None)
 def test_table_case_raises_its_class_with_the_entry_point(cls, item, entry, call):
     if call == "fork":
-        p = _forked_child_copy()
+        p = _forked_child_astype()
         assert p.stdout.strip() == "0", p.stdout + p.stderr
         return
     with pytest.raises(getattr(__builtins__, cls) if isinstance(__builtins__, type(sys)) else __builtins__[cls]) as e:
