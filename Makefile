@@ -255,7 +255,7 @@ matrix: setup $(VENV)/.interop
 #             forks in all), counting hung children.
 FORKS ?= 20000
 FUZZTIME ?= 150000x
-FUZZ_TARGETS := FuzzDescribeVersioned FuzzDescribeLegacy FuzzPlanExport FuzzPlanImport FuzzFastDescribe FuzzFastExport
+FUZZ_TARGETS := FuzzDescribeVersioned FuzzDescribeLegacy FuzzPlanExport FuzzPlanImport FuzzFastDescribe FuzzFastExport FuzzFastIndex
 .PHONY: fuzz-smoke stress
 fuzz-smoke: $(VENV)/.gomod
 	@for t in $(FUZZ_TARGETS); do \

@@ -1,4 +1,6 @@
-// Zero-crossing fast paths for the no-copy export and import (issue 5).
+// Zero-crossing fast paths for the no-copy export and import (issue 5), and
+// for views: basic indexing, transposes and reshapes of C-contiguous arrays
+// (issue 22: a forked child, which never enters Go, makes views too).
 //
 // Go stays authoritative: these functions accept a conservative subset of
 // requests and tensors and answer "not mine" (0) for everything else, errors
@@ -6,8 +8,9 @@
 // the subset they must produce exactly what the Go path produces; each check
 // below names the Go function it mirrors, and tests_go/fastpath_test.go
 // proves the equivalence (table tests per boundary, FuzzFastDescribe,
-// FuzzFastExport). Keep in sync with core/export.go, core/validate.go,
-// core/negotiate.go and core/dtype.go.
+// FuzzFastExport; tests_go/fastpath_view_test.go and FuzzFastIndex for the
+// views). Keep in sync with core/export.go, core/validate.go,
+// core/negotiate.go, core/dtype.go and core/desc.go.
 //
 // Pure C on purpose: no Go runtime needed, which also keeps exchanges working
 // in a forked child.
@@ -274,3 +277,173 @@ int gd_fast_describe(const void *managed, int versioned, const gd_import_req *re
 // core.CheckImportDevice for the one device it always accepts: from_dlpack(x,
 // device=(kDLCPU, 0)). Anything else is Go's to decide.
 int gd_fast_import_device(int32_t type, int32_t id) { return type == kDLCPU && id == 0; }
+
+// ---- views -----------------------------------------------------------------
+
+// The arrays the view paths serve: (kDLCPU, 0), a byte-sized standard dtype.
+static int gd_fast_viewable(const gd_header *h) {
+  return gd_fast_is_cpu0(h->device) && gd_fast_itemsize(h->dtype) > 0 && h->ndim >= 0 && h->ndim <= GD_MAX_NDIM;
+}
+
+// The view's header: h's, with its offset, ndim and the derived flags of its
+// layout (core.Header.SetDerivedFlags on (kDLCPU, 0)).
+static void gd_fast_view_header(const gd_header *h, int64_t off, int32_t nd, const int64_t *shape,
+                                const int64_t *strides, gd_header *out) {
+  *out = *h;
+  out->offset = off;
+  out->ndim = nd;
+  out->flags = (h->flags & ~(uint64_t)(GD_FLAG_HOST | GD_FLAG_C_CONTIG | GD_FLAG_F_CONTIG)) |
+               gd_fast_derived_flags(nd, shape, strides);
+}
+
+// core.adjustSlice: CPython's PySlice_Unpack + PySlice_AdjustIndices.
+static int64_t gd_fast_clamp(int64_t v, int64_t n, int64_t step) {
+  if (v < 0) {
+    v += n;
+    if (v < 0) return step < 0 ? -1 : 0;
+  } else if (v >= n) {
+    return step < 0 ? n - 1 : n;
+  }
+  return v;
+}
+
+static void gd_fast_slice(int64_t n, const gd_index_op *op, int64_t *start, int64_t *length, int64_t *step) {
+  int64_t st = op->step < -INT64_MAX ? -INT64_MAX : op->step;
+  int64_t a = op->has_start ? op->start : (st < 0 ? INT64_MAX : 0);
+  int64_t b = op->has_stop ? op->stop : (st < 0 ? INT64_MIN : INT64_MAX);
+  a = gd_fast_clamp(a, n, st);
+  b = gd_fast_clamp(b, n, st);
+  int64_t len = 0;
+  if (st < 0) {
+    if (b < a) len = (a - b - 1) / (-st) + 1;
+  } else if (a < b) {
+    len = (b - a - 1) / st + 1;
+  }
+  *start = a;
+  *length = len;
+  *step = st;
+}
+
+// core.applyIndex.
+int gd_fast_index(const gd_header *h, const int64_t *shape, const int64_t *strides, const gd_index_op *ops,
+                  int32_t nops, gd_header *out, int64_t *oshape, int64_t *ostrides) {
+  if (!gd_fast_viewable(h) || nops < 0 || nops > GD_MAX_INDEX_OPS) return -1;
+  int32_t nd = h->ndim, consumed = 0, ellipses = 0, added = 0, ints = 0;
+  for (int32_t i = 0; i < nops; i++) {
+    switch (ops[i].kind) {
+      case GD_IDX_INT:
+        ints++;
+        consumed++;
+        break;
+      case GD_IDX_SLICE:
+        if (ops[i].step == 0) return -1;
+        consumed++;
+        break;
+      case GD_IDX_ELLIPSIS:
+        ellipses++;
+        break;
+      case GD_IDX_NEWAXIS:
+        added++;
+        break;
+      default:
+        return -1;
+    }
+  }
+  if (ellipses > 1 || consumed > nd || nd - ints + added > GD_MAX_NDIM) return -1;
+  // an empty array reaches no element: offset and strides are carried unchecked
+  int empty = gd_fast_has_zero(nd, shape);
+  int64_t off = h->offset, d;
+  int32_t ax = 0, k = 0;
+  for (int32_t i = 0; i < nops; i++) {
+    const gd_index_op *op = &ops[i];
+    switch (op->kind) {
+      case GD_IDX_INT: {
+        int64_t n = shape[ax], idx = op->i < 0 ? op->i + n : op->i; /* no wrap: n >= 0 */
+        if (idx < 0 || idx >= n) return -1;
+        if (!empty && (__builtin_mul_overflow(idx, strides[ax], &d) || __builtin_add_overflow(off, d, &off)))
+          return -1;
+        ax++;
+        break;
+      }
+      case GD_IDX_SLICE: {
+        int64_t start, length, step, st = strides[ax];
+        gd_fast_slice(shape[ax], op, &start, &length, &step);
+        if (length > 1 && __builtin_mul_overflow(st, step, &st)) return -1;
+        if (length > 0 && !empty &&
+            (__builtin_mul_overflow(start, strides[ax], &d) || __builtin_add_overflow(off, d, &off)))
+          return -1;
+        oshape[k] = length;
+        ostrides[k] = st;
+        k++;
+        ax++;
+        break;
+      }
+      case GD_IDX_ELLIPSIS:
+        for (int32_t e = 0; e < nd - consumed; e++, k++, ax++) {
+          oshape[k] = shape[ax];
+          ostrides[k] = strides[ax];
+        }
+        break;
+      case GD_IDX_NEWAXIS:
+        oshape[k] = 1;
+        ostrides[k] = 0;
+        k++;
+        break;
+    }
+  }
+  for (; ax < nd; ax++, k++) {
+    oshape[k] = shape[ax];
+    ostrides[k] = strides[ax];
+  }
+  gd_fast_view_header(h, off, k, oshape, ostrides, out);
+  return k;
+}
+
+// core.TransposeDesc.
+int gd_fast_transpose(const gd_header *h, const int64_t *shape, const int64_t *strides, const int32_t *axes,
+                      int32_t naxes, gd_header *out, int64_t *oshape, int64_t *ostrides) {
+  if (!gd_fast_viewable(h)) return 0;
+  int32_t nd = h->ndim;
+  if (naxes != 0 && naxes != nd) return 0;
+  unsigned char seen[GD_MAX_NDIM] = {0};
+  for (int32_t i = 0; i < nd; i++) {
+    int32_t a = nd - 1 - i;
+    if (naxes != 0) {
+      a = axes[i];
+      if (a < 0) a += nd;
+      if (a < 0 || a >= nd || seen[a]) return 0;
+      seen[a] = 1;
+    }
+    oshape[i] = shape[a];
+    ostrides[i] = strides[a];
+  }
+  gd_fast_view_header(h, h->offset, nd, oshape, ostrides, out);
+  return 1;
+}
+
+// core.ReshapeDesc for a C-contiguous array, whose view has the new shape's
+// C strides.
+int gd_fast_reshape(const gd_header *h, const int64_t *shape, const int64_t *strides, int64_t *new_shape,
+                    int32_t nn, gd_header *out, int64_t *ostrides) {
+  if (!gd_fast_viewable(h) || nn < 0 || nn > GD_MAX_NDIM || !(h->flags & GD_FLAG_C_CONTIG)) return 0;
+  int64_t size;
+  if (!gd_fast_size(h->ndim, shape, &size)) return 0;
+  int32_t unknown = -1;
+  int64_t known = 1;
+  for (int32_t i = 0; i < nn; i++) {
+    if (new_shape[i] == -1) {
+      if (unknown >= 0) return 0;
+      unknown = i;
+    } else if (new_shape[i] < 0 || __builtin_mul_overflow(known, new_shape[i], &known)) {
+      return 0;
+    }
+  }
+  if (unknown >= 0 ? (known == 0 || size % known != 0) : known != size) return 0;
+  if (!gd_fast_c_contig(h->ndim, shape, strides) && !gd_fast_has_zero(h->ndim, shape)) return 0;
+  int64_t resolved[GD_MAX_NDIM];
+  for (int32_t i = 0; i < nn; i++) resolved[i] = i == unknown ? size / known : new_shape[i];
+  if (!gd_fast_contiguous(nn, resolved, ostrides)) return 0; /* Go's strides wrap there: declined */
+  if (unknown >= 0) new_shape[unknown] = resolved[unknown];
+  gd_fast_view_header(h, h->offset, nn, new_shape, ostrides, out);
+  return 1;
+}

@@ -143,6 +143,24 @@ typedef struct gd_import_req {
   int32_t stream_given;
 } gd_import_req;
 
+/* One basic index (core.IndexOp). */
+#define GD_IDX_INT 0
+#define GD_IDX_SLICE 1
+#define GD_IDX_ELLIPSIS 2
+#define GD_IDX_NEWAXIS 3
+#define GD_MAX_INDEX_OPS (2 * GD_MAX_NDIM)
+
+typedef struct gd_index_op {
+  int32_t kind;
+  int32_t has_start;
+  int32_t has_stop;
+  int32_t reserved;
+  int64_t i;
+  int64_t start;
+  int64_t stop;
+  int64_t step;
+} gd_index_op;
+
 /* Owner API (core/owner.c). gd_owner_new returns NULL when out of memory. */
 gd_owner *gd_owner_new(int32_t kind, void *ptr, void (*free_fn)(void *));
 /* Makes the malloc'ed block o an owner with one reference (the last
@@ -208,5 +226,20 @@ int gd_fast_describe(const void *managed, int versioned, const gd_import_req *re
 /* 1 when core.CheckImportDevice surely accepts device=(type, id) of
  * from_dlpack, without a call into Go; 0: ask Go. */
 int gd_fast_import_device(int32_t type, int32_t id);
+
+/* Views without a call into Go (core/fastpath.c), for arrays on (kDLCPU, 0) of
+ * a byte-sized standard dtype with lanes 1. Each gives exactly what core's
+ * function gives (out: owner as h's, no new reference) or declines, touching
+ * nothing the caller reads: every refusal, overflow and other array is Go's.
+ *   gd_fast_index: core.ApplyIndex; the view's ndim, or -1.
+ *   gd_fast_transpose: core.TransposeDesc (naxes 0 reverses); 1 or 0.
+ *   gd_fast_reshape: core.ReshapeDesc for a C-contiguous array (one -1 in
+ *     new_shape is resolved in place); 1 or 0. */
+int gd_fast_index(const gd_header *h, const int64_t *shape, const int64_t *strides, const gd_index_op *ops,
+                  int32_t nops, gd_header *out, int64_t *oshape, int64_t *ostrides);
+int gd_fast_transpose(const gd_header *h, const int64_t *shape, const int64_t *strides, const int32_t *axes,
+                      int32_t naxes, gd_header *out, int64_t *oshape, int64_t *ostrides);
+int gd_fast_reshape(const gd_header *h, const int64_t *shape, const int64_t *strides, int64_t *new_shape,
+                    int32_t nn, gd_header *out, int64_t *ostrides);
 
 #endif /* GODLPACK_GODLPACK_H_ */

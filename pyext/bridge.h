@@ -39,22 +39,6 @@
 /* The requests (gd_export_req, gd_import_req) and GD_COPY_* live in
  * godlpack.h: the C fast paths in core/fastpath.c read them too. */
 
-/* One basic index (core.IndexOp). */
-#define GD_IDX_INT 0
-#define GD_IDX_SLICE 1
-#define GD_IDX_ELLIPSIS 2
-#define GD_IDX_NEWAXIS 3
-#define GD_MAX_INDEX_OPS (2 * GD_MAX_NDIM)
-
-typedef struct gd_index_op {
-  int32_t kind;
-  int32_t has_start;
-  int32_t has_stop;
-  int32_t reserved;
-  int64_t i;
-  int64_t start;
-  int64_t stop;
-  int64_t step;
-} gd_index_op;
+/* gd_index_op (core.IndexOp) lives in godlpack.h: core/fastpath.c reads it too. */
 
 #endif /* GODLPACK_BRIDGE_H_ */

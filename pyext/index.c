@@ -131,7 +131,7 @@ PyObject *gd_array_subscript(PyObject *self, PyObject *key) {
   return gd_index_view(self, ops, n, 0);
 }
 
-/* The view a[ops] (core.ApplyIndex, one Go call); setitem names
+/* The view a[ops] (core.ApplyIndex: its C twin, else one Go call); setitem names
  * __setitem__() in errors. */
 static PyObject *gd_index_view(PyObject *self, const gd_index_op *ops, Py_ssize_t n, int setitem) {
   gd_array *a = (gd_array *)self;
@@ -139,9 +139,12 @@ static PyObject *gd_index_view(PyObject *self, const gd_index_op *ops, Py_ssize_
   int64_t oshape[GD_MAX_NDIM], ostrides[GD_MAX_NDIM];
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
-  int cls = gd_go_index(&a->h, GD_SHAPE(a), GD_STRIDES(a), (gd_index_op *)ops, (int)n, setitem, &out, oshape,
-                       ostrides, msg);
-  if (cls != GD_OK) return gd_raise(cls, msg);
+  /* core/fastpath.c first (no crossing; what a forked child has), else Go */
+  if (gd_fast_index(&a->h, GD_SHAPE(a), GD_STRIDES(a), ops, (int32_t)n, &out, oshape, ostrides) < 0) {
+    int cls = gd_go_index(&a->h, GD_SHAPE(a), GD_STRIDES(a), (gd_index_op *)ops, (int)n, setitem, &out, oshape,
+                         ostrides, msg);
+    if (cls != GD_OK) return gd_raise(cls, msg);
+  }
   gd_owner_incref(out.owner);
   return gd_array_new(gd_st(self), &out, oshape, ostrides);
 }

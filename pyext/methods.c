@@ -122,6 +122,10 @@ PyObject *gd_array_reshape(PyObject *self, PyObject *args) {
   if (n < 0) return NULL;
   gd_header out;
   int64_t ostrides[GD_MAX_NDIM];
+  if (gd_fast_reshape(&a->h, GD_SHAPE(a), GD_STRIDES(a), ns, (int32_t)n, &out, ostrides)) {
+    gd_owner_incref(out.owner); /* a view: no crossing (core/fastpath.c) */
+    return gd_array_new(gd_st(self), &out, ns, ostrides);
+  }
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
   GD_NOGIL_BEGIN(gd_is_big(a));
@@ -138,9 +142,11 @@ PyObject *gd_transpose_impl(PyObject *self, const int32_t *axes, int32_t naxes) 
   int64_t oshape[GD_MAX_NDIM], ostrides[GD_MAX_NDIM];
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
-  int cls = gd_go_transpose(&a->h, GD_SHAPE(a), GD_STRIDES(a), (int32_t *)axes, naxes, &out, oshape,
-                           ostrides, msg);
-  if (cls != GD_OK) return gd_raise(cls, msg);
+  if (!gd_fast_transpose(&a->h, GD_SHAPE(a), GD_STRIDES(a), axes, naxes, &out, oshape, ostrides)) {
+    int cls = gd_go_transpose(&a->h, GD_SHAPE(a), GD_STRIDES(a), (int32_t *)axes, naxes, &out, oshape,
+                             ostrides, msg);
+    if (cls != GD_OK) return gd_raise(cls, msg);
+  }
   gd_owner_incref(out.owner);
   return gd_array_new(gd_st(self), &out, oshape, ostrides);
 }

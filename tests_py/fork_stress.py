@@ -16,8 +16,8 @@ fork():
   threads      5 Python threads stay inside Go calls (large copies and sums,
                the GIL released) while the main thread forks
   reproducer   the loop of issue 11: the parent runs b.fill(2.0); b[::2].copy()
-               and forks; the child runs c.fill, a strided copy and
-               c.reshape(7, 3) and exits
+               and forks; the child runs c.fill (refused), a strided copy and
+               c.reshape(7, 3) (both in C) and exits
   c-fork       fork() called by C code (ctypes), no Python at-fork hook runs
   nested       each child forks a grandchild, which does the same work
 
@@ -59,8 +59,10 @@ def child_work(a) -> int:
         refused = 0
         if a.copy().tolist() != a.tolist() or gd.zeros(3).tolist() != [0.0] * 3:  # C paths (pyext/nogo.c)
             return 5
-        for op in (lambda: a.astype("float32"), lambda: a[::2], lambda: b.fill(1.0), lambda: a.sum(),
-                   lambda: a.reshape(2, -1)):
+        if a[::-3].T.tolist() != a.tolist()[::-3]:  # views: core/fastpath.c
+            return 6
+        for op in (lambda: a.astype("float32"), lambda: a[::2].reshape(2, -1), lambda: b.fill(1.0), lambda: a.sum(),
+                   gd._native._test_go_gc):
             try:
                 op()
             except RuntimeError as e:
@@ -135,14 +137,14 @@ def run(scenario: str, forks: int, timeout: float, gdb: bool) -> dict:
                     if scenario == "reproducer":
                         code = 0
                         c = b
-                        for op in (lambda c=c: c.fill(1.0), lambda c=c: c[::3].copy(), lambda c=c: c[:21].reshape(7, 3)):
-                            try:
-                                op()
-                                code = 3
-                            except ValueError:
-                                code = 3
-                            except RuntimeError:
-                                pass
+                        try:  # fill needs Go: refused
+                            c.fill(1.0)
+                            code = 3
+                        except RuntimeError:
+                            pass
+                        # a strided copy and a reshape run in C (pyext/nogo.c, core/fastpath.c)
+                        if c[::3].copy().tolist()[:2] != [2.0, 2.0] or c[:21].reshape(7, 3).shape != (7, 3):
+                            code = 3
                         code = code or child_work(a)
                     elif scenario == "nested":
                         g = os.fork()

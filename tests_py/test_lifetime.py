@@ -385,7 +385,8 @@ if pid == 0:  # child: exchanges and frees without Go; Go work is refused at onc
         n0 = gd._native._go_crossings()
         ok = ok and parent.copy().tolist() == parent.tolist() and gd.zeros(3).tolist() == [0.0] * 3
         ok = ok and gd._native._go_crossings() == n0  # C paths (pyext/nogo.c)
-        for op in (lambda: parent.astype("float32"), parent.sum, lambda: parent[::2], lambda: parent.reshape(-1, 2)):
+        ok = ok and parent[::2].tolist() == list(range(0, 1 << 20, 2)) and gd._native._go_crossings() == n0
+        for op in (lambda: parent.astype("float32"), parent.sum, lambda: parent[::2].reshape(-1, 2)):
             try:
                 op()
                 ok = False

@@ -113,10 +113,14 @@ def child_work(a, np=None, torch=None):
     out["nogo"] = (c.tolist() == a.tolist() and c.data_ptr != a.data_ptr and gd.zeros(3).tolist() == [0.0] * 3
                    and gd.arange(3, dtype="int16").tolist() == [0, 1, 2] and gd.full((2,), 7.5).tolist() == [7.5, 7.5]
                    and pickle.loads(pickle.dumps(a, protocol=4)).tolist() == a.tolist())
+    # views too: core/fastpath.c's twins of core's view rules
+    v = a[::-2][1:]
+    out["views"] = (v.tolist() == a.tolist()[::-2][1:] and a.reshape(2, -1).T.shape == (a.size // 2, 2)
+                    and a[None, 3:5, ...].tolist() == [a.tolist()[3:5]] and v.data_ptr != a.data_ptr)
     refused = []
-    for name, op in [("astype", lambda: a.astype("float32")), ("view", lambda: a[::2]), ("fill", lambda: b.fill(1.0)),
-                     ("sum", lambda: a.sum()), ("reshape", lambda: a.reshape(2, -1)),
-                     ("T", lambda: a.reshape(1, -1).T), ("stream", lambda: a.__dlpack__(stream=7)),
+    for name, op in [("astype", lambda: a.astype("float32")), ("strided reshape", lambda: a[::2].reshape(2, -1)),
+                     ("fill", lambda: b.fill(1.0)), ("sum", lambda: a.sum()),
+                     ("stream", lambda: a.__dlpack__(stream=7)),
                      ("copy=True", lambda: gd.from_dlpack(a, copy=True)), ("gc", gd._native._test_go_gc)]:
         try:
             op()
@@ -130,7 +134,7 @@ def child_work(a, np=None, torch=None):
     return out
 """
 
-_WANT = {"exchange": True, "legacy": True, "flag": True, "nogo": True, "refused": True}
+_WANT = {"exchange": True, "legacy": True, "flag": True, "nogo": True, "views": True, "refused": True}
 
 # How the parent forks: os.fork() runs Python's at-fork hooks; a fork() by C
 # code (ctypes.PyDLL keeps the GIL) runs none: the pthread_atfork child

@@ -83,3 +83,81 @@ func DeleteLegacy(m unsafe.Pointer) { C.gd_call_deleter_legacy((*C.DLManagedTens
 func FastImportDevice(d core.Device) bool {
 	return C.gd_fast_import_device(C.int32_t(d.Type), C.int32_t(d.ID)) != 0
 }
+
+// The C view twins of core/fastpath.c (gd_fast_index, gd_fast_transpose,
+// gd_fast_reshape), for the differential tests against core.ApplyIndex,
+// core.TransposeDesc and core.ReshapeDesc. ok is false when the twin
+// declined; out, shape and strides are then meaningless.
+
+// FastIndex is gd_fast_index.
+func FastIndex(h *core.Header, shape, strides []int64, ops []core.IndexOp) (out core.Header, oshape, ostrides []int64, ok bool) {
+	cops := make([]C.gd_index_op, len(ops)+1) // +1: a valid pointer for no ops
+	for i, op := range ops {
+		c := &cops[i]
+		c.kind = C.int32_t(op.Kind)
+		c.i = C.int64_t(op.I)
+		c.start = C.int64_t(op.Start)
+		c.stop = C.int64_t(op.Stop)
+		c.step = C.int64_t(op.Step)
+		c.has_start = cbool(op.HasStart)
+		c.has_stop = cbool(op.HasStop)
+	}
+	sh, st := cdims(shape), cdims(strides)
+	defer C.free(unsafe.Pointer(sh))
+	defer C.free(unsafe.Pointer(st))
+	osh, ost := cdims(make([]int64, core.MaxNdim)), cdims(make([]int64, core.MaxNdim))
+	defer C.free(unsafe.Pointer(osh))
+	defer C.free(unsafe.Pointer(ost))
+	k := C.gd_fast_index((*C.gd_header)(unsafe.Pointer(h)), sh, st, &cops[0], C.int32_t(len(ops)),
+		(*C.gd_header)(unsafe.Pointer(&out)), osh, ost)
+	if k < 0 {
+		return out, nil, nil, false
+	}
+	return out, godims(osh, int(k)), godims(ost, int(k)), true
+}
+
+// FastTranspose is gd_fast_transpose.
+func FastTranspose(h *core.Header, shape, strides []int64, axes []int) (out core.Header, oshape, ostrides []int64, ok bool) {
+	ax := make([]C.int32_t, len(axes)+1)
+	for i, a := range axes {
+		ax[i] = C.int32_t(a)
+	}
+	sh, st := cdims(shape), cdims(strides)
+	defer C.free(unsafe.Pointer(sh))
+	defer C.free(unsafe.Pointer(st))
+	osh, ost := cdims(make([]int64, core.MaxNdim)), cdims(make([]int64, core.MaxNdim))
+	defer C.free(unsafe.Pointer(osh))
+	defer C.free(unsafe.Pointer(ost))
+	if C.gd_fast_transpose((*C.gd_header)(unsafe.Pointer(h)), sh, st, &ax[0], C.int32_t(len(axes)),
+		(*C.gd_header)(unsafe.Pointer(&out)), osh, ost) == 0 {
+		return out, nil, nil, false
+	}
+	return out, godims(osh, int(h.Ndim)), godims(ost, int(h.Ndim)), true
+}
+
+// FastReshape is gd_fast_reshape; newShape gets its -1 resolved, as ReshapeDesc does.
+func FastReshape(h *core.Header, shape, strides, newShape []int64) (out core.Header, ostrides []int64, ok bool) {
+	sh, st, ns := cdims(shape), cdims(strides), cdims(newShape)
+	defer C.free(unsafe.Pointer(sh))
+	defer C.free(unsafe.Pointer(st))
+	defer C.free(unsafe.Pointer(ns))
+	ost := cdims(make([]int64, core.MaxNdim))
+	defer C.free(unsafe.Pointer(ost))
+	if C.gd_fast_reshape((*C.gd_header)(unsafe.Pointer(h)), sh, st, ns, C.int32_t(len(newShape)),
+		(*C.gd_header)(unsafe.Pointer(&out)), ost) == 0 {
+		return out, nil, false
+	}
+	copy(newShape, godims(ns, len(newShape)))
+	return out, godims(ost, len(newShape)), true
+}
+
+// cdims copies v into C memory (at least one entry, so the pointer is valid).
+func cdims(v []int64) *C.int64_t {
+	p := (*C.int64_t)(C.malloc(C.size_t(8 * (len(v) + 1))))
+	copy(unsafe.Slice((*int64)(unsafe.Pointer(p)), len(v)+1), v)
+	return p
+}
+
+func godims(p *C.int64_t, n int) []int64 {
+	return append([]int64{}, unsafe.Slice((*int64)(unsafe.Pointer(p)), n)...)
+}
