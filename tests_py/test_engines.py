@@ -142,15 +142,15 @@ import godlpack as gd
 from dask.distributed import Client, LocalCluster
 
 def big(i):
-    a = gd.empty((64 << 20,), dtype="uint8")   # 64 MiB the worker must account for
+    a = gd.empty((256 << 20,), dtype="uint8")   # 256 MiB the worker must account for
     a.fill(i)
     return a
 
 if __name__ == "__main__":
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None, memory_limit="700MiB") as cl, Client(cl) as c:
+                      dashboard_address=None, memory_limit="1.5GiB") as cl, Client(cl) as c:
         pid = c.run(lambda: __import__("os").getpid())
-        futs = [c.submit(big, i, pure=False) for i in range(12)]   # 768 MiB held in all
+        futs = [c.submit(big, i, pure=False) for i in range(8)]   # 2 GiB held in all: the issue's case
         firsts = [c.submit(lambda a: int(a[0]) + int(a[-1]), f).result() for f in futs]
         spilled = c.run(lambda dask_worker: len(dask_worker.data.slow) if hasattr(dask_worker.data, "slow") else -1)
         out = {"firsts": firsts, "same_worker": c.run(lambda: __import__("os").getpid()) == pid,
@@ -163,7 +163,7 @@ if __name__ == "__main__":
 def test_distributed_spills_arrays_by_their_size(tmp_path):
     need("distributed")
     out = _run(_MEMORY_LIMIT, 300, tmp_path)
-    assert out["firsts"] == [2 * i for i in range(12)]
+    assert out["firsts"] == [2 * i for i in range(8)]
     assert out["same_worker"], "the worker was restarted: its memory manager did not see the Arrays' bytes"
     assert out["spilled"] > 0, out
 

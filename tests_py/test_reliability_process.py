@@ -101,6 +101,10 @@ def child_work(a, np=None, torch=None):
     out["exchange"] = b.shape == a.shape and b[3] == 3.0 and memoryview(b)[5] == 5.0
     out["legacy"] = gd.from_dlpack(a.__dlpack__()).tolist() == a.tolist()
     if np is not None:
+        import pickle
+        h = pickle.loads(pickle.dumps(gd.asarray([1.5, 2.5], dtype="bfloat16"), protocol=4))
+        out["np_asarray"] = (np.asarray(a[::2]).tolist() == a.tolist()[::2]
+                             and str(np.asarray(h).dtype) == "bfloat16" and np.asarray(h).tolist() == [1.5, 2.5])
         x = np.arange(12.0).reshape(3, 4)
         g = gd.from_dlpack(x)
         out["numpy"] = np.from_dlpack(g)[2, 3] == 11.0 and np.from_dlpack(a)[7] == 7.0 and g[1, 2] == 6.0
@@ -208,11 +212,12 @@ print(json.dumps(dict(res=res, hung=hung)))
 assert not gd._native._in_fork_child()
 """
     need("numpy")
+    need("ml_dtypes")
     out = json.loads(ok(run_py(code, timeout=120)).strip().splitlines()[-1])
     assert out["hung"] == 0
     assert len(out["res"]) == 20
     for r in out["res"]:
-        assert r == dict(_WANT, numpy=True), r
+        assert r == dict(_WANT, numpy=True, np_asarray=True), r
 
 
 @pytest.mark.slow
