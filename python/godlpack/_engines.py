@@ -168,8 +168,3 @@ def install() -> None:
     if _PENDING and _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
 
-
-def _done() -> bool:
-    """Whether every registration has run (for tests)."""
-    return not _PENDING
-
