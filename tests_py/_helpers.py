@@ -46,24 +46,26 @@ def requires(*libs: str):
     return pytest.mark.requires(*libs)
 
 
-def missing(what: str):
+def missing(what: str, module: bool = False):
     """The test cannot run here because a library, or a feature of one, is
     absent: skip locally, fail when CI=true. Every skip for a missing library
     goes through here (never pytest.importorskip; conftest.py fails those too
     under CI)."""
     if IN_CI:
         pytest.fail(f"{what}; CI=true makes a missing library a failure: install it", pytrace=False)
-    pytest.skip(what)
+    pytest.skip(what, allow_module_level=module)
 
 
-def need(lib: str):
-    """Import lib or skip (locally) / fail (CI=true)."""
+def need(lib: str, module: bool = False):
+    """Import lib or skip (locally) / fail (CI=true); module=True at a test
+    module's top level, where the skip covers the whole module."""
     try:
         return importlib.import_module(lib)
     except ImportError as e:  # pragma: no cover - depends on the environment
         if declared_absent(lib):
-            pytest.skip(f"{lib} is not in GODLPACK_TEST_LIBS={_DECLARED!r}, the libraries this environment promises")
-        missing(f"{lib} cannot be imported: {e}")
+            pytest.skip(f"{lib} is not in GODLPACK_TEST_LIBS={_DECLARED!r}, the libraries this environment promises",
+                        allow_module_level=module)
+        missing(f"{lib} cannot be imported: {e}", module)
 
 
 def optional(lib: str):

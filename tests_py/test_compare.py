@@ -11,7 +11,7 @@ import operator
 import pytest
 
 import godlpack as gd
-from _helpers import craft_capsule, optional, requires
+from _helpers import craft_capsule, missing, optional, requires
 
 np = optional("numpy")
 torch = optional("torch")
@@ -45,7 +45,7 @@ def _values(dtype):
 def _np_dtype(dtype):
     if dtype == "bfloat16":
         if ml_dtypes is None:
-            pytest.skip("bfloat16 needs ml_dtypes")
+            missing("bfloat16 needs ml_dtypes")
         return ml_dtypes.bfloat16
     return np.dtype(dtype)
 

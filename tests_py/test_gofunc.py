@@ -22,7 +22,7 @@ import pytest
 import godlpack as gd
 from godlpack import _native as N
 
-from _helpers import need, optional, refcount
+from _helpers import missing, need, optional, refcount
 from _subproc import run_group
 import itertools
 
@@ -83,7 +83,7 @@ def test_read_only_stays_read_only_in_go():
 @pytest.mark.parametrize("make", ["numpy", "godlpack", "torch", "buffer"])
 def test_writes_in_go_are_seen_by_the_caller(make):
     if make == "torch" and torch is None:
-        pytest.skip("torch not installed")
+        missing("torch is not installed")
     x = {"numpy": lambda: np.zeros(5), "godlpack": lambda: gd.zeros(5),
          "torch": lambda: torch.zeros(5, dtype=torch.float64),
          "buffer": lambda: __import__("array").array("d", [0.0] * 5)}[make]()

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 import _dpenv  # noqa: F401  (OCL_ICD_FILENAMES for dpnp in the imgkit tests)
-from _helpers import IN_CI
+from _helpers import missing
 from _subproc import run_group
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -26,9 +26,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     if shutil.which(os.environ.get("GO", "go")) is None:
-        if IN_CI:
-            pytest.fail("the Go toolchain is needed to build the kit's example")
-        pytest.skip("no Go toolchain")
+        missing("the Go toolchain is needed to build the kit's example")
     out = tmp_path_factory.mktemp("imgkit")
     env = dict(os.environ, PYTHONPATH=PYDIR)
     p = subprocess.run([sys.executable, "-m", "godlpack", "build-ext", "imgkit", "./examples/imgkit", "-o", str(out)],
@@ -121,7 +119,7 @@ def installed(tmp_path_factory):
     """godlpack as a wheel installs it: build_py output (godlpack/_gosrc
     included) plus the built extension, away from the checkout."""
     if shutil.which(os.environ.get("GO", "go")) is None:
-        pytest.skip("no Go toolchain")
+        missing("the Go toolchain is needed to build godlpack from its sources")
     lib = tmp_path_factory.mktemp("site")
     p = subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(lib)], cwd=ROOT,
                        capture_output=True, text=True, timeout=300)

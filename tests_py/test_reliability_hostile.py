@@ -36,6 +36,7 @@ import pytest
 
 import godlpack as gd
 from _helpers import (
+    need,
     FLAG_IS_SUBBYTE_TYPE_PADDED,
     FLAG_READ_ONLY,
     CapsuleInfo,
@@ -664,8 +665,8 @@ def test_devices(device):
 def test_oneapi_host_pointer_refused_once_dpctl_is_loaded(device):
     # test_devices' oracle in the state that refuses: dpctl imported (its
     # runtime loaded), the host buffer is no USM of any SYCL context
-    pytest.importorskip("_dpenv")
-    pytest.importorskip("dpctl")
+    need("_dpenv")
+    need("dpctl")
     case = _base(device=device)
     assert expect(case) == "usm"
     assert run_case(case) == "usm"
