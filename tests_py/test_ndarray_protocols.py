@@ -283,3 +283,27 @@ def test_in_band_loads_copy_at_most_once(protocol):
     assert not b.readonly and b.tolist() == a.tolist()
     b[0] = 7.0  # writable and its own memory
     assert a[0] == 0.0
+
+
+# ---------------------------------------------------------------- ravel, view (what zarr calls)
+
+
+@requires("numpy")
+@pytest.mark.parametrize("layout", ["contiguous", "reversed", "strided", "transposed"])
+def test_ravel_and_view_are_numpys(layout):
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    a = gd.asarray(x)
+    pick = {"contiguous": lambda v: v, "reversed": lambda v: v[::-1, ::-2], "strided": lambda v: v[1:, ::3],
+            "transposed": lambda v: v.T}[layout]
+    assert pick(a).ravel().tolist() == pick(x).ravel().tolist()
+    assert pick(a).view("int32").tolist() == pick(x).view("int32").tolist()  # same size: any layout
+    with pytest.raises(ValueError, match="order"):
+        a.ravel(order="F")
+    if layout == "contiguous":
+        assert a.view("uint8").shape == x.view("uint8").shape
+        assert a.view("uint8").tolist() == x.view("uint8").tolist()
+        assert a.view("float64").tolist() == x.view("float64").tolist()
+        assert a.view("uint8").data_ptr == a.data_ptr
+    else:
+        with pytest.raises(ValueError, match="C-contiguous"):
+            pick(a).view("uint8")

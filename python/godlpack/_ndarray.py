@@ -126,7 +126,7 @@ def _contains(self: _native.Array, value: Any) -> bool:
 
 def _ravel(self: _native.Array, order: str = "C") -> _native.Array:
     """The elements in one axis, C order: a view when the layout allows, else a copy."""
-    if order not in ("C", "A", "K"):
+    if order != "C":
         raise ValueError(f"ravel(): only C order is supported, got order={order!r}; pass order=\"C\"")
     return self.reshape(-1)
 
