@@ -96,7 +96,7 @@ _LIBRARY_WORDS = ("numpy", "torch", "ml_dtypes", "jax", "dpnp", "dpctl", "dask",
 
 
 def test_the_suite_skips_only_for_hardware_and_platform():
-    """No test module calls pytest.importorskip, and no pytest.skip names a library:
+    """No test module calls pytest.importorskip, and no pytest.skip or skipif names a library:
     those go through _helpers (requires / need / missing), which fail under CI=true."""
     import re
 
@@ -108,7 +108,7 @@ def test_the_suite_skips_only_for_hardware_and_platform():
             for no, line in enumerate(f, 1):
                 if "importorskip(" in line:
                     bad.append(f"{name}:{no}: {line.strip()}")
-                m = re.search(r"pytest\.skip\((.*)", line)
-                if m and any(w in m.group(1).lower() for w in _LIBRARY_WORDS):
+                m = re.search(r"pytest\.skip\((.*)|skipif\(.*reason=(.*)", line)
+                if m and any(w in (m.group(1) or m.group(2)).lower() for w in _LIBRARY_WORDS):
                     bad.append(f"{name}:{no}: {line.strip()}")
     assert not bad, "use _helpers.requires / need / missing instead:\n" + "\n".join(bad)

@@ -22,7 +22,7 @@ import pytest
 import godlpack as gd
 from godlpack import _native as N
 
-from _helpers import missing, need, optional, refcount
+from _helpers import need, optional, refcount, requires
 from _subproc import run_group
 import itertools
 
@@ -57,7 +57,7 @@ def test_numpy_arrays_reach_go_as_they_are(dtype, layout):
     assert not gd.may_share_memory(x, x.copy())
 
 
-@pytest.mark.skipif(torch is None, reason="torch not installed")
+@requires("torch")
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", ["uint8", "int32", "int64", "float32", "float64", "bfloat16", "complex64"])
 def test_torch_tensors_reach_go_as_they_are(dtype, layout):
@@ -82,8 +82,8 @@ def test_read_only_stays_read_only_in_go():
 
 @pytest.mark.parametrize("make", ["numpy", "godlpack", "torch", "buffer"])
 def test_writes_in_go_are_seen_by_the_caller(make):
-    if make == "torch" and torch is None:
-        missing("torch is not installed")
+    if make == "torch":
+        need("torch")
     x = {"numpy": lambda: np.zeros(5), "godlpack": lambda: gd.zeros(5),
          "torch": lambda: torch.zeros(5, dtype=torch.float64),
          "buffer": lambda: __import__("array").array("d", [0.0] * 5)}[make]()
