@@ -102,12 +102,8 @@ func FastIndex(h *core.Header, shape, strides []int64, ops []core.IndexOp) (out 
 		c.has_start = cbool(op.HasStart)
 		c.has_stop = cbool(op.HasStop)
 	}
-	sh, st := cdims(shape), cdims(strides)
-	defer C.free(unsafe.Pointer(sh))
-	defer C.free(unsafe.Pointer(st))
-	osh, ost := cdims(make([]int64, core.MaxNdim)), cdims(make([]int64, core.MaxNdim))
-	defer C.free(unsafe.Pointer(osh))
-	defer C.free(unsafe.Pointer(ost))
+	sh, st, osh, ost, free := viewDims(shape, strides)
+	defer free()
 	k := C.gd_fast_index((*C.gd_header)(unsafe.Pointer(h)), sh, st, &cops[0], C.int32_t(len(ops)),
 		(*C.gd_header)(unsafe.Pointer(&out)), osh, ost)
 	if k < 0 {
@@ -122,12 +118,8 @@ func FastTranspose(h *core.Header, shape, strides []int64, axes []int) (out core
 	for i, a := range axes {
 		ax[i] = C.int32_t(a)
 	}
-	sh, st := cdims(shape), cdims(strides)
-	defer C.free(unsafe.Pointer(sh))
-	defer C.free(unsafe.Pointer(st))
-	osh, ost := cdims(make([]int64, core.MaxNdim)), cdims(make([]int64, core.MaxNdim))
-	defer C.free(unsafe.Pointer(osh))
-	defer C.free(unsafe.Pointer(ost))
+	sh, st, osh, ost, free := viewDims(shape, strides)
+	defer free()
 	if C.gd_fast_transpose((*C.gd_header)(unsafe.Pointer(h)), sh, st, &ax[0], C.int32_t(len(axes)),
 		(*C.gd_header)(unsafe.Pointer(&out)), osh, ost) == 0 {
 		return out, nil, nil, false
@@ -149,6 +141,18 @@ func FastReshape(h *core.Header, shape, strides, newShape []int64) (out core.Hea
 	}
 	copy(newShape, godims(ns, len(newShape)))
 	return out, godims(ost, len(newShape)), true
+}
+
+// viewDims returns C copies of shape and strides and two MaxNdim output
+// arrays, with the func that frees all four.
+func viewDims(shape, strides []int64) (sh, st, osh, ost *C.int64_t, free func()) {
+	sh, st = cdims(shape), cdims(strides)
+	osh, ost = cdims(make([]int64, core.MaxNdim)), cdims(make([]int64, core.MaxNdim))
+	return sh, st, osh, ost, func() {
+		for _, p := range []*C.int64_t{sh, st, osh, ost} {
+			C.free(unsafe.Pointer(p))
+		}
+	}
 }
 
 // cdims copies v into C memory (at least one entry, so the pointer is valid).
