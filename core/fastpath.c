@@ -439,7 +439,6 @@ int gd_fast_reshape(const gd_header *h, const int64_t *shape, const int64_t *str
     }
   }
   if (unknown >= 0 ? (known == 0 || size % known != 0) : known != size) return 0;
-  if (!gd_fast_c_contig(h->ndim, shape, strides) && !gd_fast_has_zero(h->ndim, shape)) return 0;
   int64_t resolved[GD_MAX_NDIM];
   for (int32_t i = 0; i < nn; i++) resolved[i] = i == unknown ? size / known : new_shape[i];
   if (!gd_fast_contiguous(nn, resolved, ostrides)) return 0; /* Go's strides wrap there: declined */

@@ -71,6 +71,20 @@ void gd_array_dealloc(PyObject *self) {
 
 gd_state *gd_st(PyObject *self) { return gd_state_of_type(Py_TYPE(self)); }
 
+gd_array *gd_host_array_arg(gd_state *st, PyObject *o, const char *entry) {
+  if (!gd_array_check(st, o)) {
+    PyErr_Format(PyExc_TypeError, "%s: expected a godlpack.Array, got %R", entry, (PyObject *)Py_TYPE(o));
+    return NULL;
+  }
+  gd_array *a = (gd_array *)o;
+  if (!gd_host(&a->h)) {
+    PyErr_Format(PyExc_BufferError, "%s: the array is not in CPU memory; copy it to the CPU first (from_dlpack(x, device=\"cpu\"))",
+                 entry);
+    return NULL;
+  }
+  return a;
+}
+
 /* Bytes the elements of a occupy (for the GIL-release threshold). */
 int gd_is_big(const gd_array *a) {
   int64_t n = gd_size_of(a->h.ndim, GD_SHAPE(a));

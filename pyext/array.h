@@ -14,6 +14,8 @@ static inline char *gd_elem_ptr(const gd_array *a, int64_t elem_offset) {
 
 /* array.c */
 gd_state *gd_st(PyObject *self);
+/* o as an Array in CPU memory, or NULL with TypeError / BufferError naming entry. */
+gd_array *gd_host_array_arg(gd_state *st, PyObject *o, const char *entry);
 int gd_is_big(const gd_array *a); /* big enough to release the GIL around Go */
 PyObject *gd_tuple_of(const int64_t *v, int32_t n);
 PyObject *gd_devtype_member(gd_state *st, int32_t t);

@@ -14,20 +14,6 @@
 #include "gocall.h"
 #include "skin.h"
 
-static gd_array *gd_host_array_arg(gd_state *st, PyObject *o, const char *entry) {
-  if (!gd_array_check(st, o)) {
-    PyErr_Format(PyExc_TypeError, "%s: expected a godlpack.Array, got %R", entry, (PyObject *)Py_TYPE(o));
-    return NULL;
-  }
-  gd_array *a = (gd_array *)o;
-  if (!gd_host(&a->h)) {
-    PyErr_Format(PyExc_BufferError, "%s: the array is not in CPU memory; copy it to the CPU first (from_dlpack(x, device=\"cpu\"))",
-                 entry);
-    return NULL;
-  }
-  return a;
-}
-
 /* A conversion of src (shape, strides) into dtype dt is long when the wider
  * side is bigger than one chunk. */
 static int gd_convert_chunked(const gd_header *src, DLDataType dt, const int64_t *shape) {

@@ -158,15 +158,12 @@ PyObject *gd_mod_retype(PyObject *m, PyObject *args) {
   long key;
   const char *entry;
   if (!PyArg_ParseTuple(args, "Ols", &obj, &key, &entry)) return NULL;
-  if (!gd_array_check(st, obj)) {
-    PyErr_Format(PyExc_TypeError, "%s: expected a godlpack.Array, got %R", entry, (PyObject *)Py_TYPE(obj));
-    return NULL;
-  }
-  gd_array *a = (gd_array *)obj;
+  gd_array *a = gd_host_array_arg(st, obj, entry);
+  if (a == NULL) return NULL;
   DLDataType dt = gd_dtype_from_key(key);
   int64_t is = gd_array_itemsize(&a->h);
-  if (!gd_host(&a->h) || is == 0 || gd_itemsize(dt) != is) {
-    PyErr_Format(PyExc_ValueError, "%s: only a host array of a whole-byte dtype can be viewed with a dtype of the "
+  if (is == 0 || gd_itemsize(dt) != is) {
+    PyErr_Format(PyExc_ValueError, "%s: only an array of a whole-byte dtype can be viewed with a dtype of the "
                  "same size", entry);
     return NULL;
   }

@@ -214,7 +214,7 @@ func TestFastReshape(t *testing.T) {
 		{[]int64{0, 3}, []int64{-7, 2}, []int64{3, 0, 5}, true},
 		{[]int64{2, 3, 4}, []int64{12, 4, 1}, []int64{5, -1}, false},
 		{[]int64{2, 3, 4}, []int64{12, 4, 1}, []int64{-1, -1}, false},
-		{[]int64{2, 3}, []int64{1, 2}, []int64{6}, false},  // Fortran order: Go copies or refuses
+		{[]int64{2, 3}, []int64{1, 2}, []int64{6}, false},    // Fortran order: Go copies or refuses
 		{[]int64{2, 3}, []int64{6, 2}, []int64{3, 2}, false}, // strided: Go's nocopy rule
 	}
 	for _, c := range cases {

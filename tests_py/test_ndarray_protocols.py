@@ -133,10 +133,9 @@ def test_without_ml_dtypes_the_error_names_astype():
         "try:\n    np.asarray(a)\nexcept TypeError as e:\n    print('TypeError', e)\n"
         "else:\n    print('no error')\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("TypeError __array__(): numpy has no dtype bfloat16"), out.stdout
-    assert "astype" in out.stdout and "pip install ml_dtypes" in out.stdout
+    out = _python(code)
+    assert out.startswith("TypeError __array__(): numpy has no dtype bfloat16"), out
+    assert "astype" in out and "pip install ml_dtypes" in out
 
 
 @requires("numpy", "ml_dtypes")
@@ -146,6 +145,9 @@ def test_np_dtype_of_every_godlpack_dtype(name):
     assert np.dtype(dt) == _as_numpy_kind(name)
     assert np.dtype(_as_numpy_kind(name)) == dt  # numpy's == reads the dtype too
     assert np.zeros(2, dtype=dt).dtype == _as_numpy_kind(name)
+    kind = _as_numpy_kind(name)
+    assert (dt.kind, dt.char, dt.str) == (kind.kind, kind.char, kind.str)  # numpy.dtype's attributes read through
+    assert np.result_type(gd.zeros(2, dtype=name)) == kind  # Array.__numpy_dtype__
 
 
 def test_importing_godlpack_imports_neither_numpy_nor_the_engines():
@@ -155,9 +157,14 @@ def test_importing_godlpack_imports_neither_numpy_nor_the_engines():
         "print(sorted(m for m in ('numpy', 'ml_dtypes', 'dask', 'distributed', 'ray', 'pandas', 'joblib')"
         " if m in sys.modules))\n"
     )
+    assert _python(code).strip() == "[]"
+
+
+def _python(code: str) -> str:
+    """stdout of code run in a fresh interpreter, which must succeed."""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    return out.stdout
 
 
 # ---------------------------------------------------------------- gd.asarray of numpy's protocols

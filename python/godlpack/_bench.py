@@ -41,7 +41,9 @@ Rows:
      extension is stripped and exports only PyInit__native (read from its
      ELF tables).
  12  the PyData stack (group "pydata"): np.asarray(a) of 16 float64 vs
-     np.asarray(ndarray) <= 1.5x; pickle.loads protocol 5 of 64 MiB with a
+     np.asarray(ndarray) <= 1.5x (info rows: np.asarray of a memoryview and
+     of an ndarray subclass, numpy's own cost for objects that are not
+     exactly an ndarray); pickle.loads protocol 5 of 64 MiB with a
      read-only out-of-band buffer vs numpy's <= 2x; ray.get of 256 MiB vs
      numpy's <= 1.5x; 256 MiB through a Dask LocalCluster of 2 processes
      (scatter, an identity task, result) vs numpy's <= 1.1x (the last two
@@ -265,8 +267,17 @@ class Bench:
         import pickle
 
         a, x = gd.arange(16.0), np.arange(16.0)
-        t = interleaved(["np.asarray(a)", "np.asarray(x)"], {"np": np, "a": a, "x": x}, self.rounds, self.batch_s)
+
+        class Sub(np.ndarray):
+            pass
+
+        env = {"np": np, "a": a, "x": x, "m": memoryview(x), "s": x.view(Sub)}
+        t = interleaved(["np.asarray(a)", "np.asarray(x)", "np.asarray(m)", "np.asarray(s)"], env, self.rounds,
+                        self.batch_s)
         self.add("12", "np.asarray(a), 16 float64", t[0], t[1], "np.asarray(ndarray)", 1.5)
+        # what numpy itself pays for objects that are not exactly an ndarray
+        self.add("i", "np.asarray(memoryview of an ndarray)", t[2], t[1], "np.asarray(ndarray)", None)
+        self.add("i", "np.asarray(ndarray subclass)", t[3], t[1], "np.asarray(ndarray)", None)
         n = (1 << 20) if self.quick else (8 << 20)  # 64 MiB of float64
         env: dict[str, Any] = {"pickle": pickle}
         for name, arr in (("gd", gd.arange(n, dtype="float64")), ("np", np.arange(n, dtype="float64"))):

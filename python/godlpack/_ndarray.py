@@ -135,7 +135,17 @@ def _view(self: _native.Array, dtype: Any) -> _native.Array:
     """The same memory seen as dtype, as numpy's a.view(dtype): any layout when
     the itemsize is the same; a C-contiguous array otherwise, whose last axis
     is rescaled."""
-    dt = _types._as_dtype(dtype, "view()")
+    try:
+        dt = _types._as_dtype(dtype, "view()")
+    except ValueError as unknown:
+        # numpy's type codes ("B", "<u2"), which zarr passes: numpy is in use then
+        import numpy as np
+
+        try:
+            kind = np.dtype(dtype)
+        except TypeError:
+            raise unknown from None
+        dt = _types._as_dtype(kind, "view()")
     if dt == self.dtype:
         return self[...]
     if dt.itemsize == self.itemsize and dt.itemsize > 0:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from . import _oneapi
 
 import enum
-import sys
 
 from . import _tables
 
@@ -263,15 +262,6 @@ def _as_dtype(dt: Any, entry: str = "dtype") -> DType:
         d = _BY_DTYPE_NAME.get(dt)
         if d is not None:
             return d
-        # numpy's type codes ("B", "f4", "<i8"; not words such as "float"), once numpy is in use
-        np = sys.modules.get("numpy")
-        if np is not None and len(dt) <= 4 and (len(dt) == 1 or not dt.isalpha()):
-            try:
-                d = _BY_DTYPE_NAME.get(np.dtype(dt).name)
-            except TypeError:
-                d = None
-            if d is not None:
-                return d
         raise ValueError(
             f"{entry}: unknown dtype {dt!r}; use a name such as \"float32\", \"int64\", \"bool\" or \"float8_e4m3fn\""
         )
