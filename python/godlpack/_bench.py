@@ -271,8 +271,8 @@ class Bench:
         class Sub(np.ndarray):
             pass
 
-        env = {"np": np, "a": a, "x": x, "m": memoryview(x), "s": x.view(Sub)}
-        t = interleaved(["np.asarray(a)", "np.asarray(x)", "np.asarray(m)", "np.asarray(s)"], env, self.rounds,
+        views = {"np": np, "a": a, "x": x, "m": memoryview(x), "s": x.view(Sub)}
+        t = interleaved(["np.asarray(a)", "np.asarray(x)", "np.asarray(m)", "np.asarray(s)"], views, self.rounds,
                         self.batch_s)
         self.add("12", "np.asarray(a), 16 float64", t[0], t[1], "np.asarray(ndarray)", 1.5)
         # what numpy itself pays for objects that are not exactly an ndarray
