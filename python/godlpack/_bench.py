@@ -268,10 +268,8 @@ class Bench:
 
         a, x = gd.arange(16.0), np.arange(16.0)
 
-        class Sub(np.ndarray):
-            pass
-
-        views = {"np": np, "a": a, "x": x, "m": memoryview(x), "s": x.view(Sub)}
+        sub = type("Sub", (np.ndarray,), {})
+        views = {"np": np, "a": a, "x": x, "m": memoryview(x), "s": x.view(sub)}
         t = interleaved(["np.asarray(a)", "np.asarray(x)", "np.asarray(m)", "np.asarray(s)"], views, self.rounds,
                         self.batch_s)
         self.add("12", "np.asarray(a), 16 float64", t[0], t[1], "np.asarray(ndarray)", 1.5)
