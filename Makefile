@@ -27,7 +27,7 @@ export CGO_ENABLED := 1
 
 GO_SOURCES := go.mod $(wildcard go.sum) $(shell find core backends pyext gofunc -type f \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) 2>/dev/null) python/godlpack/_gobuild.py
 
-.PHONY: all demo test test-go test-go-race test-py abi3-smoke test-cgocheck2 vet build wheel clean distclean setup bench
+.PHONY: all demo test test-go test-go-race test-py test-py-nofast abi3-smoke test-cgocheck2 vet build wheel clean distclean setup bench
 .DEFAULT_GOAL := build
 
 all: build
@@ -69,7 +69,7 @@ demo: setup
 	$(PY) -m godlpack matrix
 
 test: setup test-go vet test-py abi3-smoke
-	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory typecheck test-go-race test-cgocheck2 fuzz-smoke sdist test-wheel; fi
+	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory test-py-nofast typecheck test-go-race test-cgocheck2 fuzz-smoke sdist test-wheel; fi
 	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory bench BENCH_QUICK=1; fi
 
 test-go: $(VENV)/.gomod
@@ -85,6 +85,11 @@ vet: $(VENV)/.gomod $(VENV)/.created
 
 test-py: setup
 	$(PY) -m pytest -q tests_py
+
+# The whole suite with every case core/fastpath.c answers sent through Go
+# instead (GODLPACK_NOFAST=1, read by pyext/gocall.h at import); CI runs it.
+test-py-nofast: setup
+	GODLPACK_NOFAST=1 $(PY) -m pytest -q tests_py
 
 # The one abi3 .so, loaded by every CPython 3.11+ we can find (pyenv or PATH).
 # Standard library only, so the other interpreters need no packages. Under

@@ -143,6 +143,16 @@ type Operand struct {
 	S       Scalar
 }
 
+// CompareDevice is where the bool result of comparing x with y is allocated:
+// the arrays' device when they share one (CopyDevice), else the CPU, whose
+// kernels read both.
+func CompareDevice(x, y *Operand) Device {
+	if y.H != nil && y.H.Device != x.H.Device {
+		return CPU
+	}
+	return CopyDevice(x.H.Device)
+}
+
 // cmpClass is the family of a dtype for comparisons.
 type cmpClass uint8
 
@@ -378,7 +388,7 @@ func (a *Array) compare(op CompareOp, y *Operand) (*Array, error) {
 		return nil, err
 	}
 	var out Header
-	if err := AllocContiguousAt(where, Bool, shape[:n], &out, st[:n]); err != nil {
+	if err := AllocContiguousOn(where, CompareDevice(&x, y), Bool, shape[:n], &out, st[:n], false); err != nil {
 		return nil, err
 	}
 	size, _ := shapeSize(where, shape[:n])

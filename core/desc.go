@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -273,7 +274,7 @@ func TransposeDesc(h *Header, shape, strides []int64, axes []int, out *Header, o
 		}
 	} else {
 		if len(axes) != nd {
-			return fmt.Errorf("%s: axes don't match array: %d axes for %d dimensions: %w", where, len(axes), nd, ErrAxis)
+			return errorf(ErrAxis, "%s: axes don't match array: %d axes for %d dimensions; pass a permutation of range(%d) or no axes", where, len(axes), nd, nd)
 		}
 		var seen uint64
 		for i, ax := range axes {
@@ -282,10 +283,10 @@ func TransposeDesc(h *Header, shape, strides []int64, axes []int, out *Header, o
 				a += nd
 			}
 			if a < 0 || a >= nd {
-				return fmt.Errorf("%s: axis %d is out of bounds for array of dimension %d: %w", where, ax, nd, ErrAxis)
+				return errorf(ErrAxis, "%s: axis %d is out of bounds for array of dimension %d; pass a permutation of range(%d)", where, ax, nd, nd)
 			}
 			if seen&(1<<uint(a)) != 0 {
-				return fmt.Errorf("%s: repeated axis %d in transpose: %w", where, ax, ErrAxis)
+				return errorf(ErrAxis, "%s: repeated axis %d; pass each axis once", where, ax)
 			}
 			seen |= 1 << uint(a)
 			outShape[i], outStrides[i] = ish[a], ist[a]
@@ -416,4 +417,50 @@ func nocopyReshape(shape, strides, newShape, newStrides []int64) bool {
 		newStrides[nk] = last
 	}
 	return true
+}
+
+// ReshapeOrCopy is numpy's reshape: the view ReshapeDesc gives when the
+// strides allow one, else a C-contiguous copy made on the array's own device
+// (CopyDevice, as Copy does), so that reshaping never moves an array to
+// another device. out holds one new owner reference either way; newShape's
+// -1 is resolved in place. Errors: those of ReshapeDesc (ErrReshape when the
+// sizes differ), of the allocation and of the copy.
+func ReshapeOrCopy(h *Header, shape, strides []int64, newShape []int64, out *Header, outStrides []int64) error {
+	const where = "reshape()"
+	err := ReshapeDesc(h, shape, strides, newShape, out, outStrides)
+	if err == nil {
+		out.Owner.Retain()
+		return nil
+	}
+	if !errors.Is(err, ErrReshape) || !sameSize(shape, newShape) {
+		return err
+	}
+	nd := len(shape)
+	var tmp Header
+	var tst [MaxNdim]int64
+	if err := AllocContiguousOn(where, CopyDevice(h.Device), h.DType, shape, &tmp, tst[:nd], false); err != nil {
+		return err
+	}
+	if err := CopyInto(&tmp, shape, tst[:nd], h, shape, strides); err != nil {
+		tmp.Owner.Release()
+		return err
+	}
+	if err := ReshapeDesc(&tmp, shape, tst[:nd], newShape, out, outStrides); err != nil {
+		tmp.Owner.Release()
+		return err
+	}
+	return nil // tmp's reference moves to out
+}
+
+// sameSize says whether a shape with one -1 (resolved by ReshapeDesc) or
+// none has as many elements as shape.
+func sameSize(shape, newShape []int64) bool {
+	p, q := int64(1), int64(1)
+	for _, d := range shape {
+		p *= d
+	}
+	for _, d := range newShape {
+		q *= d
+	}
+	return p == q
 }

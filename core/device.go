@@ -134,9 +134,12 @@ func ConsumerStream(d Device) (unsafe.Pointer, error) {
 // allocation or copy then fails with ErrDevice).
 func Reachable(d Device) bool { return backendOf(d.Type) != nil }
 
-// CopyDevice is the device that Array.copy() puts its copy on: the array's
-// own device when godlpack can allocate there, else the CPU (copies of the
-// pinned host kinds, kDLCUDAHost, ..., are plain host memory).
+// CopyDevice is the device of every new array made from an array on d:
+// copy(), reshape's copy, astype(), a comparison's or a reduction's result.
+// It is d itself when godlpack can allocate there, so that no operation
+// moves an array to another device, else the CPU (copies of the pinned host
+// kinds, kDLCUDAHost, ..., are plain host memory). The CPU kernels then
+// write that memory; they check that the CPU can (ErrDevice otherwise).
 func CopyDevice(d Device) Device {
 	if d.Type != KDLCPU && Reachable(d) {
 		return d

@@ -97,7 +97,7 @@
 //     If ImportVersioned or ImportLegacy fails, the deleter has already been
 //     called exactly once. DescribeVersioned/Legacy only read the tensor and
 //     never call its deleter: the Python skin decides, by renaming the
-//     capsule, who owns it (dlpack-rules C3, C4).
+//     capsule, who owns it (docs/rules.md C3, C4).
 //   - Exporting allocates one C block holding the managed struct, shape and
 //     strides, retains the owner and stores it in manager_ctx; the exported
 //     deleter drops that reference and frees the block. The consumer calls it

@@ -269,7 +269,7 @@ func (d DataType) PackedBytes(n int64) int64 {
 }
 
 // ValidateDataType checks an imported data type against the rules godlpack
-// imports by (dlpack-rules.md S6, S7):
+// imports by (docs/rules.md S6, S7):
 //
 //   - lanes must be 1, else ErrLanes;
 //   - the code must be one DLPack 1.3 defines (0..17) and not

@@ -112,8 +112,10 @@ var (
 	ErrDLDeviceArg = newErr(ClassType, "dl_device must be None or a 2-tuple (device_type, device_id)")
 	// ErrIndex: an index out of range.
 	ErrIndex = newErr(ClassIndex, "index out of range")
-	// ErrAxis: an axis out of range or repeated.
-	ErrAxis = newErr(ClassIndex, "axis out of range")
+	// ErrAxis: an axis out of range or repeated. ValueError everywhere
+	// (transpose, reductions, Slice), as the Array API says; numpy's
+	// AxisError is a ValueError too.
+	ErrAxis = newErr(ClassValue, "axis out of range")
 	// ErrReshape: a new shape whose size differs, or that needs a copy.
 	ErrReshape = newErr(ClassValue, "cannot reshape")
 	// ErrReleased: an operation on a released array.

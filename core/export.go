@@ -19,7 +19,7 @@ import (
 // DLManagedTensorVersioned in C memory. The caller owns the result: hand it
 // to a consumer (a capsule) or call its deleter.
 //
-// Export rules (dlpack-rules.md S3-S5, P2). ExportVersioned and ExportLegacy
+// Export rules (docs/rules.md S3-S5, P2). ExportVersioned and ExportLegacy
 // share one path and produce:
 //
 //   - one C allocation holding the managed struct, then shape[ndim], then

@@ -78,7 +78,7 @@ func CanCopy(src, dst Device) bool {
 }
 
 // streamOK reports whether stream is acceptable for a tensor on device t
-// (dlpack-rules P5). godlpack never enqueues device work, so an accepted
+// (docs/rules.md P5). godlpack never enqueues device work, so an accepted
 // stream never needs synchronization: there is no pending work to wait on.
 //
 //	CUDA, CUDA managed: -1, 1 (legacy default), 2 (per-thread default), > 2
@@ -107,7 +107,7 @@ func streamOK(t DeviceType, stream int64, object bool) bool {
 }
 
 // PlanExport decides how __dlpack__ answers a request for an array on device
-// src (dlpack-rules P1–P5). Checks run in this order; the first failure is
+// src (docs/rules.md P1–P5). Checks run in this order; the first failure is
 // returned:
 //
 //  1. copy must be a CopyMode, else ErrCopyArg (ValueError).
@@ -232,14 +232,15 @@ type ImportRequest struct {
 	Copy      CopyMode
 	// Negotiated: the producer accepted the dl_device and copy keywords
 	// (a versioned-era __dlpack__ that did not raise TypeError for them).
-	// False for raw capsules and for old producers retried without them.
+	// False for raw capsules (C6: IS_COPIED is then not trusted) and for
+	// old producers retried without them.
 	Negotiated bool
 	// MayAskHostCopy: the tensor came from x.__dlpack__() of a producer that
 	// can still be asked again (not a raw capsule, not godlpack's own
 	// array, not already a host-copy request).
 	MayAskHostCopy bool
 	// NoSync: the tensor came through a C exchange API, which never
-	// synchronises streams (dlpack-rules C9).
+	// synchronises streams (docs/rules.md C9).
 	NoSync bool
 	// MayAskStream: the tensor came from x.__dlpack__() of a producer that
 	// can be asked again with a stream (not a raw capsule, not godlpack's
@@ -264,7 +265,7 @@ const (
 	// which may synchronise the producer's stream.
 	RetryDLPack Retry = 2
 	// RetryStream: ask the producer again with stream= godlpack's queue on
-	// the tensor's device (NeedsConsumerStream).
+	// the tensor's device (NeedsConsumerStream, C8).
 	RetryStream Retry = 3
 )
 
@@ -316,7 +317,7 @@ func NoSyncImportOK(t DeviceType) bool {
 }
 
 // PlanImport decides, once the tensor is described, what from_dlpack must
-// still do itself (dlpack-rules C1, C5–C7, C9). got is the imported
+// still do itself (docs/rules.md C1, C5–C7, C9). got is the imported
 // tensor's device, flags its DLManagedTensorVersioned flags (0 for legacy).
 // Checks, in order:
 //

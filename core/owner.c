@@ -47,6 +47,7 @@ void gd_owner_decref(gd_owner *o) {
   free(o);
 }
 
+/* S2: a NULL deleter means nothing to free; a deleter frees its own struct. */
 void gd_call_deleter_legacy(DLManagedTensor *t) {
   if (t != NULL && t->deleter != NULL) t->deleter(t);
 }

@@ -188,6 +188,7 @@ type Reduction struct {
 	Count    int64  // input elements folded into each result element
 	OutSize  int64  // result elements
 	OutShape [MaxNdim]int64
+	Device   Device // where a new result is allocated: CopyDevice of the input's
 
 	in  inKind
 	acc accKind
@@ -254,6 +255,7 @@ func PlanReduce(op ReduceOp, h *Header, shape []int64, axes []int64, all, lone, 
 		return r, err
 	}
 	r.Op, r.In, r.in, r.Keepdims, r.Ndim = op, h.DType, in, keepdims, int32(nd)
+	r.Device = CopyDevice(h.Device)
 	if err := r.types(where, dtype, hasDType); err != nil {
 		return r, err
 	}
@@ -277,13 +279,13 @@ func PlanReduce(op ReduceOp, h *Header, shape []int64, axes []int64, all, lone, 
 			if nd == 0 {
 				msg = fmt.Sprintf("%s: axis %d is out of bounds for array of dimension 0; pass axis=None", where, a)
 			}
-			return r, WithClass(ClassValue, msg, ErrAxis)
+			return r, errorf(ErrAxis, "%s", msg)
 		}
 		if a < 0 {
 			a += int64(nd)
 		}
 		if r.Mask&(1<<uint(a)) != 0 {
-			return r, WithClass(ClassValue, fmt.Sprintf("%s: duplicate value in 'axis' (axis %d); pass each axis once", where, a), ErrAxis)
+			return r, errorf(ErrAxis, "%s: duplicate value in 'axis' (axis %d); pass each axis once", where, a)
 		}
 		r.Mask |= 1 << uint(a)
 	}
@@ -447,7 +449,7 @@ func (r *Reduction) Begin(t *ReduceTarget, out *Header, outShape, outStrides []i
 		t.Res.DType = r.Result
 		t.Acc = Header{Data: scalar, DType: r.acc.dtype(), Device: CPU}
 	default:
-		if err := allocContiguous(where, CPU, r.Result, r.OutShape[:nout], &t.Res, t.ResStrides[:nout], false, true); err != nil {
+		if err := allocContiguous(where, r.Device, r.Result, r.OutShape[:nout], &t.Res, t.ResStrides[:nout], false, true); err != nil {
 			return err
 		}
 		if r.Result == r.acc.dtype() {

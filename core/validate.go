@@ -11,7 +11,7 @@ import (
 // it never calls the deleter. It is the zero-allocation step the CPython skin
 // runs before it renames a capsule.
 //
-// Import rules (dlpack-rules.md S1-S8). DescribeVersioned and DescribeLegacy
+// Import rules (docs/rules.md S1-S8). DescribeVersioned and DescribeLegacy
 // check, in this order, and stop at the first failure:
 //
 //  1. versioned only: Version.Major == 1, before any other field is read (S1),
@@ -215,7 +215,7 @@ func describe(t *DLTensor, flags uint64, h *Header, shape, strides []int64) erro
 	h.Ndim = ndim
 	h.Device = dev
 	h.Flags = 0
-	if flags&FlagReadOnly != 0 {
+	if flags&FlagReadOnly != 0 { // C5; a legacy tensor cannot say, and stays writable
 		h.Flags |= HeaderReadOnly
 	}
 	if padded {

@@ -28,7 +28,7 @@ func (a *Array) Slice(axis int, start, stop, step int64) (*Array, error) {
 		ax += nd
 	}
 	if ax < 0 || ax >= nd {
-		return nil, fmt.Errorf("%s: axis %d is out of bounds for array of dimension %d: %w", where, axis, nd, ErrAxis)
+		return nil, errorf(ErrAxis, "%s: axis %d is out of bounds for array of dimension %d; pass an axis in [-%d, %d)", where, axis, nd, nd, nd)
 	}
 	var ops [MaxNdim]IndexOp
 	for i := 0; i < ax; i++ {

@@ -70,31 +70,6 @@ static PyObject *gd_import_result(gd_state *st, const gd_header *h, const int64_
   Py_RETURN_NONE;
 }
 
-/* TypeError raised because the producer does not know one of our keywords
- * (an old __dlpack__(stream=None)): only then do we retry without them. */
-static int gd_is_keyword_typeerror(void) {
-  if (!PyErr_ExceptionMatches(PyExc_TypeError)) return 0;
-  PyObject *type, *value, *tb;
-  PyErr_Fetch(&type, &value, &tb);
-  int match = 0;
-  PyObject *s = value ? PyObject_Str(value) : NULL;
-  if (s != NULL) {
-    const char *c = PyUnicode_AsUTF8AndSize(s, NULL);
-    if (c != NULL) {
-      /* Only the interpreter's own wording for a refused keyword: a
-       * producer's TypeError that merely names max_version or copy is a real
-       * error and must surface (dpctl#1789). */
-      match = strstr(c, "unexpected keyword argument") != NULL ||
-              strstr(c, "takes no keyword arguments") != NULL ||
-              strstr(c, "is an invalid keyword argument") != NULL; /* 3.11/3.12 C functions */
-    }
-    Py_DECREF(s);
-  }
-  if (PyErr_Occurred()) PyErr_Clear();
-  PyErr_Restore(type, value, tb);
-  return match;
-}
-
 int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id, const char *entry,
                          const char *kw) {
   /* One parser for every device argument: godlpack.Device's (the Python
@@ -144,10 +119,6 @@ int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id
   return 0;
 }
 
-/* Calls x.__dlpack__ with our keywords; falls back to no keywords for old
- * producers. Sets *negotiated. Returns a new reference or NULL. One
- * gd_call_method (on 3.12+ no bound method, no kwargs dict); the common
- * call, max_version only, uses a prebuilt kwnames tuple. */
 /* A producer's __dlpack__ raised (not for our keywords): the error names
  * the entry point the user called and what was asked. BufferError, and
  * ValueError / RuntimeError / NotImplementedError of producers that use
@@ -193,7 +164,28 @@ static void gd_wrap_producer_error(PyObject *x, const gd_import_req *req, const 
   Py_DECREF(en);
 }
 
-/* entry: the user's entry point, to word a producer's failure
+/* The cache entry of tp, or NULL. Valid until Python code runs. */
+static gd_api_entry *gd_api_find(gd_state *st, PyTypeObject *tp) {
+  for (int i = 0; i < st->api_cache_n; i++)
+    if (st->api_cache[i].type == (PyObject *)tp) return &st->api_cache[i];
+  return NULL;
+}
+
+static int gd_api_kw(gd_state *st, PyTypeObject *tp) {
+  gd_api_entry *e = gd_api_find(st, tp);
+  return e != NULL ? e->kw : 0;
+}
+
+static void gd_api_note_kw(gd_state *st, PyTypeObject *tp, int kw) {
+  gd_api_entry *e = gd_api_find(st, tp);
+  if (e != NULL) e->kw = kw;
+}
+
+/* Calls x.__dlpack__ with our keywords; falls back to no keywords for old
+ * producers. Sets *negotiated. Returns a new reference or NULL. One
+ * gd_call_method (on 3.12+ no bound method, no kwargs dict); the common
+ * call, max_version only, uses a prebuilt kwnames tuple.
+ * entry: the user's entry point, to word a producer's failure
  * (gd_wrap_producer_error), or NULL to leave it as raised. */
 static PyObject *gd_request_capsule(gd_state *st, PyObject *x, const gd_import_req *req,
                                     PyObject *copy_obj, int *negotiated, const char *entry, PyObject *stream) {
@@ -226,15 +218,47 @@ static PyObject *gd_request_capsule(gd_state *st, PyObject *x, const gd_import_r
       PyTuple_SetItem(kwnames, i, names[i]);
     }
   }
-  PyObject *cap = gd_call_method(st->s_dlpack, args, 1 | GD_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
+  int kw = gd_api_kw(st, Py_TYPE(x));
+  PyObject *cap = gd_call_method(st->s_dlpack, args, 1 | GD_VECTORCALL_ARGUMENTS_OFFSET, kw < 0 ? NULL : kwnames);
   if (kwnames != st->kw_max_version) Py_DECREF(kwnames);
+  if (kw < 0) {
+    *negotiated = 0; /* C1: this type refuses our keywords: they are not sent */
+    Py_XDECREF(dev);
+    goto asked;
+  }
   Py_XDECREF(dev);
   *negotiated = 1;
-  if (cap == NULL && gd_is_keyword_typeerror()) {
-    PyErr_Clear();
+  if (cap != NULL) {
+    if (kw == 0) gd_api_note_kw(st, Py_TYPE(x), 1);
+  } else if (kw == 0 && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    /* C1: a type not yet seen taking our keywords may be an old producer
+     * (__dlpack__(self, stream=None), pybind11's "incompatible function
+     * arguments"): ask once more without them, as numpy does, whatever the
+     * message says. A type that once took them raises for real. */
+    PyObject *t1, *v1, *tb1;
+    PyErr_Fetch(&t1, &v1, &tb1);
+    PyErr_NormalizeException(&t1, &v1, &tb1);
     cap = gd_call_method(st->s_dlpack, args, 1 | GD_VECTORCALL_ARGUMENTS_OFFSET, NULL);
     *negotiated = 0;
+    if (cap != NULL) {
+      gd_api_note_kw(st, Py_TYPE(x), -1);
+      Py_XDECREF(t1);
+      Py_XDECREF(v1);
+      Py_XDECREF(tb1);
+    } else {
+      /* Both failed: the second error is raised, the first is its context. */
+      PyObject *t2, *v2, *tb2;
+      PyErr_Fetch(&t2, &v2, &tb2);
+      PyErr_NormalizeException(&t2, &v2, &tb2);
+      if (v1 != NULL && tb1 != NULL) PyException_SetTraceback(v1, tb1);
+      if (v2 != NULL && v1 != NULL) PyException_SetContext(v2, v1); /* steals v1 */
+      else Py_XDECREF(v1);
+      Py_XDECREF(t1);
+      Py_XDECREF(tb1);
+      PyErr_Restore(t2, v2, tb2);
+    }
   }
+asked:
   if (cap == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
     /* No __dlpack__ at all (an AttributeError raised inside one propagates). */
     PyObject *type, *value, *tb;
@@ -341,13 +365,13 @@ static int gd_type_is_exact_ndarray(PyObject *tp) {
  * with a stream (*stream_dev). */
 static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *tp, int *torch, int *ndarray,
                                                    int *stream_dev) {
-  for (int i = 0; i < st->api_cache_n; i++)
-    if (st->api_cache[i].type == (PyObject *)tp) {
-      *torch = st->api_cache[i].torch;
-      if (ndarray != NULL) *ndarray = st->api_cache[i].ndarray;
-      *stream_dev = st->api_cache[i].stream_dev;
-      return st->api_cache[i].api;
-    }
+  gd_api_entry *e = gd_api_find(st, tp);
+  if (e != NULL) {
+    *torch = e->torch;
+    if (ndarray != NULL) *ndarray = e->ndarray;
+    *stream_dev = e->stream_dev;
+    return e->api;
+  }
   *stream_dev = 0;
   const DLPackExchangeAPI *api = gd_exchange_api_lookup((PyObject *)tp);
   *torch = gd_type_is_torch((PyObject *)tp);
@@ -363,6 +387,7 @@ static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *t
   st->api_cache[i].torch = *torch;
   st->api_cache[i].ndarray = nd;
   st->api_cache[i].stream_dev = 0;
+  st->api_cache[i].kw = 0;
   Py_XDECREF(old); /* after the entry is consistent: this may run Python code */
   return api;
 }
@@ -411,8 +436,8 @@ static int gd_torch_refuses(PyObject *x) {
 /* Remembers that a tensor of type tp on device type dev was asked again
  * with a stream (the entry exists: gd_exchange_api_of ran for tp). */
 static void gd_api_note_stream(gd_state *st, PyTypeObject *tp, int dev) {
-  for (int i = 0; i < st->api_cache_n; i++)
-    if (st->api_cache[i].type == (PyObject *)tp) st->api_cache[i].stream_dev = dev;
+  gd_api_entry *e = gd_api_find(st, tp);
+  if (e != NULL) e->stream_dev = dev;
 }
 
 /* Takes x through its exchange API. Returns 1 with *out set (or NULL and an

@@ -38,7 +38,8 @@ PyObject *gd_mod_convert(PyObject *m, PyObject *args) {
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
   if (gd_convert_chunked(&a->h, dt, GD_SHAPE(a))) { /* Ctrl-C between chunks */
-    int cls = gd_go_alloc(dt, a->h.ndim, GD_SHAPE(a), NULL, &out, ostrides, msg);
+    /* on a's device, as the one-call path (core.CopyDevice) */
+    int cls = gd_go_alloc_on(dt, a->h.ndim, GD_SHAPE(a), a->h.device, 1, NULL, &out, ostrides, entry, msg);
     if (cls != GD_OK) return gd_raise(cls, msg);
     if (gd_chunked_convert_into(&out, ostrides, &a->h, GD_SHAPE(a), GD_STRIDES(a), entry) < 0) {
       gd_owner_decref(out.owner);

@@ -24,7 +24,6 @@ package pyext
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"runtime/metrics"
 	"unsafe"
@@ -363,8 +362,7 @@ func gdgo_setitem(h *C.gd_header, shape, strides *C.int64_t, ops *C.gd_index_op,
 	return 0
 }
 
-// gdgo_reshape is a.reshape(shape): core.ReshapeDesc as a view when the
-// strides allow it, else a contiguous copy reshaped. ReshapeDesc resolves a
+// gdgo_reshape is a.reshape(shape): core.ReshapeOrCopy, which resolves a
 // -1 in newShape in place (C memory), so the C side builds the result from
 // it. out.owner is a NEW reference in both cases.
 //
@@ -377,39 +375,11 @@ func gdgo_reshape(h *C.gd_header, shape, strides *C.int64_t, newShape *C.int64_t
 	sh, st := dims(shape, nd), dims(strides, nd)
 	ns := dims(newShape, int(n))
 	ost := dims(ostrides, core.MaxNdim)
-	err := core.ReshapeDesc(H, sh, st, ns, O, ost)
-	if err == nil {
-		O.Ndim = int32(n)
-		O.Owner.Retain()
-		return 0
-	}
-	if !errors.Is(err, core.ErrReshape) || product(sh) != product(ns) {
-		return failAt(msg, "reshape()", err)
-	}
-	// The strides do not allow a view: reshape a contiguous copy.
-	var tmp core.Header
-	var tst [core.MaxNdim]int64
-	if err := core.AllocContiguous(H.DType, sh, &tmp, tst[:nd]); err != nil {
-		return failAt(msg, "reshape()", err)
-	}
-	if err := core.CopyInto(&tmp, sh, tst[:nd], H, sh, st); err != nil {
-		tmp.Owner.Release()
-		return failAt(msg, "reshape()", err)
-	}
-	if err := core.ReshapeDesc(&tmp, sh, tst[:nd], ns, O, ost); err != nil {
-		tmp.Owner.Release()
+	if err := core.ReshapeOrCopy(H, sh, st, ns, O, ost); err != nil {
 		return failAt(msg, "reshape()", err)
 	}
 	O.Ndim = int32(n)
-	return 0 // tmp's reference moves to out
-}
-
-func product(s []int64) int64 {
-	p := int64(1)
-	for _, d := range s {
-		p *= d
-	}
-	return p
+	return 0
 }
 
 // gdgo_transpose is a.transpose(*axes) / a.T (naxes 0 reverses the axes):

@@ -58,7 +58,7 @@ func gdgo_compare(req *C.gd_cmp_req, x *C.gd_header, xshape, xstrides *C.int64_t
 		if err != nil {
 			return failAt(msg, where, err)
 		}
-		if err := core.AllocContiguousAt(where, core.Bool, osh[:n], O, dims(ostrides, core.MaxNdim)); err != nil {
+		if err := core.AllocContiguousOn(where, core.CompareDevice(&X, &Y), core.Bool, osh[:n], O, dims(ostrides, core.MaxNdim), false); err != nil {
 			return failAt(msg, where, err)
 		}
 		req.size = C.int64_t(product(osh[:n])) // the allocation proved it fits
@@ -73,4 +73,12 @@ func gdgo_compare(req *C.gd_cmp_req, x *C.gd_header, xshape, xstrides *C.int64_t
 		return failAt(msg, where, err)
 	}
 	return 0
+}
+
+func product(s []int64) int64 {
+	p := int64(1)
+	for _, d := range s {
+		p *= d
+	}
+	return p
 }

@@ -10,7 +10,7 @@ import "C"
 import "github.com/godlpack/godlpack/core"
 
 // gdgo_convert is a.astype(dt) and asarray(x, dtype=dt): a new C-contiguous
-// CPU array of dtype dt (new owner reference in out) holding h's elements
+// array on h's device (core.CopyDevice) of dtype dt (new owner reference in out) holding h's elements
 // converted (core.ConvertInto). entry names the user's entry point.
 //
 //export gdgo_convert
@@ -26,7 +26,7 @@ func gdgo_convert(h *C.gd_header, shape, strides *C.int64_t, dt C.DLDataType, ou
 	if err := core.CheckConvert(where, H.DType, d); err != nil {
 		return failAt(msg, where, err)
 	}
-	if err := core.AllocContiguousAt(where, d, sh, O, ost); err != nil {
+	if err := core.AllocContiguousOn(where, core.CopyDevice(H.Device), d, sh, O, ost, false); err != nil {
 		return failAt(msg, where, err)
 	}
 	if err := core.ConvertInto(O, sh, ost, H, sh, st); err != nil {

@@ -17,6 +17,7 @@
 
 int gd_in_fork_child = 0;
 uint64_t gd_go_crossings = 0;
+int gd_nofast = 0;
 
 static void gd_fork_child(void) { gd_in_fork_child = 1; }
 

@@ -28,6 +28,13 @@
 /* Relaxed atomic: the GIL may be released around a crossing. */
 extern uint64_t gd_go_crossings;
 
+/* GODLPACK_NOFAST=1 in the environment at import: what core/fastpath.c
+ * would answer goes through Go instead, so that the whole suite can check
+ * the Go route of every case the fast path takes. A forked child, which
+ * cannot enter Go, keeps the fast path. */
+extern int gd_nofast;
+#define GD_FAST_ALLOWED (!gd_nofast || gd_in_fork_child)
+
 /* Writes the refusal of a forked child into msg; returns GD_ERR_RUNTIME. */
 int gd_go_refused(char *msg, const char *entry);
 
@@ -56,7 +63,7 @@ static inline int gd_go_export_view(gd_header *h, int64_t *shape, int64_t *strid
 
 /* core.CheckImportDevice; a forked child skips it (its import decides). */
 static inline int gd_go_check_import_device(int32_t t, int32_t id, char *msg) {
-  if (gd_in_fork_child || gd_fast_import_device(t, id)) return GD_OK;
+  if (gd_in_fork_child || (GD_FAST_ALLOWED && gd_fast_import_device(t, id))) return GD_OK;
   __atomic_add_fetch(&gd_go_crossings, 1, __ATOMIC_RELAXED);
   return gdgo_check_import_device(t, id, msg);
 }
@@ -144,7 +151,7 @@ static inline uint64_t gd_go_allocs(void) { return gd_in_fork_child ? 0 : gdgo_g
 static inline int gd_serve_export(gd_header *h, int64_t *shape, int64_t *strides, gd_export_req *req, void **out,
                                   int32_t *versioned, int64_t *scratch, char *msg) {
   int fast;
-  int cls = gd_export_glue(gd_go_export, 1, h, shape, strides, req, out, versioned, scratch, msg, &fast);
+  int cls = gd_export_glue(gd_go_export, GD_FAST_ALLOWED, h, shape, strides, req, out, versioned, scratch, msg, &fast);
   if (cls == GD_GLUE_NOMEM) {
     snprintf(msg, GD_MSG_CAP, "__dlpack__(): out of memory exporting a DLPack tensor");
     return GD_ERR_MEMORY;
@@ -158,7 +165,7 @@ static inline int gd_serve_import(void *managed, int versioned, gd_import_req *r
                                   int64_t *strides, int64_t *scratch, int32_t *consumed, char *msg) {
   int fast;
   int cls =
-      gd_import_glue(gd_go_import, 1, managed, versioned, req, h, shape, strides, scratch, consumed, msg, &fast);
+      gd_import_glue(gd_go_import, GD_FAST_ALLOWED, managed, versioned, req, h, shape, strides, scratch, consumed, msg, &fast);
   if (cls == GD_GLUE_NOMEM) {
     snprintf(msg, GD_MSG_CAP, "from_dlpack(): out of memory");
     return GD_ERR_MEMORY;

@@ -140,7 +140,7 @@ static PyObject *gd_index_view(PyObject *self, const gd_index_op *ops, Py_ssize_
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
   /* core/fastpath.c first (no crossing; what a forked child has), else Go */
-  if (gd_fast_index(&a->h, GD_SHAPE(a), GD_STRIDES(a), ops, (int32_t)n, &out, oshape, ostrides) < 0) {
+  if (!GD_FAST_ALLOWED || gd_fast_index(&a->h, GD_SHAPE(a), GD_STRIDES(a), ops, (int32_t)n, &out, oshape, ostrides) < 0) {
     int cls = gd_go_index(&a->h, GD_SHAPE(a), GD_STRIDES(a), (gd_index_op *)ops, (int)n, setitem, &out, oshape,
                          ostrides, msg);
     if (cls != GD_OK) return gd_raise(cls, msg);

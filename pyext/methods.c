@@ -122,7 +122,7 @@ PyObject *gd_array_reshape(PyObject *self, PyObject *args) {
   if (n < 0) return NULL;
   gd_header out;
   int64_t ostrides[GD_MAX_NDIM];
-  if (gd_fast_reshape(&a->h, GD_SHAPE(a), GD_STRIDES(a), ns, (int32_t)n, &out, ostrides)) {
+  if (GD_FAST_ALLOWED && gd_fast_reshape(&a->h, GD_SHAPE(a), GD_STRIDES(a), ns, (int32_t)n, &out, ostrides)) {
     gd_owner_incref(out.owner); /* a view: no crossing (core/fastpath.c) */
     return gd_array_new(gd_st(self), &out, ns, ostrides);
   }
@@ -142,7 +142,7 @@ PyObject *gd_transpose_impl(PyObject *self, const int32_t *axes, int32_t naxes) 
   int64_t oshape[GD_MAX_NDIM], ostrides[GD_MAX_NDIM];
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
-  if (!gd_fast_transpose(&a->h, GD_SHAPE(a), GD_STRIDES(a), axes, naxes, &out, oshape, ostrides)) {
+  if (!GD_FAST_ALLOWED || !gd_fast_transpose(&a->h, GD_SHAPE(a), GD_STRIDES(a), axes, naxes, &out, oshape, ostrides)) {
     int cls = gd_go_transpose(&a->h, GD_SHAPE(a), GD_STRIDES(a), (int32_t *)axes, naxes, &out, oshape,
                              ostrides, msg);
     if (cls != GD_OK) return gd_raise(cls, msg);
@@ -157,11 +157,8 @@ PyObject *gd_array_transpose(PyObject *self, PyObject *args) {
   if (n < 0) return NULL;
   int32_t axes[GD_MAX_NDIM];
   for (Py_ssize_t i = 0; i < n; i++) {
-    if (ax[i] < INT32_MIN || ax[i] > INT32_MAX) {
-      PyErr_SetString(PyExc_IndexError, "transpose(): axis out of range");
-      return NULL;
-    }
-    axes[i] = (int32_t)ax[i];
+    /* beyond int32 is out of range for any array: core says so */
+    axes[i] = ax[i] < INT32_MIN ? INT32_MIN : ax[i] > INT32_MAX ? INT32_MAX : (int32_t)ax[i];
   }
   return gd_transpose_impl(self, axes, (int32_t)n);
 }

@@ -340,7 +340,7 @@ int gd_describe_host(void *data, DLDataType dt, int32_t nd, int64_t *shape, int6
   t.dl_tensor.strides = strides;
   gd_import_req req;
   memset(&req, 0, sizeof(req));
-  if (gd_fast_describe(&t, 1, &req, h, oshape, ostrides)) return 0;
+  if (GD_FAST_ALLOWED && gd_fast_describe(&t, 1, &req, h, oshape, ostrides)) return 0;
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
   int cls = gd_go_describe(&t, h, oshape, ostrides, (char *)entry, msg);
@@ -649,6 +649,8 @@ PyObject *gd_module_init(const char *fullname) {
     Py_DECREF(m);
     return NULL;
   }
+  const char *nofast = getenv("GODLPACK_NOFAST"); /* gocall.h: GD_FAST_ALLOWED */
+  gd_nofast = nofast != NULL && nofast[0] != '\0' && strcmp(nofast, "0") != 0;
   gd_state *st = gd_state_of_module(m);
   memset(st, 0, sizeof(*st));
   gd_call_method_init();

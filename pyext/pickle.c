@@ -148,7 +148,7 @@ PyObject *gd_mod_reinterpret(PyObject *m, PyObject *args) {
   return r;
 }
 
-/* _retype(a, key, entry): a view of the host array a with the dtype key of
+/* _retype(a, key, entry): a view of the array a with the dtype key of
  * the same itemsize (same shape, strides and owner): how numpy gets the
  * elements of dtypes it has only through ml_dtypes (bfloat16, float8), as
  * unsigned integers it then views with that dtype. */
@@ -158,8 +158,11 @@ PyObject *gd_mod_retype(PyObject *m, PyObject *args) {
   long key;
   const char *entry;
   if (!PyArg_ParseTuple(args, "Ols", &obj, &key, &entry)) return NULL;
-  gd_array *a = gd_host_array_arg(st, obj, entry);
-  if (a == NULL) return NULL;
+  if (!gd_array_check(st, obj)) {
+    PyErr_Format(PyExc_TypeError, "%s: expected a godlpack.Array, got %R", entry, (PyObject *)Py_TYPE(obj));
+    return NULL;
+  }
+  gd_array *a = (gd_array *)obj;
   DLDataType dt = gd_dtype_from_key(key);
   int64_t is = gd_array_itemsize(&a->h);
   if (is == 0 || gd_itemsize(dt) != is) {
@@ -167,15 +170,10 @@ PyObject *gd_mod_retype(PyObject *m, PyObject *args) {
                  "same size", entry);
     return NULL;
   }
-  gd_header h;
-  int64_t oshape[GD_MAX_NDIM], ostrides[GD_MAX_NDIM];
-  int32_t nd = a->h.ndim;
-  void *data = a->h.data != NULL ? (char *)a->h.data + a->h.offset * is : NULL;
-  uint64_t ro = (a->h.flags & GD_FLAG_READONLY) ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
-  if (gd_describe_host(data, dt, nd, nd > 0 ? GD_SHAPE(a) : NULL, nd > 0 ? GD_STRIDES(a) : NULL, ro, &h, oshape,
-                       ostrides, entry) < 0)
-    return NULL;
-  h.owner = a->h.owner;
+  /* Same itemsize: shape, strides (in elements), offset, device and flags
+   * all stay; only the dtype changes. */
+  gd_header h = a->h;
+  h.dtype = dt;
   gd_owner_incref(h.owner);
-  return gd_array_new(st, &h, oshape, ostrides);
+  return gd_array_new(st, &h, GD_SHAPE(a), GD_STRIDES(a));
 }

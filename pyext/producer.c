@@ -189,6 +189,7 @@ PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t narg
   return gd_capsule_wrap(managed, versioned);
 }
 
+/* P8: the header's device as a (DLDeviceType, id) tuple. */
 PyObject *gd_array_dlpack_device(PyObject *self, PyObject *unused) {
   gd_array *a = (gd_array *)self;
   gd_state *st = gd_st(self);

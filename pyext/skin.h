@@ -61,6 +61,9 @@ typedef struct {
   /* A device type on which a tensor of this type was asked again with a
    * stream (GD_RETRY_STREAM): later ones there get the stream at once. */
   int stream_dev;
+  /* C1: 1 once a call with our keywords succeeded, -1 once only a call
+   * without them did (an old producer), 0 before either. */
+  int kw;
 } gd_api_entry;
 
 /* Cache of __dlpack__ kwnames tuples (callers pass the same constant tuple

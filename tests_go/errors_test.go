@@ -39,7 +39,7 @@ var sentinelClasses = map[string]struct {
 	"ErrCopyArg":        {core.ErrCopyArg, core.ClassValue},
 	"ErrDLDeviceArg":    {core.ErrDLDeviceArg, core.ClassType},
 	"ErrIndex":          {core.ErrIndex, core.ClassIndex},
-	"ErrAxis":           {core.ErrAxis, core.ClassIndex},
+	"ErrAxis":           {core.ErrAxis, core.ClassValue},
 	"ErrReshape":        {core.ErrReshape, core.ClassValue},
 	"ErrReleased":       {core.ErrReleased, core.ClassValue},
 	"ErrForkChild":      {core.ErrForkChild, core.ClassRuntime},

@@ -83,7 +83,7 @@ type exportOutcome struct {
 	target    core.Device
 }
 
-// exportOracle restates dlpack-rules P1–P5 and godlpack's decisions,
+// exportOracle restates docs/rules.md P1–P5 and godlpack's decisions,
 // independently of negotiate.go, as a list of questions asked in the order
 // PlanExport documents.
 func exportOracle(src core.Device, readOnly bool, mv optVersion, dl optDevice, cp core.CopyMode, st optStream) exportOutcome {

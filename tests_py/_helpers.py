@@ -25,6 +25,9 @@ import sys
 import pytest
 
 IN_CI = os.environ.get("CI") == "true"
+# GODLPACK_NOFAST=1: the extension sends what core/fastpath.c answers through
+# Go instead (pyext/gocall.h reads it the same way at import).
+NOFAST = os.environ.get("GODLPACK_NOFAST", "") not in ("", "0")
 
 # GODLPACK_TEST_LIBS="numpy,ml_dtypes": the libraries an environment promises
 # (make test-wheel's 3.13 venv, which does not install torch, dpnp or jax).

@@ -10,6 +10,7 @@ or at module level, is turned into a failure here all the same.
 
 import os
 import re
+import signal
 import sys
 
 import pytest
@@ -20,6 +21,11 @@ from _helpers import DECLARED_LIBS, IN_CI, declared_absent, need
 
 
 def pytest_configure(config):
+    # A shell's background job starts with SIGINT ignored, and a child process
+    # inherits that: the tests that send Ctrl-C to a child would hang. A
+    # handled signal is reset to the default across exec.
+    if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, None):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     config.addinivalue_line("markers", "requires(*libs): needs these importable libraries (skip locally, fail in CI)")
 
 

@@ -1,4 +1,4 @@
-"""Consumer side: ``gd.from_dlpack`` (dlpack-rules.md C1-C7, S1-S8; peers.md
+"""Consumer side: ``gd.from_dlpack`` (docs/rules.md C1-C7, S1-S8; peers.md
 items 2, 13, 14, 22, 24-28, 31, 32). Unusual and hostile tensors are built in
 ctypes memory (_helpers.craft_capsule) with a counting deleter, so every test
 checks that the deleter runs exactly once, by the right party."""
@@ -562,42 +562,124 @@ def test_unrelated_type_error_not_swallowed():
         gd.from_dlpack(Broken())
 
 
-def test_type_error_with_keywords_only_not_hidden():
-    class Tricky:
+# C1, numpy's rule: a TypeError from the keyword call of a type not yet seen
+# taking keywords is answered by asking once more without them, whatever the
+# message says (pybind11's "incompatible function arguments" included).
+PYBIND11_REFUSAL = (
+    "__dlpack__(): incompatible function arguments. The following argument types are supported:\n"
+    "    1. (self: ext.Tensor, stream: object = None) -> capsule\n\nInvoked with: kwargs: max_version=(1, 3)"
+)
+
+
+def pybind11_style_producer(calls):
+    """A producer shaped like a pybind11 binding of __dlpack__(self, stream=None):
+    keywords other than stream raise pybind11's TypeError."""
+
+    class Tensor:
         def __init__(self):
             self.x = gd.arange(3)
 
-        def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-            if max_version is not None:
-                raise TypeError("producer-specific problem 5678")
+        def __dlpack__(self, *args, **kw):
+            calls.append(dict(kw))
+            if set(kw) - {"stream"} or len(args) > 1:
+                raise TypeError(PYBIND11_REFUSAL)
             return self.x.__dlpack__()
 
         def __dlpack_device__(self):
             return (1, 0)
 
-    with pytest.raises(TypeError, match="5678"):
-        gd.from_dlpack(Tricky())
+    return Tensor
 
 
-# A producer's own TypeError that merely mentions a keyword is a real error,
-# not an old producer refusing the keyword (dpctl#1789).
+@requires("numpy")
+def test_pybind11_style_producer_imports_as_numpy_does(np):
+    calls = []
+    Tensor = pybind11_style_producer(calls)
+    assert np.from_dlpack(Tensor()).tolist() == [0, 1, 2]
+    calls.clear()
+    assert gd.from_dlpack(Tensor()).tolist() == [0, 1, 2]
+    assert calls == [{"max_version": (1, 3)}, {}]
+    # The type is remembered as one that refuses keywords: one call each after.
+    calls.clear()
+    assert gd.from_dlpack(Tensor()).tolist() == [0, 1, 2]
+    assert gd.asarray(Tensor(), copy=True).tolist() == [0, 1, 2]
+    assert calls == [{}, {}]
+
+
+@requires("numpy")
 @pytest.mark.parametrize("text", [
+    "producer-specific problem 5678",
     "max_version must be a tuple of two ints",
-    "dl_device=(2, 0) is not a valid device",
     "'copy' must be a bool",
 ])
-def test_type_error_naming_a_keyword_not_hidden(text):
-    class Strict:
+def test_keyword_type_error_of_a_new_type_asks_without_keywords(np, text):
+    def make():
+        calls = []
+
+        class Tricky:
+            def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+                calls.append(max_version)
+                if max_version is not None:
+                    raise TypeError(text)
+                return gd.arange(3).__dlpack__()
+
+            def __dlpack_device__(self):
+                return (1, 0)
+
+        return Tricky, calls
+
+    Tricky, calls = make()
+    assert np.from_dlpack(Tricky()).tolist() == [0, 1, 2]
+    assert calls == [(1, 0), None]
+    Tricky, calls = make()
+    assert gd.from_dlpack(Tricky()).tolist() == [0, 1, 2]
+    assert calls == [(1, 3), None]
+
+
+# A type once seen taking our keywords raises for real: its later TypeError is
+# the producer's own and surfaces, never hidden by a retry (dpctl#1789).
+def test_type_error_of_a_type_that_took_keywords_not_hidden():
+    calls = []
+
+    class Flaky:
+        fail = False
+
         def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-            if max_version is not None:
-                raise TypeError(text)
-            return gd.arange(3).__dlpack__()
+            calls.append(max_version)
+            if self.fail:
+                raise TypeError("producer-specific problem 5678")
+            return gd.arange(3).__dlpack__(max_version=max_version)
 
         def __dlpack_device__(self):
             return (1, 0)
 
-    with pytest.raises(TypeError, match=re.escape(text)):
+    assert gd.from_dlpack(Flaky()).tolist() == [0, 1, 2]
+    bad = Flaky()
+    bad.fail = True
+    calls.clear()
+    with pytest.raises(TypeError, match="5678"):
+        gd.from_dlpack(bad)
+    assert calls == [(1, 3)]
+
+
+# Both calls fail: the second error is raised with the first as its context.
+@pytest.mark.parametrize("text", [
+    "max_version must be a tuple of two ints",
+    "dl_device=(2, 0) is not a valid device",
+])
+def test_type_error_of_both_calls_surfaces(text):
+    class Strict:
+        def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+            raise TypeError(text if max_version is None else "first " + text)
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    with pytest.raises(TypeError, match=re.escape(text)) as ei:
         gd.from_dlpack(Strict())
+    cause = ei.value.__cause__ if ei.value.__cause__ is not None else ei.value
+    chain = [ei.value, cause, cause.__context__]
+    assert any(e is not None and str(e).startswith("first ") for e in chain), chain
 
 
 @pytest.mark.parametrize("text", [

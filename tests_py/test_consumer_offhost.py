@@ -1,5 +1,5 @@
 """from_dlpack(x) with device=None when x is on a device the CPU cannot read
-(issue 4; dlpack-rules C1, C5, C7): godlpack asks the producer for a host copy,
+(issue 4; docs/rules.md C1, C5, C7): godlpack asks the producer for a host copy,
 dl_device=(kDLCPU, 0), and takes the producer's IS_COPIED copy as the result
 without copying again. CUDA and ROCm tensors are held opaque instead (zero-copy;
 the planned CUDA backend uses them in place), so are our own arrays and

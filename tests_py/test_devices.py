@@ -1,4 +1,4 @@
-"""Devices on import (dlpack-rules.md S8, P3, C7; peers.md item 29): tensors from
+"""Devices on import (docs/rules.md S8, P3, C7; peers.md item 29): tensors from
 devices we cannot read are held opaque (their device kept by every view and
 re-export, every CPU access refused with BufferError, never a crash);
 CPU-accessible host memory (kDLCUDAHost, kDLROCMHost, kDLCUDAManaged) is readable."""

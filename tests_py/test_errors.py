@@ -1,5 +1,5 @@
 """Bad inputs: each raises the right exception class (DESIGN.md rule 8,
-dlpack-rules.md) with a message that names the entry point and the way out."""
+docs/rules.md) with a message that names the entry point and the way out."""
 
 import pytest
 

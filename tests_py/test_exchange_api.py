@@ -1,4 +1,4 @@
-"""The DLPack C exchange API (dlpack-rules.md C9; DLPack 1.2 struct, 1.3
+"""The DLPack C exchange API (docs/rules.md C9; DLPack 1.2 struct, 1.3
 discovery): ``type(a).__dlpack_c_exchange_api__`` is a PyCapsule named
 "dlpack_exchange_api"; its functions are called here through ctypes. As a
 consumer, godlpack may use a producer's API but must check its major version."""

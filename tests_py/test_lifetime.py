@@ -1,6 +1,6 @@
 """Lifetimes: memory kept alive by either side after the other is gone, refcounts
 back to baseline, deleters on other threads, no RSS growth over many exchanges
-(peers.md items 1-3, 26; dlpack-rules.md P6, P7, lifetime table)."""
+(peers.md items 1-3, 26; docs/rules.md P6, P7, lifetime table)."""
 
 import gc
 import sys

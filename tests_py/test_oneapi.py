@@ -286,6 +286,44 @@ def test_copy_and_fill_stay_on_device(where):
     assert bytes(memoryview(a)) == np.array([0, 9, 9, 9, 4, 5], dtype=np.int16).tobytes()
 
 
+# Every operation allocates its result on the array's own device: a non-viewable
+# (transposed) oneapi array reshaped, copied, cast, compared or reduced stays there,
+# with numpy's values; view() keeps its memory.
+OPS = {
+    "reshape": (lambda a: a.reshape(12), lambda n: n.reshape(12)),
+    "reshape -1": (lambda a: a.reshape(2, -1), lambda n: n.reshape(2, -1)),
+    "ravel": (lambda a: a.ravel(), lambda n: n.ravel()),
+    "copy": (lambda a: a.copy(), lambda n: n.copy()),
+    "astype": (lambda a: a.astype("float32"), lambda n: n.astype("float32")),
+    "astype same dtype": (lambda a: a.astype("float64"), lambda n: n.astype("float64")),
+    "view(int64)": (lambda a: a.view("int64"), lambda n: n.view("int64")),
+    "T": (lambda a: a.T, lambda n: n.T),
+    "slice": (lambda a: a[::2, 1:], lambda n: n[::2, 1:]),
+    "== scalar": (lambda a: a == 5.0, lambda n: n == 5.0),
+    "< array": (lambda a: a < a[::-1], lambda n: n < n[::-1]),
+    "sum(axis=0)": (lambda a: a.sum(axis=0), lambda n: n.sum(axis=0)),
+    "max(axis=1)": (lambda a: a.max(axis=1), lambda n: n.max(axis=1)),
+    "any(axis=0)": (lambda a: a.any(axis=0), lambda n: n.any(axis=0)),
+}
+
+
+@pytest.mark.parametrize("op", list(OPS))
+def test_operations_stay_on_device(where, op):
+    a = gd.arange(12.0).reshape(3, 4).to_device(where).T
+    n = np.arange(12.0).reshape(3, 4).T
+    ours, theirs = OPS[op]
+    r = ours(a)
+    assert r.device == a.device, f"{op} moved the array to {r.device}"
+    assert np.array_equal(np.from_dlpack(r.to_device("cpu")), theirs(n))
+
+
+def test_big_astype_stays_on_device(where):
+    n = (64 << 20) // 8 + 3  # over the skin's chunk size: converted in chunks
+    a = gd.arange(n, dtype="float64").to_device(where)
+    r = a.astype("float32")
+    assert r.device == a.device and r[n - 1] == float(n - 1)
+
+
 def test_to_device_same_device_is_zero_copy(where):
     a = gd.arange(3).to_device(where)
     assert gd_ptr(a.to_device(where)) == gd_ptr(a)

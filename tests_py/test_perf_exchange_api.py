@@ -470,9 +470,15 @@ def test_torch_import_allocates_nothing_on_the_go_heap(torch):
 
 import struct  # noqa: E402
 
-from _helpers import FLAG_IS_COPIED, FLAG_READ_ONLY, DLManagedTensor  # noqa: E402
+from _helpers import FLAG_IS_COPIED, FLAG_READ_ONLY, NOFAST, DLManagedTensor  # noqa: E402
 
 GO_ONLY_FLAG = 1 << 3  # not a DLPack flag: Go ignores it, the fast path declines it
+
+
+def _fast_calls(go_calls, n=200):
+    """The crossings n operations make that the fast path answers: none; with
+    GODLPACK_NOFAST=1, the go_calls each makes on the Go route."""
+    return n * go_calls if NOFAST else 0
 
 
 def _crossings(f, n=200):
@@ -533,40 +539,41 @@ def test_fast_paths_make_no_go_call(name):
         assert to_py(out.value, ctypes.byref(obj)) == 0
         take_object(obj.value)
 
-    f = {
-        "np.from_dlpack(gd)": lambda: np.from_dlpack(a),
-        "gd.from_dlpack(np)": lambda: gd.from_dlpack(n),
-        "gd.from_dlpack(np) read-only": lambda: gd.from_dlpack(nro),
-        "gd.from_dlpack(np, device='cpu')": lambda: gd.from_dlpack(n, device="cpu"),
-        "gd.from_dlpack(np, copy=False)": lambda: gd.from_dlpack(n, copy=False),
-        "gd.asarray(np)": lambda: gd.asarray(n),
-        "gd.from_dlpack(gd)": lambda: gd.from_dlpack(a),
-        "gd.__dlpack__ versioned": lambda: a.__dlpack__(max_version=(1, 3)),
-        "gd.__dlpack__ legacy": lambda: a.__dlpack__(),
-        "gd.__dlpack__ dl_device=(1, 0), copy=False": lambda: a.__dlpack__(
+    # name: (the call, the Go calls it makes on the Go route)
+    f, go_calls = {
+        "np.from_dlpack(gd)": (lambda: np.from_dlpack(a), 1),
+        "gd.from_dlpack(np)": (lambda: gd.from_dlpack(n), 1),
+        "gd.from_dlpack(np) read-only": (lambda: gd.from_dlpack(nro), 1),
+        "gd.from_dlpack(np, device='cpu')": (lambda: gd.from_dlpack(n, device="cpu"), 2),
+        "gd.from_dlpack(np, copy=False)": (lambda: gd.from_dlpack(n, copy=False), 1),
+        "gd.asarray(np)": (lambda: gd.asarray(n), 1),
+        "gd.from_dlpack(gd)": (lambda: gd.from_dlpack(a), 2),
+        "gd.__dlpack__ versioned": (lambda: a.__dlpack__(max_version=(1, 3)), 1),
+        "gd.__dlpack__ legacy": (lambda: a.__dlpack__(), 1),
+        "gd.__dlpack__ dl_device=(1, 0), copy=False": (lambda: a.__dlpack__(
             max_version=(1, 0), dl_device=(1, 0), copy=False
-        ),
-        "gd.__dlpack__ read-only versioned": lambda: ro.__dlpack__(max_version=(1, 3)),
-        "gd.from_dlpack(versioned capsule)": lambda: gd.from_dlpack(n.__dlpack__(max_version=(1, 0))),
-        "gd.from_dlpack(legacy capsule)": lambda: gd.from_dlpack(n.__dlpack__()),
-        "exchange API round trip": round_trip,
+        ), 1),
+        "gd.__dlpack__ read-only versioned": (lambda: ro.__dlpack__(max_version=(1, 3)), 1),
+        "gd.from_dlpack(versioned capsule)": (lambda: gd.from_dlpack(n.__dlpack__(max_version=(1, 0))), 1),
+        "gd.from_dlpack(legacy capsule)": (lambda: gd.from_dlpack(n.__dlpack__()), 1),
+        "exchange API round trip": (round_trip, 2),
     }[name]
-    assert _crossings(f) == 0
+    assert _crossings(f) == _fast_calls(go_calls)
 
 
 @requires("torch")
 def test_torch_exchanges_make_no_go_call(torch):
     t = torch.arange(16, dtype=torch.float64)
     a = gd.arange(16.0)
-    assert _crossings(lambda: gd.from_dlpack(t)) == 0
-    assert _crossings(lambda: torch.from_dlpack(a)) == 0
+    assert _crossings(lambda: gd.from_dlpack(t)) == _fast_calls(1)
+    assert _crossings(lambda: torch.from_dlpack(a)) == _fast_calls(1)
 
 
 def test_producer_copy_then_fast_import():
     # from_dlpack(copy=True) of our own array: the export copies in Go (one
     # crossing) and marks IS_COPIED; the import of that copy is the fast path.
     a = gd.arange(16.0)
-    assert _crossings(lambda: gd.from_dlpack(a, copy=True), n=20) == 20
+    assert _crossings(lambda: gd.from_dlpack(a, copy=True), n=20) == 20 + _fast_calls(1, n=20)
     b = gd.from_dlpack(a, copy=True)
     b[0] = 5.0
     assert a[0] == 0.0
@@ -576,18 +583,19 @@ def test_producer_copy_then_fast_import():
 @pytest.mark.parametrize(
     "call",
     [
-        lambda a: a.__dlpack__(max_version=(1, 3), copy=True),
-        lambda a: a.__dlpack__(max_version=(1, 3), dl_device=(2, 0)),
-        lambda a: a.__dlpack__(max_version=(1, 3), stream=5),
-        lambda a: _readonly_array().__dlpack__(),
+        lambda a, ro: a.__dlpack__(max_version=(1, 3), copy=True),
+        lambda a, ro: a.__dlpack__(max_version=(1, 3), dl_device=(2, 0)),
+        lambda a, ro: a.__dlpack__(max_version=(1, 3), stream=5),
+        lambda a, ro: ro.__dlpack__(),
     ],
     ids=["copy=True", "dl_device cuda", "stream=5", "read-only legacy"],
 )
 def test_outside_the_subset_goes_to_go(call):
     a = gd.arange(4.0)
+    ro = _readonly_array()
     before = _native._go_crossings()
     try:
-        call(a)
+        call(a, ro)
     except BufferError as e:
         assert str(e).startswith("__dlpack__(): ")  # Go's message
     assert _native._go_crossings() - before == 1
@@ -629,9 +637,9 @@ def test_fast_export_equals_go_export(max_version):
         kw = {} if max_version is None else {"max_version": max_version}
         before = _native._go_crossings()
         fast = a.__dlpack__(**kw)
-        assert _native._go_crossings() == before, what
+        assert _native._go_crossings() == before + _fast_calls(1, n=1), what
         slow = a.__dlpack__(stream=-1, **kw)  # stream=-1: accepted, but only by Go
-        assert _native._go_crossings() == before + 1, what
+        assert _native._go_crossings() == before + 1 + _fast_calls(1, n=1), what
         assert _export_image(fast) == _export_image(slow), what
         if CapsuleInfo(fast).versioned:
             assert CapsuleInfo(fast).read_only == a.readonly, what
@@ -670,7 +678,7 @@ def test_fast_import_equals_go_import(versioned, kw):
         )
         before = _native._go_crossings()
         a = gd.from_dlpack(cap)
-        assert _native._go_crossings() - before == int(force_go)
+        assert _native._go_crossings() - before == int(force_go) + _fast_calls(1 - int(force_go), n=1)
         d = _described(a)
         got.append(d[1:] + (d[0] and d[0] - ctypes.addressof(buf),))  # data relative to each buffer
         del a, cap

@@ -1,4 +1,4 @@
-"""Producer side: ``Array.__dlpack__`` and ``__dlpack_device__`` (dlpack-rules.md
+"""Producer side: ``Array.__dlpack__`` and ``__dlpack_device__`` (docs/rules.md
 P1-P8; peers.md conformance items 1, 3-11, 17-21, 23, 29). Capsules are read
 with ctypes (_helpers.CapsuleInfo), never through godlpack itself."""
 

@@ -1,4 +1,4 @@
-"""Sub-byte and float8 types (dlpack-rules.md S7; DLPack 1.1 codes 7-17): packed
+"""Sub-byte and float8 types (docs/rules.md S7; DLPack 1.1 codes 7-17): packed
 sub-byte tensors are exchanged whole (C-contiguous, offset 0); views of them are
 refused; bits must match the type."""
 
