@@ -134,7 +134,73 @@ var (
 	ErrForkChild = newErr(ClassRuntime, "not supported in a forked child process")
 	// ErrInternal: a recovered panic or broken invariant (a bug).
 	ErrInternal = newErr(ClassRuntime, "internal error")
+
+	// What the Python skin checks before core is asked (argument shapes,
+	// capsules, the buffer protocol). The skin raises them by number
+	// (GD_E_* of the generated pyext/errors_gen.h) with the class given here.
+
+	// ErrCapsule: an object passed as a DLPack capsule that is not one, or
+	// holds a NULL pointer (C2).
+	ErrCapsule = newErr(ClassBuffer, "not a DLPack capsule")
+	// ErrProducer: the producer's __dlpack__ failed or refused the tensor
+	// (torch's grad/conj/neg refusals, a refused host copy).
+	ErrProducer = newErr(ClassBuffer, "the producer cannot export the tensor")
+	// ErrBufferRequest: a buffer-protocol request (memoryview, asarray of a
+	// buffer) the array or buffer cannot serve; PEP 3118 names BufferError.
+	ErrBufferRequest = newErr(ClassBuffer, "the buffer protocol cannot serve this request")
+	// ErrShapeArg: a shape argument that is not one: negative or beyond 64
+	// bits, too many dimensions, ragged nested lists, arrays of different
+	// shapes stacked.
+	ErrShapeArg = newErr(ClassValue, "invalid shape argument")
+	// ErrAmbiguous: the truth value of an array of more than one element.
+	ErrAmbiguous = newErr(ClassValue, "the truth value of an array with more than one element is ambiguous")
+	// ErrPickle: pickled data that does not describe an array.
+	ErrPickle = newErr(ClassValue, "invalid pickled array")
+	// ErrArgument: another argument value the skin refuses (a NULL pointer
+	// through the C exchange API, a view of another itemsize).
+	ErrArgument = newErr(ClassValue, "invalid argument")
 )
+
+// ClassException is a sentinel that maps to another class in one named
+// situation (WithClass): the only departures from a sentinel's class.
+type ClassException struct {
+	Name  string // GD_X_<NAME> in pyext/errors_gen.h
+	Err   *Error
+	Class Class
+	When  string // docs/exceptions.md
+}
+
+// ClassExceptions lists every such departure, in a fixed order.
+var ClassExceptions = []ClassException{
+	{"DeviceArg", ErrDevice, ClassValue, "a device argument that names no device, or an id out of range (ParseDevice)"},
+	{"DTypeName", ErrDType, ClassValue, "a dtype name that names no dtype (ParseDataType)"},
+	{"Cast", ErrDType, ClassType, "a conversion or accumulation the kernels do not make (astype, sum(dtype=))"},
+	{"OutShape", ErrShape, ClassValue, "out= of another shape than the result (reductions)"},
+}
+
+// Sentinel is one entry of Sentinels.
+type Sentinel struct {
+	Name string
+	Err  *Error
+}
+
+// Sentinels lists every sentinel once, in a fixed order: the generated
+// pyext/errors_gen.h numbers them (GD_E_*, the order here) with their
+// classes, and docs/exceptions.md lists them; `make tables` writes both.
+var Sentinels = []Sentinel{
+	{"ErrNoMemory", ErrNoMemory}, {"ErrVersion", ErrVersion}, {"ErrNdim", ErrNdim}, {"ErrShape", ErrShape},
+	{"ErrOverflow", ErrOverflow}, {"ErrDType", ErrDType}, {"ErrLanes", ErrLanes}, {"ErrSubByte", ErrSubByte},
+	{"ErrSubByteView", ErrSubByteView}, {"ErrDevice", ErrDevice}, {"ErrNullData", ErrNullData},
+	{"ErrNullShape", ErrNullShape}, {"ErrByteOffset", ErrByteOffset}, {"ErrStrides", ErrStrides},
+	{"ErrReadOnlyLegacy", ErrReadOnlyLegacy}, {"ErrCopyNeeded", ErrCopyNeeded}, {"ErrStream", ErrStream},
+	{"ErrConsumed", ErrConsumed}, {"ErrReadOnly", ErrReadOnly}, {"ErrMaxVersion", ErrMaxVersion},
+	{"ErrCopyArg", ErrCopyArg}, {"ErrDLDeviceArg", ErrDLDeviceArg}, {"ErrIndex", ErrIndex}, {"ErrAxis", ErrAxis},
+	{"ErrReshape", ErrReshape}, {"ErrReleased", ErrReleased}, {"ErrBroadcast", ErrBroadcast},
+	{"ErrUnsupported", ErrUnsupported}, {"ErrNoIdentity", ErrNoIdentity}, {"ErrForkChild", ErrForkChild},
+	{"ErrInternal", ErrInternal}, {"ErrCapsule", ErrCapsule},
+	{"ErrProducer", ErrProducer}, {"ErrBufferRequest", ErrBufferRequest}, {"ErrShapeArg", ErrShapeArg},
+	{"ErrAmbiguous", ErrAmbiguous}, {"ErrPickle", ErrPickle}, {"ErrArgument", ErrArgument},
+}
 
 // classed wraps a sentinel with a different class and its own message.
 type classed struct {

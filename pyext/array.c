@@ -78,7 +78,7 @@ gd_array *gd_host_array_arg(gd_state *st, PyObject *o, const char *entry) {
   }
   gd_array *a = (gd_array *)o;
   if (!gd_host(&a->h)) {
-    PyErr_Format(PyExc_BufferError, "%s: the array is not in CPU memory; copy it to the CPU first (from_dlpack(x, device=\"cpu\"))",
+    gd_errf(GD_E_DEVICE, "%s: the array is not in CPU memory; copy it to the CPU first (from_dlpack(x, device=\"cpu\"))",
                  entry);
     return NULL;
   }

@@ -18,7 +18,7 @@ static char gd_empty_buf[1];
 int gd_getbuffer(PyObject *self, Py_buffer *view, int flags) {
   gd_array *a = (gd_array *)self;
   if (!gd_host(&a->h)) {
-    PyErr_SetString(PyExc_BufferError,
+    gd_errf(GD_E_DEVICE,
                     "memoryview(): the array's memory is not accessible from the CPU; copy it first "
                     "with a.to_device(\"cpu\")");
     return -1;
@@ -27,7 +27,7 @@ int gd_getbuffer(PyObject *self, Py_buffer *view, int flags) {
   int64_t is = gd_itemsize(a->h.dtype);
   if (fmt == NULL || is == 0) {
     PyObject *name = gd_get_dtype(self, NULL);
-    PyErr_Format(PyExc_BufferError,
+    gd_errf(GD_E_BUFFER_REQUEST,
                  "memoryview(): dtype %S has no buffer-protocol format; exchange it with "
                  "__dlpack__ (numpy.from_dlpack / torch.from_dlpack) instead",
                  name ? name : Py_None);
@@ -35,33 +35,33 @@ int gd_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     return -1;
   }
   if ((flags & PyBUF_WRITABLE) && (a->h.flags & GD_FLAG_READONLY)) {
-    PyErr_SetString(PyExc_BufferError,
+    gd_errf(GD_E_BUFFER_REQUEST,
                     "memoryview(): the array is read-only; request a read-only buffer or use a.copy()");
     return -1;
   }
   int c = (a->h.flags & GD_FLAG_C_CONTIG) != 0, f = (a->h.flags & GD_FLAG_F_CONTIG) != 0;
   if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !c) {
-    PyErr_SetString(PyExc_BufferError,
+    gd_errf(GD_E_BUFFER_REQUEST,
                     "memoryview(): the array is not C-contiguous and the consumer did not ask for "
                     "strides; use a.copy() for a contiguous array");
     return -1;
   }
   if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !c) {
-    PyErr_SetString(PyExc_BufferError, "memoryview(): the array is not C-contiguous; use a.copy()");
+    gd_errf(GD_E_BUFFER_REQUEST, "memoryview(): the array is not C-contiguous; use a.copy()");
     return -1;
   }
   if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !f) {
-    PyErr_SetString(PyExc_BufferError, "memoryview(): the array is not Fortran-contiguous; use a.T.copy().T");
+    gd_errf(GD_E_BUFFER_REQUEST, "memoryview(): the array is not Fortran-contiguous; use a.T.copy().T");
     return -1;
   }
   if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c && !f) {
-    PyErr_SetString(PyExc_BufferError, "memoryview(): the array is not contiguous; use a.copy()");
+    gd_errf(GD_E_BUFFER_REQUEST, "memoryview(): the array is not contiguous; use a.copy()");
     return -1;
   }
   int32_t nd = a->h.ndim;
   int64_t n = gd_size_of(nd, GD_SHAPE(a)), len;
   if (__builtin_mul_overflow(n, is, &len) || len > PY_SSIZE_T_MAX) {
-    PyErr_Format(PyExc_BufferError,
+    gd_errf(GD_E_BUFFER_REQUEST,
                  "memoryview(): the array spans %lld elements of %lld bytes, more than a buffer can "
                  "describe (a broadcast array?); take a smaller view or use __dlpack__",
                  (long long)n, (long long)is);
@@ -109,7 +109,7 @@ PyObject *gd_array_buffer_method(PyObject *self, PyObject *flags) {
   if (f == -1 && PyErr_Occurred()) return NULL;
   if (f & PyBUF_WRITABLE) {
     if (((gd_array *)self)->h.flags & GD_FLAG_READONLY) {
-      PyErr_SetString(PyExc_BufferError,
+      gd_errf(GD_E_BUFFER_REQUEST,
                       "memoryview(): the array is read-only; request a read-only buffer or use a.copy()");
       return NULL;
     }

@@ -111,7 +111,7 @@ int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id
   Py_DECREF(pair);
   if (PyErr_Occurred()) return -1;
   if (ovt || ovi || t < 0 || t > INT32_MAX || i < 0 || i > INT32_MAX) {
-    PyErr_Format(PyExc_ValueError, "%s: invalid %s %R", entry, kw, obj);
+    gd_errf(GD_X_DEVICE_ARG, "%s: invalid %s %R", entry, kw, obj);
     return -1;
   }
   *type = (int32_t)t;
@@ -131,7 +131,7 @@ static void gd_wrap_producer_error(PyObject *x, const gd_import_req *req, const 
     cls = PyExc_TypeError;
   } else if (PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_ValueError) ||
              PyErr_ExceptionMatches(PyExc_RuntimeError) || PyErr_ExceptionMatches(PyExc_NotImplementedError)) {
-    cls = PyExc_BufferError;
+    cls = gd_exc_for(GD_E_PRODUCER);
   } else {
     return;
   }
@@ -426,7 +426,7 @@ static int gd_torch_refuses(PyObject *x) {
     Py_DECREF(r);
     if (t < 0) return -1;
     if (t) {
-      PyErr_SetString(PyExc_BufferError, what[k]);
+      gd_errf(GD_E_PRODUCER, "%s", what[k]);
       return 1;
     }
   }
@@ -520,7 +520,7 @@ static void gd_raise_host_refused(PyObject *x, int dev_type, PyObject *copy, con
   PyObject *tn = PyType_GetQualName(Py_TYPE(x));
   if (s != NULL && tn != NULL) {
     int no_copy = copy == Py_False;
-    PyErr_Format(PyExc_BufferError,
+    gd_errf(GD_E_PRODUCER,
                  "%s: the '%U' is on device type %d, which the CPU cannot read, and its "
                  "producer refused to copy it to the host (__dlpack__(dl_device=(1, 0), copy=%s)): %U; %s",
                  entry, tn, dev_type, no_copy ? "False" : (copy == Py_True ? "True" : "None"), s,
@@ -564,12 +564,12 @@ static PyObject *gd_import_capsule(gd_state *st, PyObject *cap, gd_import_req *r
     used_name = gd_name_legacy_used;
   } else {
     if (name != NULL && (strcmp(name, gd_name_versioned_used) == 0 || strcmp(name, gd_name_legacy_used) == 0)) {
-      PyErr_Format(PyExc_BufferError,
+      gd_errf(GD_E_CONSUMED,
                    "%s: the DLPack capsule was already consumed (its name is '%s'); a "
                    "capsule can be imported only once: call x.__dlpack__() again for a new one",
                    entry, name);
     } else {
-      PyErr_Format(PyExc_BufferError,
+      gd_errf(GD_E_CAPSULE,
                    "%s: not a DLPack capsule (name '%s'); expected 'dltensor_versioned' or 'dltensor'", entry,
                    name ? name : "NULL");
     }
@@ -579,7 +579,7 @@ static PyObject *gd_import_capsule(gd_state *st, PyObject *cap, gd_import_req *r
   void *managed = PyCapsule_GetPointer(cap, name);
   if (managed == NULL) {
     if (!PyErr_Occurred())
-      PyErr_Format(PyExc_BufferError, "%s: the DLPack capsule holds a NULL pointer", entry);
+      gd_errf(GD_E_CAPSULE, "%s: the DLPack capsule holds a NULL pointer", entry);
     Py_DECREF(cap);
     return NULL;
   }

@@ -68,7 +68,7 @@ PyObject *gd_mod_stack_into(PyObject *m, PyObject *args) {
   if (a == NULL) return NULL;
   int32_t nd = a->h.ndim;
   if (o->h.ndim != nd + 1 || i < 0 || i >= GD_SHAPE(o)[0]) {
-    PyErr_Format(PyExc_ValueError, "%s: cannot stack an array of %d dimensions into one of %d", entry, (int)nd,
+    gd_errf(GD_E_SHAPE_ARG, "%s: cannot stack an array of %d dimensions into one of %d", entry, (int)nd,
                  (int)o->h.ndim);
     return NULL;
   }
@@ -78,7 +78,7 @@ PyObject *gd_mod_stack_into(PyObject *m, PyObject *args) {
   const int64_t *dshape = GD_SHAPE(o) + 1, *dstr = GD_STRIDES(o) + 1;
   for (int32_t k = 0; k < nd; k++) {
     if (dshape[k] != GD_SHAPE(a)[k]) {
-      PyErr_Format(PyExc_ValueError, "%s: all arrays of a stacked list must have the same shape; pass arrays of one shape",
+      gd_errf(GD_E_SHAPE_ARG, "%s: all arrays of a stacked list must have the same shape; pass arrays of one shape",
                    entry);
       return NULL;
     }
@@ -179,7 +179,7 @@ static int gd_leaf_kind(gd_nest *c, PyObject *v) {
 }
 
 static int gd_ragged(void) {
-  PyErr_SetString(PyExc_ValueError,
+  gd_errf(GD_E_SHAPE_ARG,
                   "asarray(): inhomogeneous nested sequence (ragged or mixed with scalars); give every "
                   "sub-sequence of one level the same length");
   return -1;
@@ -295,7 +295,7 @@ PyObject *gd_mod_from_nested(PyObject *m, PyObject *args) {
     if (s < 0) goto fail_x;
     if (!s) break;
     if (c.nd == GD_MAX_NDIM) {
-      PyErr_Format(PyExc_ValueError, "asarray(): more than %d dimensions", GD_MAX_NDIM);
+      gd_errf(GD_E_SHAPE_ARG, "asarray(): more than %d dimensions", GD_MAX_NDIM);
       goto fail_x;
     }
     Py_ssize_t n = PyObject_Size(x);

@@ -1,7 +1,12 @@
 //go:build pyext
 
-/* errors.c: the one mapping from core.Class (bridge.h GD_ERR_*) to Python
- * exceptions. Keep in sync with core/errors.go. */
+/* errors.c: the one mapping from core.Class (bridge.h GD_ERR_*, checked
+ * against core/errors.go at build time) to Python exceptions, and the one
+ * place the skin raises what it checks itself: by core's sentinel number
+ * (errors_gen.h), so that the class is core's. */
+#include <stdarg.h>
+
+#define GD_SENTINEL_CLASSES
 #include "skin.h"
 #include "fork.h"
 
@@ -26,6 +31,20 @@ static PyObject *gd_exc_of(int cls) {
 PyObject *gd_raise(int cls, const char *msg) {
   if (cls == GD_ERR_MEMORY && (msg == NULL || msg[0] == '\0')) return PyErr_NoMemory();
   PyErr_SetString(gd_exc_of(cls), (msg != NULL && msg[0] != '\0') ? msg : "godlpack: unknown error");
+  return NULL;
+}
+
+int gd_class_for(int sentinel) {
+  return sentinel >= 0 && sentinel < GD_EX_COUNT ? gd_sentinel_class[sentinel] : GD_ERR_RUNTIME;
+}
+
+PyObject *gd_exc_for(int sentinel) { return gd_exc_of(gd_class_for(sentinel)); }
+
+PyObject *gd_errf(int sentinel, const char *fmt, ...) {
+  va_list va;
+  va_start(va, fmt);
+  PyErr_FormatV(gd_exc_for(sentinel), fmt, va);
+  va_end(va);
   return NULL;
 }
 

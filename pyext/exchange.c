@@ -73,7 +73,7 @@ static int gd_api_from_py(void *py_object, DLManagedTensorVersioned **out) {
  * exactly once, also on failure) and returns a new godlpack.Array. */
 static int gd_api_to_py(DLManagedTensorVersioned *tensor, void **out_py_object) {
   if (tensor == NULL || out_py_object == NULL || gd_api_state == NULL) {
-    PyErr_SetString(PyExc_ValueError, "managed_tensor_to_py_object_no_sync(): NULL argument");
+    gd_errf(GD_E_ARGUMENT, "managed_tensor_to_py_object_no_sync(): NULL argument");
     return -1;
   }
   gd_import_req req;

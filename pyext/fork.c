@@ -35,7 +35,7 @@ int gd_go_refused(char *msg, const char *entry) {
            "Use multiprocessing.get_context(\"forkserver\") or \"spawn\" (torch DataLoader: "
            "multiprocessing_context=\"forkserver\")",
            entry);
-  return GD_ERR_RUNTIME;
+  return gd_class_for(GD_E_FORK_CHILD);
 }
 
 PyObject *gd_mod_in_fork_child(PyObject *m, PyObject *unused) { return PyBool_FromLong(gd_in_fork_child); }

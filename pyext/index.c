@@ -61,7 +61,7 @@ static int gd_parse_index_item(PyObject *it, gd_index_op *op) {
     return 0;
   }
   if (PyBool_Check(it)) {
-    PyErr_SetString(PyExc_IndexError,
+    gd_errf(GD_E_INDEX,
                     "godlpack.Array: boolean indices are not supported (basic indexing only); "
                     "use ints, slices, Ellipsis or None");
     return -1;
@@ -69,7 +69,7 @@ static int gd_parse_index_item(PyObject *it, gd_index_op *op) {
   PyObject *idx = PyNumber_Index(it);
   if (idx == NULL) {
     PyErr_Clear();
-    PyErr_Format(PyExc_IndexError,
+    gd_errf(GD_E_INDEX,
                  "godlpack.Array: only integers, slices (':'), Ellipsis ('...') and None are valid "
                  "indices, got %R",
                  it);
@@ -80,7 +80,7 @@ static int gd_parse_index_item(PyObject *it, gd_index_op *op) {
   Py_DECREF(idx);
   if (v == -1 && PyErr_Occurred()) return -1;
   if (of != 0) {
-    PyErr_Format(PyExc_IndexError, "godlpack.Array: index %R is out of range", it);
+    gd_errf(GD_E_INDEX, "godlpack.Array: index %R is out of range", it);
     return -1;
   }
   op->kind = GD_IDX_INT;
@@ -92,7 +92,7 @@ static Py_ssize_t gd_parse_index(PyObject *key, gd_index_op *ops) {
   if (!PyTuple_Check(key)) return gd_parse_index_item(key, &ops[0]) < 0 ? -1 : 1;
   Py_ssize_t n = PyTuple_Size(key);
   if (n > GD_MAX_INDEX_OPS) {
-    PyErr_SetString(PyExc_IndexError, "godlpack.Array: too many indices");
+    gd_errf(GD_E_INDEX, "godlpack.Array: too many indices");
     return -1;
   }
   for (Py_ssize_t i = 0; i < n; i++)
@@ -151,14 +151,14 @@ static PyObject *gd_index_view(PyObject *self, const gd_index_op *ops, Py_ssize_
 
 int gd_check_writable(const gd_array *a, const char *entry) {
   if (a->h.flags & GD_FLAG_READONLY) {
-    PyErr_Format(PyExc_ValueError,
+    gd_errf(GD_E_READ_ONLY,
                  "%s: the array is read-only (imported with the DLPack READ_ONLY flag or from a "
                  "read-only buffer); write to a.copy() instead",
                  entry);
     return -1;
   }
   if (!gd_host(&a->h)) {
-    PyErr_Format(PyExc_BufferError, "%s: the array's memory is not accessible from the CPU; copy it first with "
+    gd_errf(GD_E_DEVICE, "%s: the array's memory is not accessible from the CPU; copy it first with "
                  "a.to_device(\"cpu\")", entry);
     return -1;
   }

@@ -33,7 +33,7 @@ static PyObject *gd_tolist_rec(const gd_array *a, int32_t axis, int64_t off) {
 PyObject *gd_array_tolist(PyObject *self, PyObject *unused) {
   gd_array *a = (gd_array *)self;
   if (!gd_host(&a->h)) {
-    PyErr_SetString(PyExc_BufferError, "tolist(): the array's memory is not accessible from the CPU; copy it first with a.to_device(\"cpu\")");
+    gd_errf(GD_E_DEVICE, "tolist(): the array's memory is not accessible from the CPU; copy it first with a.to_device(\"cpu\")");
     return NULL;
   }
   if (gd_itemsize(a->h.dtype) == 0) {
@@ -95,7 +95,7 @@ static Py_ssize_t gd_int_args(PyObject *args, int64_t *out, Py_ssize_t cap, cons
   n = PyTuple_Size(fast);
   if (n > cap) {
     Py_DECREF(fast);
-    PyErr_Format(PyExc_ValueError, "%s: at most %d dimensions", entry, (int)cap);
+    gd_errf(GD_E_SHAPE_ARG, "%s: at most %d dimensions", entry, (int)cap);
     return -1;
   }
   for (Py_ssize_t i = 0; i < n; i++) {

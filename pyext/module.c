@@ -59,7 +59,7 @@ static PyObject *gd_mod_asarray_dlpack(PyObject *m, PyObject *args) {
 static int gd_dim_too_big(PyObject *d, const char *entry) {
   if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
   PyErr_Clear();
-  PyErr_Format(PyExc_ValueError, "%s: dimension %R does not fit a 64-bit integer; use a smaller shape", entry, d);
+  gd_errf(GD_E_SHAPE_ARG, "%s: dimension %R does not fit a 64-bit integer; use a smaller shape", entry, d);
   return -1;
 }
 
@@ -78,7 +78,7 @@ static int gd_shape_arg(PyObject *shape, int64_t *out, int32_t *ndim, const char
     Py_ssize_t n = PyTuple_Size(t);
     if (n > GD_MAX_NDIM) {
       Py_DECREF(t);
-      PyErr_Format(PyExc_ValueError, "%s: at most %d dimensions, got %zd", entry, GD_MAX_NDIM, n);
+      gd_errf(GD_E_SHAPE_ARG, "%s: at most %d dimensions, got %zd", entry, GD_MAX_NDIM, n);
       return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -103,7 +103,7 @@ static int gd_shape_arg(PyObject *shape, int64_t *out, int32_t *ndim, const char
   }
   for (int32_t i = 0; i < *ndim; i++) {
     if (out[i] < 0) {
-      PyErr_Format(PyExc_ValueError, "%s: negative dimensions are not allowed", entry);
+      gd_errf(GD_E_SHAPE_ARG, "%s: negative dimensions are not allowed", entry);
       return -1;
     }
   }
@@ -210,7 +210,7 @@ static PyObject *gd_mod_from_flat(PyObject *m, PyObject *args) {
   int64_t n = gd_size_of(nd, dims);
   if (PyTuple_Size(seq) != n) {
     Py_DECREF(seq);
-    PyErr_SetString(PyExc_ValueError, "asarray(): inhomogeneous nested sequence");
+    gd_errf(GD_E_SHAPE_ARG, "asarray(): inhomogeneous nested sequence");
     return NULL;
   }
   gd_array *a;
@@ -368,7 +368,7 @@ PyObject *gd_from_buffer(gd_state *st, PyObject *obj) {
   DLDataType dt;
   int64_t shape[GD_MAX_NDIM], strides[GD_MAX_NDIM];
   if (gd_dtype_from_format(v->format, v->itemsize, &dt) < 0) {
-    PyErr_Format(PyExc_BufferError,
+    gd_errf(GD_E_BUFFER_REQUEST,
                  "asarray(): buffer format '%s' (itemsize %zd) is not supported; use a native-endian "
                  "bool, integer, float or complex buffer",
                  v->format ? v->format : "B", v->itemsize);
@@ -380,7 +380,7 @@ PyObject *gd_from_buffer(gd_state *st, PyObject *obj) {
     why = "asarray(): too many dimensions in the buffer";
   }
   if (why) {
-    PyErr_SetString(PyExc_BufferError, why);
+    gd_errf(GD_E_BUFFER_REQUEST, "%s", why);
     goto fail;
   }
   /* The buffer is described as a DLPack tensor on the CPU and validated like
@@ -399,7 +399,7 @@ PyObject *gd_from_buffer(gd_state *st, PyObject *obj) {
       bshape[i] = v->shape[i];
       if (v->strides == NULL) continue;
       if (v->strides[i] % v->itemsize != 0) {
-        PyErr_Format(PyExc_BufferError,
+        gd_errf(GD_E_BUFFER_REQUEST,
                      "asarray(): byte stride %zd is not a multiple of the itemsize %zd; godlpack "
                      "strides are in elements: pass copy=True or make the buffer contiguous",
                      v->strides[i], v->itemsize);

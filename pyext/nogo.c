@@ -32,7 +32,7 @@ int gd_nogo_alloc(DLDataType dt, int32_t nd, const int64_t *shape, const void *e
     if (n < 0) break;
   }
   if (n < 0 || __builtin_mul_overflow(n, is, &nbytes)) {
-    PyErr_Format(PyExc_ValueError, "%s: the shape spans more than 2**63 bytes; use a smaller shape", entry);
+    gd_errf(GD_E_SHAPE_ARG, "%s: the shape spans more than 2**63 bytes; use a smaller shape", entry);
     return -1;
   }
   char *p = (char *)gd_cpu_alloc((size_t)nbytes, GD_ALIGNMENT);

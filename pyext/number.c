@@ -17,7 +17,7 @@ static PyObject *gd_only_element(PyObject *self, const char *entry, int truth) {
   int64_t n = gd_size_of(a->h.ndim, GD_SHAPE(a));
   if (n != 1) {
     if (truth) {
-      PyErr_SetString(PyExc_ValueError,
+      gd_errf(GD_E_AMBIGUOUS,
                       n == 0 ? "bool(): the truth value of an empty array is ambiguous; use a.size > 0"
                              : "bool(): the truth value of an array with more than one element is ambiguous; "
                                "use np.from_dlpack(a).any() or .all()");
@@ -29,7 +29,7 @@ static PyObject *gd_only_element(PyObject *self, const char *entry, int truth) {
   }
   if (!gd_host(&a->h)) {
     PyObject *dev = gd_get_device(self, NULL);
-    PyErr_Format(PyExc_BufferError, "%s: the array is on %S, which the CPU cannot read; copy it with "
+    gd_errf(GD_E_DEVICE, "%s: the array is on %S, which the CPU cannot read; copy it with "
                  "a.to_device(\"cpu\") first", entry, dev);
     Py_XDECREF(dev);
     return NULL;

@@ -27,7 +27,7 @@ PyObject *gd_mod_bytes_view(PyObject *m, PyObject *args) {
   gd_array *a = (gd_array *)obj;
   if (!gd_host(&a->h)) {
     PyObject *dev = gd_get_device(obj, NULL);
-    PyErr_Format(PyExc_BufferError,
+    gd_errf(GD_E_DEVICE,
                  "%s: the array is on %S, whose memory the CPU cannot read; copy it to the CPU first with "
                  "a.to_device(\"cpu\")",
                  entry, dev ? dev : Py_None);
@@ -83,7 +83,7 @@ PyObject *gd_mod_reinterpret(PyObject *m, PyObject *args) {
   gd_array *u = (gd_array *)obj;
   if (u->h.dtype.code != kDLUInt || u->h.dtype.bits != 8 || u->h.dtype.lanes != 1 || u->h.ndim != 1 ||
       !(u->h.flags & GD_FLAG_C_CONTIG) || !gd_host(&u->h)) {
-    PyErr_Format(PyExc_ValueError, "%s: the data must be a 1-d contiguous uint8 array in CPU memory; pass the "
+    gd_errf(GD_E_PICKLE, "%s: the data must be a 1-d contiguous uint8 array in CPU memory; pass the "
                  "buffers pickle.dumps() handed out", entry);
     return NULL;
   }
@@ -91,12 +91,12 @@ PyObject *gd_mod_reinterpret(PyObject *m, PyObject *args) {
   int64_t is = gd_itemsize(dt);
   if (padded && (int64_t)dt.bits * dt.lanes < 8) is = 1;
   if (is == 0) {
-    PyErr_Format(PyExc_ValueError, "%s: packed sub-byte dtypes cannot be unpickled; pickle them padded", entry);
+    gd_errf(GD_E_PICKLE, "%s: packed sub-byte dtypes cannot be unpickled; pickle them padded", entry);
     return NULL;
   }
   Py_ssize_t nd = PyTuple_Size(shape_obj);
   if (nd > GD_MAX_NDIM) {
-    PyErr_Format(PyExc_ValueError, "%s: more than %d dimensions", entry, GD_MAX_NDIM);
+    gd_errf(GD_E_PICKLE, "%s: more than %d dimensions", entry, GD_MAX_NDIM);
     return NULL;
   }
   int64_t shape[GD_MAX_NDIM], strides[GD_MAX_NDIM], n = 1;
@@ -105,7 +105,7 @@ PyObject *gd_mod_reinterpret(PyObject *m, PyObject *args) {
     long long d = PyLong_AsLongLong(PyTuple_GetItem(shape_obj, i));
     if (d == -1 && PyErr_Occurred()) return NULL;
     if (d < 0) {
-      PyErr_Format(PyExc_ValueError, "%s: negative dimension %lld in the shape", entry, d);
+      gd_errf(GD_E_PICKLE, "%s: negative dimension %lld in the shape", entry, d);
       return NULL;
     }
     shape[i] = d;
@@ -113,12 +113,12 @@ PyObject *gd_mod_reinterpret(PyObject *m, PyObject *args) {
   }
   int64_t nbytes = 0;
   if (overflow || __builtin_mul_overflow(n, is, &nbytes)) {
-    PyErr_Format(PyExc_ValueError, "%s: the pickled shape spans more than 2**63 bytes; pass what pickle.dumps() "
+    gd_errf(GD_E_PICKLE, "%s: the pickled shape spans more than 2**63 bytes; pass what pickle.dumps() "
                  "made", entry);
     return NULL;
   }
   if (nbytes != GD_SHAPE(u)[0]) {
-    PyErr_Format(PyExc_ValueError, "%s: the data holds %lld bytes, but the pickled shape needs %lld; pass the "
+    gd_errf(GD_E_PICKLE, "%s: the data holds %lld bytes, but the pickled shape needs %lld; pass the "
                  "buffers pickle.dumps() handed out, in order", entry, (long long)GD_SHAPE(u)[0], (long long)nbytes);
     return NULL;
   }
@@ -166,7 +166,7 @@ PyObject *gd_mod_retype(PyObject *m, PyObject *args) {
   DLDataType dt = gd_dtype_from_key(key);
   int64_t is = gd_array_itemsize(&a->h);
   if (is == 0 || gd_itemsize(dt) != is) {
-    PyErr_Format(PyExc_ValueError, "%s: only an array of a whole-byte dtype can be viewed with a dtype of the "
+    gd_errf(GD_E_ARGUMENT, "%s: only an array of a whole-byte dtype can be viewed with a dtype of the "
                  "same size", entry);
     return NULL;
   }

@@ -62,7 +62,7 @@ static int gd_parse_max_version(PyObject *v, gd_export_req *req) {
   if (v == Py_None) return 0;
   if (!PyTuple_Check(v) || PyTuple_Size(v) != 2 || !PyLong_Check(PyTuple_GetItem(v, 0)) ||
       !PyLong_Check(PyTuple_GetItem(v, 1))) {
-    PyErr_Format(PyExc_TypeError,
+    gd_errf(GD_E_MAX_VERSION,
                  "__dlpack__(): max_version must be None or a 2-tuple of ints, got %R; "
                  "pass e.g. max_version=(1, 3)",
                  v);
@@ -91,7 +91,7 @@ int gd_parse_copy(PyObject *copy, int32_t *mode, const char *entry) {
   } else if (copy == Py_False) {
     *mode = GD_COPY_NEVER;
   } else {
-    PyErr_Format(PyExc_ValueError, "%s: copy must be None, True or False, got %R", entry, copy);
+    gd_errf(GD_E_COPY_ARG, "%s: copy must be None, True or False, got %R", entry, copy);
     return -1;
   }
   return 0;
@@ -122,7 +122,7 @@ PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t narg
       if (v != Py_None) {
         if (!PyTuple_Check(v) || PyTuple_Size(v) != 2 || !PyLong_Check(PyTuple_GetItem(v, 0)) ||
             !PyLong_Check(PyTuple_GetItem(v, 1))) {
-          PyErr_Format(PyExc_TypeError,
+          gd_errf(GD_E_DL_DEVICE_ARG,
                        "__dlpack__(): dl_device must be None or a 2-tuple (device_type, device_id) "
                        "of ints, got %R; pass e.g. dl_device=(1, 0)",
                        v);
@@ -133,7 +133,7 @@ PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t narg
         long d = PyLong_AsLongAndOverflow(PyTuple_GetItem(v, 1), &ovd);
         if (PyErr_Occurred()) return NULL;
         if (ovt || ovd || t < INT32_MIN || t > INT32_MAX || d < INT32_MIN || d > INT32_MAX) {
-          PyErr_Format(PyExc_BufferError, "__dlpack__(): unsupported dl_device %R; pass dl_device=None", v);
+          gd_errf(GD_E_DEVICE, "__dlpack__(): unsupported dl_device %R; pass dl_device=None", v);
           return NULL;
         }
         req.has_dl_device = 1;
@@ -151,7 +151,7 @@ PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t narg
         long long s = PyLong_AsLongLongAndOverflow(v, &of);
         if (s == -1 && PyErr_Occurred()) return NULL;
         if (of != 0) {
-          PyErr_Format(PyExc_BufferError, "__dlpack__(): stream %R is out of range; pass stream=None", v);
+          gd_errf(GD_E_STREAM, "__dlpack__(): stream %R is out of range; pass stream=None", v);
           return NULL;
         }
         req.has_stream = 1;

@@ -95,7 +95,7 @@ static int gd_red_axis(PyObject *axis, gd_reduce_req *req, const char *entry) {
   if (PyTuple_Check(axis)) {
     Py_ssize_t n = PyTuple_Size(axis);
     if (n > GD_MAX_NDIM) {
-      PyErr_Format(PyExc_ValueError, "%s: %zd axes given, arrays have at most %d; pass each axis once", entry, n,
+      gd_errf(GD_E_AXIS, "%s: %zd axes given, arrays have at most %d; pass each axis once", entry, n,
                    GD_MAX_NDIM);
       return -1;
     }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "bridge.h"
+#include "errors_gen.h"
 #include "godlpack.h"
 
 /* The Array object. shape and strides (in elements) follow the fixed part as
@@ -109,6 +110,11 @@ gd_state *gd_state_of_module(PyObject *m);
 
 /* errors.c */
 PyObject *gd_raise(int cls, const char *msg);
+/* Raises what the skin checked itself as core's sentinel (GD_E_* / GD_X_* of
+ * errors_gen.h) decides: its class, PyErr_Format's fmt. Returns NULL. */
+PyObject *gd_errf(int sentinel, const char *fmt, ...);
+int gd_class_for(int sentinel);         /* its GD_ERR_* class */
+PyObject *gd_exc_for(int sentinel);     /* its exception type (borrowed) */
 int gd_err_from(int cls, const char *msg); /* raises, returns -1 */
 
 /* array.c */

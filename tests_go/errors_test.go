@@ -49,6 +49,13 @@ var sentinelClasses = map[string]struct {
 	"ErrInternal":       {core.ErrInternal, core.ClassRuntime},
 	"ErrConsumed":       {core.ErrConsumed, core.ClassBuffer},
 	"ErrByteOffset":     {core.ErrByteOffset, core.ClassBuffer},
+	"ErrCapsule":        {core.ErrCapsule, core.ClassBuffer},
+	"ErrProducer":       {core.ErrProducer, core.ClassBuffer},
+	"ErrBufferRequest":  {core.ErrBufferRequest, core.ClassBuffer},
+	"ErrShapeArg":       {core.ErrShapeArg, core.ClassValue},
+	"ErrAmbiguous":      {core.ErrAmbiguous, core.ClassValue},
+	"ErrPickle":         {core.ErrPickle, core.ClassValue},
+	"ErrArgument":       {core.ErrArgument, core.ClassValue},
 }
 
 // declaredSentinels returns the names of the package-level variables of

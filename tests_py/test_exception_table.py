@@ -190,3 +190,55 @@ def test_table_case_raises_its_class_with_the_entry_point(cls, item, entry, call
         call()
     assert type(e.value).__name__ == cls
     assert str(e.value).startswith(entry + ": "), str(e.value)
+
+
+# The skin decides no class: outside errors.c (the translation), no C file of
+# pyext names BufferError, ValueError or IndexError; what the skin checks itself
+# is raised by core's sentinel number (gd_errf, docs/exceptions.md "One table").
+_PYEXT = os.path.join(os.path.dirname(TABLE), "..", "pyext")
+_DECIDED = re.compile(r"PyExc_(BufferError|ValueError|IndexError)\b")
+
+
+def test_pyext_raises_no_class_of_its_own():
+    found = []
+    for name in sorted(os.listdir(_PYEXT)):
+        if not name.endswith((".c", ".h")) or name == "errors.c":
+            continue
+        with open(os.path.join(_PYEXT, name), encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if _DECIDED.search(line) and "ExceptionMatches" not in line:
+                    found.append(f"pyext/{name}:{n}: {line.strip()}")
+    assert not found, "raise these with gd_errf(GD_E_...) instead:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("sentinel,cls", [
+    ("ErrConsumed", BufferError), ("ErrCapsule", BufferError), ("ErrShapeArg", ValueError),
+    ("ErrMaxVersion", TypeError), ("ErrDLDeviceArg", TypeError), ("ErrBufferRequest", BufferError),
+])
+def test_the_table_names_the_class_the_skin_raises(sentinel, cls):
+    with open(TABLE, encoding="utf-8") as f:
+        row = next(line for line in f if line.startswith(f"| `{sentinel}` |"))
+    assert f"`{cls.__name__}`" in row
+    cases = {
+        "ErrConsumed": lambda: gd.from_dlpack(_used_capsule()),
+        "ErrCapsule": lambda: gd.from_dlpack(_other_capsule()),
+        "ErrShapeArg": lambda: gd.zeros((-1,)),
+        "ErrMaxVersion": lambda: gd.arange(2).__dlpack__(max_version=1),
+        "ErrDLDeviceArg": lambda: gd.arange(2).__dlpack__(dl_device=1),
+        "ErrBufferRequest": lambda: memoryview(gd.zeros(3, dtype="bfloat16")),
+    }
+    with pytest.raises(cls):
+        cases[sentinel]()
+
+
+def _used_capsule():
+    cap = gd.arange(2).__dlpack__(max_version=(1, 3))
+    gd.from_dlpack(cap)
+    return cap
+
+
+def _other_capsule():
+    PyCapsule_New = ctypes.pythonapi.PyCapsule_New
+    PyCapsule_New.restype = ctypes.py_object
+    PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    return PyCapsule_New(ctypes.c_void_p(8), b"not_a_tensor", None)

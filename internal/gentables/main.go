@@ -1,28 +1,43 @@
-// Command gentables writes python/godlpack/_tables.py from the tables of
-// package core (see package pytables). Run it from the repository root:
+// Command gentables writes the files generated from the tables of package
+// core: python/godlpack/_tables.py (package pytables), pyext/errors_gen.h
+// and the sentinel table of docs/exceptions.md (package errtables). Run it
+// from the repository root:
 //
 //	go run ./internal/gentables
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 
+	"github.com/godlpack/godlpack/internal/gentables/errtables"
 	"github.com/godlpack/godlpack/internal/gentables/pytables"
 )
 
 func main() {
-	out := flag.String("o", pytables.Path, "file to write (- for standard output)")
-	flag.Parse()
-	src := pytables.Render()
-	if *out == "-" {
-		os.Stdout.Write(src)
-		return
+	docs, err := os.ReadFile(errtables.DocsPath)
+	if err == nil {
+		docs, err = errtables.RenderDocs(docs)
 	}
-	if err := os.WriteFile(*out, src, 0o644); err != nil {
-		fmt.Fprintf(os.Stderr, "gentables: %v; run it from the repository root\n", err)
-		os.Exit(1)
+	if err != nil {
+		fail(err)
 	}
-	fmt.Println("wrote", *out)
+	for _, f := range []struct {
+		path string
+		src  []byte
+	}{
+		{pytables.Path, pytables.Render()},
+		{errtables.HeaderPath, errtables.RenderHeader()},
+		{errtables.DocsPath, docs},
+	} {
+		if err := os.WriteFile(f.path, f.src, 0o644); err != nil {
+			fail(err)
+		}
+		fmt.Println("wrote", f.path)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintf(os.Stderr, "gentables: %v; run it from the repository root\n", err)
+	os.Exit(1)
 }
