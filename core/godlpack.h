@@ -242,4 +242,80 @@ int gd_fast_transpose(const gd_header *h, const int64_t *shape, const int64_t *s
 int gd_fast_reshape(const gd_header *h, const int64_t *shape, const int64_t *strides, int64_t *new_shape,
                     int32_t nn, gd_header *out, int64_t *ostrides);
 
+/* ---- the exchange model (core/exchange.c) -------------------------------
+ *
+ * from_dlpack(x) as a sequence of steps. The skin sets up a gd_import_state
+ * (the request and the facts it knows of x), then loops: gd_import_next
+ * names the next step, the skin executes it and reports what happened in the
+ * state (outcome, retry, devices), until GD_STEP_DONE. Every decision of
+ * the exchange is core's; the skin holds no policy (docs/architecture.md). */
+#define GD_STEP_DONE 0   /* the result (an array or a raised exception) stands */
+#define GD_STEP_TAKE 1   /* import x itself, a raw capsule, with step.req */
+#define GD_STEP_TORCH 2  /* check torch's refusals (gd_torch_facts) */
+#define GD_STEP_API 3    /* take x through its C exchange API with step.req */
+#define GD_STEP_DEVICE 4 /* ask x.__dlpack_device__() into state.pdev */
+#define GD_STEP_ASK 5    /* call x.__dlpack__ with step.kw_*, import the capsule with step.req */
+#define GD_STEP_RAISE 6  /* raise the producer's TypeError kept from the last call */
+
+/* gd_import_state.outcome: what the last GD_STEP_API / GD_STEP_ASK / GD_STEP_TAKE did */
+#define GD_OUT_DONE 0       /* an array, or an exception that stands */
+#define GD_OUT_DECLINED 1   /* the exchange API declined the object */
+#define GD_OUT_TYPE_ERROR 2 /* __dlpack__ raised TypeError (kept by the skin) */
+#define GD_OUT_RETRY 3      /* core asked for the tensor again: state.retry, state.rdev */
+
+typedef struct gd_import_state {
+  /* the request */
+  int32_t copy; /* GD_COPY_* */
+  int32_t has_device;
+  DLDevice device;
+  /* what the skin knows of x */
+  int32_t raw_capsule; /* x is a capsule */
+  int32_t own;         /* x is a godlpack.Array */
+  int32_t torch;       /* x is a torch.Tensor (gd_torch_facts) */
+  int32_t has_api;     /* x's type has a C exchange API we speak */
+  int32_t kw;          /* x's type: 1 took our keywords, -1 refused them, 0 not known (C1) */
+  int32_t stream_dev;  /* x's type was asked again with a stream on this device type (C8), or 0 */
+  uint64_t host_copy_types; /* bit t: producers on device type t are asked for a host copy (gd_devices) */
+  /* what happened */
+  int32_t phase;   /* core's progress; 0 before the first step */
+  DLDevice pdev;   /* after GD_STEP_DEVICE: x.__dlpack_device__(), type 0 when it has none */
+  int32_t pdev_known;
+  int32_t outcome; /* GD_OUT_* */
+  int32_t retry;   /* with GD_OUT_RETRY: GD_RETRY_* */
+  DLDevice rdev;   /* with GD_OUT_RETRY: the tensor's device */
+  int32_t asked_kw; /* core's: the last __dlpack__ call carried keywords */
+} gd_import_state;
+
+typedef struct gd_import_step {
+  int32_t kind; /* GD_STEP_* */
+  /* GD_STEP_ASK: the keywords of the call; max_version is always (1, 3) */
+  int32_t kw_max_version, kw_dl_device, kw_copy, kw_stream;
+  DLDevice dl_device; /* with kw_dl_device */
+  DLDevice stream_on; /* with kw_stream: godlpack's queue on this device */
+  DLDevice tensor_device; /* with host_copy: where the producer's tensor lives */
+  /* GD_STEP_ASK: the producer is asked for a host copy, and its BufferError is
+   * a refusal of that (ErrProducer, worded with the device and the way out) */
+  int32_t host_copy;
+  int32_t retried; /* a second call after a TypeError: that error is the context */
+  /* after a successful call: record for x's type (0: nothing) */
+  int32_t note_kw;
+  int32_t note_stream_dev;
+  /* GD_STEP_ASK / GD_STEP_TAKE / GD_STEP_API: the import request */
+  gd_import_req req;
+} gd_import_step;
+
+/* The next step of the import described by s (which it updates). */
+void gd_import_next(gd_import_state *s, gd_import_step *step);
+
+/* torch's refusals on import (its exchange API skips the checks of its
+ * __dlpack__): attribute or method, and the message. A fact per row, tested
+ * against the pinned torch (tests_py/test_exchange_api.py). */
+typedef struct {
+  const char *name;
+  int32_t is_method; /* call it with no arguments */
+  const char *message;
+} gd_library_fact;
+#define GD_TORCH_FACTS 3
+extern const gd_library_fact gd_torch_facts[GD_TORCH_FACTS];
+
 #endif /* GODLPACK_GODLPACK_H_ */

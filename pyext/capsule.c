@@ -181,30 +181,30 @@ static void gd_api_note_kw(gd_state *st, PyTypeObject *tp, int kw) {
   if (e != NULL) e->kw = kw;
 }
 
-/* Calls x.__dlpack__ with our keywords; falls back to no keywords for old
- * producers. Sets *negotiated. Returns a new reference or NULL. One
- * gd_call_method (on 3.12+ no bound method, no kwargs dict); the common
- * call, max_version only, uses a prebuilt kwnames tuple.
- * entry: the user's entry point, to word a producer's failure
- * (gd_wrap_producer_error), or NULL to leave it as raised. */
-static PyObject *gd_request_capsule(gd_state *st, PyObject *x, const gd_import_req *req,
-                                    PyObject *copy_obj, int *negotiated, const char *entry, PyObject *stream) {
+/* x.__dlpack__ with the keywords step names (max_version is always ours).
+ * One gd_call_method (on 3.12+ no bound method, no kwargs dict); the common
+ * call, max_version only, uses a prebuilt kwnames tuple. Returns a new
+ * reference, or NULL with the producer's exception; *missing when x has no
+ * __dlpack__ at all (a TypeError is then raised). */
+static PyObject *gd_call_dlpack(gd_state *st, PyObject *x, const gd_import_step *step, PyObject *copy_obj,
+                                PyObject *stream, int *missing) {
   PyObject *args[5] = {x, st->max_version, NULL, NULL, NULL};
-  PyObject *kwnames = st->kw_max_version, *dev = NULL;
+  PyObject *kwnames = step->kw_max_version ? st->kw_max_version : NULL, *dev = NULL;
   Py_ssize_t nkw = 1;
-  if (req->has_device || req->copy != GD_COPY_IF_NEEDED || stream != NULL) {
+  *missing = 0;
+  if (step->kw_dl_device || step->kw_copy || step->kw_stream) {
     PyObject *names[4] = {st->s_max_version, NULL, NULL, NULL};
-    if (req->has_device) {
-      dev = Py_BuildValue("(ii)", (int)req->dev_type, (int)req->dev_id);
+    if (step->kw_dl_device) {
+      dev = Py_BuildValue("(ii)", (int)step->dl_device.device_type, (int)step->dl_device.device_id);
       if (dev == NULL) return NULL;
       names[nkw] = st->s_dl_device;
       args[1 + nkw++] = dev;
     }
-    if (req->copy != GD_COPY_IF_NEEDED) {
+    if (step->kw_copy) {
       names[nkw] = st->s_copy;
       args[1 + nkw++] = copy_obj;
     }
-    if (stream != NULL) {
+    if (step->kw_stream) {
       names[nkw] = st->s_stream;
       args[1 + nkw++] = stream;
     }
@@ -218,59 +218,21 @@ static PyObject *gd_request_capsule(gd_state *st, PyObject *x, const gd_import_r
       PyTuple_SetItem(kwnames, i, names[i]);
     }
   }
-  int kw = gd_api_kw(st, Py_TYPE(x));
-  PyObject *cap = gd_call_method(st->s_dlpack, args, 1 | GD_VECTORCALL_ARGUMENTS_OFFSET, kw < 0 ? NULL : kwnames);
-  if (kwnames != st->kw_max_version) Py_DECREF(kwnames);
-  if (kw < 0) {
-    *negotiated = 0; /* C1: this type refuses our keywords: they are not sent */
-    Py_XDECREF(dev);
-    goto asked;
-  }
+  PyObject *cap = gd_call_method(st->s_dlpack, args, 1 | GD_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
+  if (kwnames != NULL && kwnames != st->kw_max_version) Py_DECREF(kwnames);
   Py_XDECREF(dev);
-  *negotiated = 1;
-  if (cap != NULL) {
-    if (kw == 0) gd_api_note_kw(st, Py_TYPE(x), 1);
-  } else if (kw == 0 && PyErr_ExceptionMatches(PyExc_TypeError)) {
-    /* C1: a type not yet seen taking our keywords may be an old producer
-     * (__dlpack__(self, stream=None), pybind11's "incompatible function
-     * arguments"): ask once more without them, as numpy does, whatever the
-     * message says. A type that once took them raises for real. */
-    PyObject *t1, *v1, *tb1;
-    PyErr_Fetch(&t1, &v1, &tb1);
-    PyErr_NormalizeException(&t1, &v1, &tb1);
-    cap = gd_call_method(st->s_dlpack, args, 1 | GD_VECTORCALL_ARGUMENTS_OFFSET, NULL);
-    *negotiated = 0;
-    if (cap != NULL) {
-      gd_api_note_kw(st, Py_TYPE(x), -1);
-      Py_XDECREF(t1);
-      Py_XDECREF(v1);
-      Py_XDECREF(tb1);
-    } else {
-      /* Both failed: the second error is raised, the first is its context. */
-      PyObject *t2, *v2, *tb2;
-      PyErr_Fetch(&t2, &v2, &tb2);
-      PyErr_NormalizeException(&t2, &v2, &tb2);
-      if (v1 != NULL && tb1 != NULL) PyException_SetTraceback(v1, tb1);
-      if (v2 != NULL && v1 != NULL) PyException_SetContext(v2, v1); /* steals v1 */
-      else Py_XDECREF(v1);
-      Py_XDECREF(t1);
-      Py_XDECREF(tb1);
-      PyErr_Restore(t2, v2, tb2);
-    }
-  }
-asked:
   if (cap == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
     /* No __dlpack__ at all (an AttributeError raised inside one propagates). */
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
-    int has = PyObject_HasAttr(x, st->s_dlpack);
-    if (has) {
+    if (PyObject_HasAttr(x, st->s_dlpack)) {
       PyErr_Restore(type, value, tb);
       return NULL;
     }
     Py_XDECREF(type);
     Py_XDECREF(value);
     Py_XDECREF(tb);
+    *missing = 1;
     PyObject *tn = PyType_GetQualName(Py_TYPE(x));
     if (tn == NULL) return NULL;
     PyErr_Format(PyExc_TypeError,
@@ -279,9 +241,7 @@ asked:
                  "godlpack.asarray() for sequences and buffer objects",
                  tn);
     Py_DECREF(tn);
-    return NULL;
   }
-  if (cap == NULL && entry != NULL) gd_wrap_producer_error(x, req, entry);
   return cap;
 }
 
@@ -392,31 +352,13 @@ static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *t
   return api;
 }
 
-/* torch's exchange API (managed_tensor_from_py_object_no_sync) skips the
- * checks of torch's __dlpack__, and its __dlpack__ exports a negative view
- * as if it were not negated: a tensor that requires grad, or has the
- * conjugate or negative bit set, is refused here on both paths (BufferError,
- * as torch's __dlpack__). Returns 1 with the exception set, 0 to go on, -1 on
- * error. */
+/* torch's refusals (core's gd_torch_facts: its exchange API skips the checks
+ * of its __dlpack__, which exports a negative view as if it were not
+ * negated). Returns 1 with the exception set, 0 to go on, -1 on error. */
 static int gd_torch_refuses(PyObject *x) {
-  static PyObject *s_requires_grad, *s_is_conj, *s_is_neg;
-  if (s_requires_grad == NULL) {
-    s_requires_grad = PyUnicode_InternFromString("requires_grad");
-    s_is_conj = PyUnicode_InternFromString("is_conj");
-    s_is_neg = PyUnicode_InternFromString("is_neg");
-    if (s_requires_grad == NULL || s_is_conj == NULL || s_is_neg == NULL) return -1;
-  }
-  static const char *const what[3] = {
-      "from_dlpack(): cannot import a torch.Tensor that requires grad; call tensor.detach() first",
-      "from_dlpack(): cannot import a torch.Tensor with the conjugate bit set; call tensor.resolve_conj() "
-      "first",
-      "from_dlpack(): cannot import a torch.Tensor with the negative bit set; call tensor.resolve_neg() "
-      "first"};
-  for (int k = 0; k < 3; k++) {
-    PyObject *args[1] = {x};
-    PyObject *r = k == 0 ? PyObject_GetAttr(x, s_requires_grad)
-                         : gd_call_method(k == 1 ? s_is_conj : s_is_neg, args, 1 | GD_VECTORCALL_ARGUMENTS_OFFSET,
-                                          NULL);
+  for (int k = 0; k < GD_TORCH_FACTS; k++) {
+    const gd_library_fact *f = &gd_torch_facts[k];
+    PyObject *r = f->is_method ? PyObject_CallMethod(x, f->name, NULL) : PyObject_GetAttrString(x, f->name);
     if (r == NULL) {
       if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
       PyErr_Clear(); /* an older torch without is_neg: nothing to check */
@@ -426,7 +368,7 @@ static int gd_torch_refuses(PyObject *x) {
     Py_DECREF(r);
     if (t < 0) return -1;
     if (t) {
-      gd_errf(GD_E_PRODUCER, "%s", what[k]);
+      gd_errf(GD_E_PRODUCER, "%s", f->message);
       return 1;
     }
   }
@@ -629,116 +571,150 @@ static PyObject *gd_consumer_stream(int32_t type, int32_t id) {
   return q;
 }
 
-/* The GD_RETRY_STREAM request: x.__dlpack__(..., stream=q) with the same
- * device and copy keywords, imported with req->stream_given. An old
- * producer that refuses the keywords is imported as it answers, unsynced. */
-static PyObject *gd_import_with_stream(gd_state *st, PyObject *x, gd_import_req *req, PyObject *copy,
-                                       int entry_asarray, int *retry_dev, int *retry_id, gd_import_into *into) {
-  const char *entry = entry_asarray ? "asarray()" : "from_dlpack()";
-  PyObject *q = gd_consumer_stream(*retry_dev, *retry_id);
-  if (q == NULL) return NULL;
-  req->retry = GD_RETRY_NONE;
-  req->may_ask_stream = 0;
-  int negotiated = 0;
-  PyObject *cap = gd_request_capsule(st, x, req, copy, &negotiated, entry, q);
-  Py_DECREF(q);
-  if (cap == NULL) return NULL;
-  req->negotiated = negotiated;
-  req->stream_given = negotiated;
-  req->may_ask_host_copy = negotiated && !req->has_device;
-  return gd_import_capsule(st, cap, req, entry_asarray, retry_dev, retry_id, into);
+/* The producer's TypeError kept between two calls (C1). */
+typedef struct {
+  PyObject *type, *value, *tb;
+} gd_kept;
+
+static void gd_kept_drop(gd_kept *k) {
+  Py_CLEAR(k->type);
+  Py_CLEAR(k->value);
+  Py_CLEAR(k->tb);
 }
 
+/* The model's starting state: the arguments parsed, the facts of x. 0, or
+ * -1 with an exception. */
+static int gd_import_setup(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray,
+                           gd_import_state *s, const DLPackExchangeAPI **api) {
+  const char *entry = entry_asarray ? "asarray()" : "from_dlpack()";
+  memset(s, 0, sizeof(*s));
+  *api = NULL;
+  if (gd_parse_copy(copy, &s->copy, entry) < 0) return -1;
+  if (device != NULL && device != Py_None) {
+    int32_t dt, di;
+    if (gd_parse_device_pair(st, device, &dt, &di, entry, "device") < 0) return -1;
+    s->device.device_type = (DLDeviceType)dt;
+    s->device.device_id = di;
+    s->has_device = 1;
+    char msg[GD_MSG_CAP];
+    msg[0] = '\0';
+    int cls = gd_go_check_import_device(dt, di, msg);
+    if (cls != GD_OK) {
+      gd_raise_import(cls, msg, entry_asarray);
+      return -1;
+    }
+  }
+  s->raw_capsule = PyCapsule_CheckExact(x);
+  if (!s->raw_capsule) {
+    *api = gd_exchange_api_of(st, Py_TYPE(x), &s->torch, NULL, &s->stream_dev);
+    s->has_api = *api != NULL;
+    s->kw = gd_api_kw(st, Py_TYPE(x));
+    s->own = gd_array_check(st, x);
+  }
+  s->host_copy_types = st->host_copy_types;
+  return 0;
+}
+
+/* A __dlpack__ call of step failed: a TypeError is kept for the model (1);
+ * anything else is worded for the user and stands (0). A second call's
+ * error gets the kept first one as its context. */
+static int gd_call_failed(PyObject *x, const gd_import_step *step, PyObject *copy, const char *entry,
+                          gd_kept *kept) {
+  if (step->retried && kept->value != NULL) {
+    PyObject *t2, *v2, *tb2;
+    PyErr_Fetch(&t2, &v2, &tb2);
+    PyErr_NormalizeException(&t2, &v2, &tb2);
+    if (kept->tb != NULL) PyException_SetTraceback(kept->value, kept->tb);
+    if (v2 != NULL) PyException_SetContext(v2, Py_NewRef(kept->value));
+    PyErr_Restore(t2, v2, tb2);
+  }
+  gd_kept_drop(kept);
+  if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Fetch(&kept->type, &kept->value, &kept->tb);
+    PyErr_NormalizeException(&kept->type, &kept->value, &kept->tb);
+    return 1;
+  }
+  if (step->host_copy && PyErr_ExceptionMatches(PyExc_BufferError))
+    gd_raise_host_refused(x, step->tensor_device.device_type, copy, entry);
+  else if (!step->host_copy)
+    gd_wrap_producer_error(x, &step->req, entry);
+  return 0;
+}
+
+/* Runs the import core's exchange model (core/exchange.c) decides, step by
+ * step: this loop executes and reports, it decides nothing. */
 static PyObject *gd_from_dlpack_into(gd_state *st, PyObject *x, PyObject *device, PyObject *copy,
                                      int entry_asarray, gd_import_into *into) {
   const char *entry = entry_asarray ? "asarray()" : "from_dlpack()";
-  gd_import_req req;
-  memset(&req, 0, sizeof(req));
-  if (gd_parse_copy(copy, &req.copy, entry) < 0) return NULL;
-  if (device != NULL && device != Py_None) {
-    if (gd_parse_device_pair(st, device, &req.dev_type, &req.dev_id, entry, "device") < 0)
-      return NULL;
-    req.has_device = 1;
-    char msg[GD_MSG_CAP];
-    msg[0] = '\0';
-    int cls = gd_go_check_import_device(req.dev_type, req.dev_id, msg);
-    if (cls != GD_OK) return gd_raise_import(cls, msg, entry_asarray);
-  }
-  int retry_dev = 0, retry_id = 0;
-  if (PyCapsule_CheckExact(x)) {
-    Py_INCREF(x); /* C6: raw capsule, nothing negotiated, nobody to ask again */
-    return gd_import_capsule(st, x, &req, entry_asarray, &retry_dev, &retry_id, into);
-  }
-  int torch = 0, stream_dev = 0;
-  const DLPackExchangeAPI *api = gd_exchange_api_of(st, Py_TYPE(x), &torch, NULL, &stream_dev);
-  if (torch && gd_torch_refuses(x) != 0) return NULL;
-  if (!req.has_device) {
-    PyObject *r = NULL;
-    if (api != NULL && gd_from_exchange_api(st, api, x, &req, entry_asarray, into, &r)) return r;
-  }
-  /* Our own arrays are not asked for device/copy: the import plans both
-   * (core.PlanImport), so that a refusal speaks of the device= and copy= the
-   * user passed, not of a __dlpack__ call. */
-  int own = gd_array_check(st, x), negotiated = 0;
-  if (!own && !req.has_device && req.copy == GD_COPY_ALWAYS) {
-    /* A copy is made anyway: ask where the tensor lives first, so that a
-     * producer on a device the CPU cannot read is not made to copy there
-     * for nothing (one Go call decides, core.AsksHostCopy). */
-    long t = gd_producer_device(x, NULL);
-    if (t < 0) return NULL;
-    if (t > 0 && gd_go_asks_host_copy((int32_t)t)) {
-      retry_dev = (int)t;
-      goto host_copy;
-    }
-  }
+  gd_import_state s;
+  const DLPackExchangeAPI *api;
+  if (gd_import_setup(st, x, device, copy, entry_asarray, &s, &api) < 0) return NULL;
+  gd_kept kept = {NULL, NULL, NULL};
+  gd_import_req last;
+  memset(&last, 0, sizeof(last));
   PyObject *r = NULL;
-  if (stream_dev != 0 && !own) {
-    /* Tensors of this type were asked again with a stream: where this one
-     * lives decides whether it gets the stream at once (one __dlpack__). */
-    long t = gd_producer_device(x, &retry_id);
-    if (t < 0) return NULL;
-    if (t == stream_dev && (!req.has_device || (req.dev_type == t && req.dev_id == retry_id))) {
-      retry_dev = (int)t;
-      r = gd_import_with_stream(st, x, &req, copy, entry_asarray, &retry_dev, &retry_id, into);
-      if (r != NULL || PyErr_Occurred() || req.retry != GD_RETRY_HOST_COPY) return r;
-      goto host_copy;
+  for (;;) {
+    gd_import_step step;
+    gd_import_next(&s, &step);
+    int rdev = 0, rid = 0;
+    switch (step.kind) {
+      case GD_STEP_TORCH:
+        if (gd_torch_refuses(x) != 0) return NULL;
+        continue;
+      case GD_STEP_API:
+        s.outcome = gd_from_exchange_api(st, api, x, &step.req, entry_asarray, into, &r) ? GD_OUT_DONE
+                                                                                          : GD_OUT_DECLINED;
+        continue;
+      case GD_STEP_DEVICE: {
+        long t = gd_producer_device(x, &rid);
+        if (t < 0) return NULL;
+        s.pdev.device_type = (DLDeviceType)t;
+        s.pdev.device_id = rid;
+        continue;
+      }
+      case GD_STEP_TAKE:
+        Py_INCREF(x);
+        r = gd_import_capsule(st, x, &step.req, entry_asarray, &rdev, &rid, into);
+        break;
+      case GD_STEP_ASK: {
+        PyObject *q = NULL;
+        if (step.kw_stream && (q = gd_consumer_stream(step.stream_on.device_type, step.stream_on.device_id)) == NULL)
+          return NULL;
+        if (step.note_stream_dev) gd_api_note_stream(st, Py_TYPE(x), step.note_stream_dev);
+        int missing;
+        PyObject *cap = gd_call_dlpack(st, x, &step, copy, q, &missing);
+        Py_XDECREF(q);
+        last = step.req;
+        if (cap == NULL) {
+          if (missing || !gd_call_failed(x, &step, copy, entry, &kept)) return NULL;
+          s.outcome = GD_OUT_TYPE_ERROR;
+          continue;
+        }
+        gd_kept_drop(&kept);
+        if (step.note_kw) gd_api_note_kw(st, Py_TYPE(x), step.note_kw);
+        r = gd_import_capsule(st, cap, &step.req, entry_asarray, &rdev, &rid, into);
+        break;
+      }
+      case GD_STEP_RAISE:
+        PyErr_Restore(kept.type, kept.value, kept.tb);
+        gd_wrap_producer_error(x, &last, entry);
+        return NULL;
+      default: /* GD_STEP_DONE */
+        gd_kept_drop(&kept);
+        if (r == NULL && !PyErr_Occurred())
+          gd_errf(GD_E_INTERNAL, "%s: the import ended without a result; please report it", entry);
+        return r;
+    }
+    /* after GD_STEP_TAKE and GD_STEP_ASK: an array, an exception, or a retry */
+    if (r != NULL || PyErr_Occurred()) {
+      s.outcome = GD_OUT_DONE;
+    } else {
+      s.outcome = GD_OUT_RETRY;
+      s.retry = step.req.retry;
+      s.rdev.device_type = (DLDeviceType)rdev;
+      s.rdev.device_id = rid;
     }
   }
-  gd_import_req plain;
-  memset(&plain, 0, sizeof(plain));
-  PyObject *cap = gd_request_capsule(st, x, own ? &plain : &req, copy, &negotiated, entry, NULL);
-  if (cap == NULL) return NULL;
-  req.negotiated = negotiated && !own;
-  req.may_ask_stream = req.negotiated; /* an old __dlpack__() takes no max_version alongside */
-  req.may_ask_host_copy = req.negotiated && !req.has_device;
-  r = gd_import_capsule(st, cap, &req, entry_asarray, &retry_dev, &retry_id, into);
-  if (r == NULL && !PyErr_Occurred() && req.retry == GD_RETRY_STREAM) {
-    gd_api_note_stream(st, Py_TYPE(x), retry_dev);
-    /* core.NeedsConsumerStream: the producer (dpnp) orders its queued work
-     * only before a consumer's stream. Ask again with godlpack's queue on
-     * the tensor's device; Go waits for that queue once it holds the
-     * tensor (ImportPlan.Sync). */
-    r = gd_import_with_stream(st, x, &req, copy, entry_asarray, &retry_dev, &retry_id, into);
-  }
-  if (r != NULL || PyErr_Occurred() || req.retry != GD_RETRY_HOST_COPY) return r;
-host_copy:
-  /* core.AsksHostCopy: the producer's tensor is on a device the CPU cannot
-   * read (dpnp on kDLOneAPI); its own destructor freed any capsule. Ask for
-   * a host copy, dl_device=(kDLCPU, 0): its IS_COPIED copy is the result,
-   * not copied again; copy=False cannot be honoured (BufferError). */
-  req.retry = GD_RETRY_NONE;
-  req.may_ask_host_copy = 0;
-  req.has_device = 1;
-  req.dev_type = kDLCPU;
-  req.dev_id = 0;
-  cap = gd_request_capsule(st, x, &req, copy, &negotiated, NULL, NULL);
-  if (cap == NULL) {
-    if (PyErr_ExceptionMatches(PyExc_BufferError)) gd_raise_host_refused(x, retry_dev, copy, entry);
-    return NULL;
-  }
-  req.negotiated = negotiated;
-  if (!negotiated) req.has_device = 0; /* an old producer never saw the request */
-  return gd_import_capsule(st, cap, &req, entry_asarray, &retry_dev, &retry_id, into);
 }
 
 PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray) {

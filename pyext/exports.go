@@ -169,20 +169,23 @@ func gdgo_check_import_device(t, id C.int32_t, msg *C.char) (cls C.int) {
 	return 0
 }
 
-// gdgo_asks_host_copy is core.AsksHostCopy for the device type a producer's
-// __dlpack_device__() reported (from_dlpack(x, copy=True)).
+// gdgo_host_copy_types is core.AsksHostCopy of every device type below 64
+// as a bit mask: the registry's answer the exchange model reads
+// (gd_import_state.host_copy_types), asked once per process.
 //
-//export gdgo_asks_host_copy
-func gdgo_asks_host_copy(t C.int32_t) (ok C.int) {
+//export gdgo_host_copy_types
+func gdgo_host_copy_types() (mask C.uint64_t) {
 	defer func() {
 		if recover() != nil {
-			ok = 0
+			mask = 0
 		}
 	}()
-	if core.AsksHostCopy(core.DeviceType(t)) {
-		return 1
+	for t := 1; t < 64; t++ {
+		if core.AsksHostCopy(core.DeviceType(t)) {
+			mask |= 1 << t
+		}
 	}
-	return 0
+	return mask
 }
 
 // gdgo_describe validates and describes a CPU tensor that the C skin built

@@ -68,11 +68,12 @@ static inline int gd_go_check_import_device(int32_t t, int32_t id, char *msg) {
   return gdgo_check_import_device(t, id, msg);
 }
 
-/* core.AsksHostCopy; a forked child asks nothing (its import decides). */
-static inline int gd_go_asks_host_copy(int32_t t) {
+/* core.AsksHostCopy of every device type, a bit mask; a forked child asks
+ * nothing (its import decides). */
+static inline uint64_t gd_go_host_copy_types(void) {
   if (gd_in_fork_child) return 0;
   __atomic_add_fetch(&gd_go_crossings, 1, __ATOMIC_RELAXED);
-  return gdgo_asks_host_copy(t);
+  return gdgo_host_copy_types();
 }
 
 static inline int gd_go_describe(void *managed, gd_header *h, int64_t *shape, int64_t *strides, char *entry,

@@ -653,6 +653,7 @@ PyObject *gd_module_init(const char *fullname) {
   gd_nofast = nofast != NULL && nofast[0] != '\0' && strcmp(nofast, "0") != 0;
   gd_state *st = gd_state_of_module(m);
   memset(st, 0, sizeof(*st));
+  st->host_copy_types = gd_go_host_copy_types(); /* the registry's answer, once */
   gd_call_method_init();
   st->s_dlpack = PyUnicode_InternFromString("__dlpack__");
   st->s_max_version = PyUnicode_InternFromString("max_version");

@@ -85,6 +85,7 @@ typedef struct {
   const void *kw_last; /* last uncached kwnames, for comparison only */
   gd_api_entry api_cache[GD_API_CACHE];
   int api_cache_n;
+  uint64_t host_copy_types; /* core.AsksHostCopy per device type (gd_import_state) */
   unsigned api_cache_next; /* next entry replaced once the cache is full */
   PyTypeObject *array_type;
   PyObject *dtype_by_key;   /* dict: int key -> godlpack.DType */
