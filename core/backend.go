@@ -2,8 +2,13 @@ package core
 
 import (
 	"github.com/godlpack/godlpack/backends"
-	// The host backend registers itself for kDLCPU.
+	// Every device backend is linked into core itself, so that any Go
+	// program and the Python extension answer Reachable, CanCopy and
+	// FoldsByteOffset alike. The host backend registers kDLCPU; the oneAPI
+	// backend registers kDLOneAPI and loads its runtime (dpctl's C library)
+	// with dlopen on first use, so it costs nothing without dpctl.
 	_ "github.com/godlpack/godlpack/backends/cpu"
+	_ "github.com/godlpack/godlpack/backends/oneapi"
 )
 
 // backendOf returns the backend that serves memory of device type t, or nil

@@ -258,7 +258,7 @@ int gd_fast_reshape(const gd_header *h, const int64_t *shape, const int64_t *str
 #define GD_STEP_RAISE 6  /* raise the producer's TypeError kept from the last call */
 
 /* gd_import_state.outcome: what the last GD_STEP_API / GD_STEP_ASK / GD_STEP_TAKE did */
-#define GD_OUT_DONE 0       /* an array, or an exception that stands */
+#define GD_OUT_DONE 0       /* an array, or an exception: it ends the import (the skin may return at once) */
 #define GD_OUT_DECLINED 1   /* the exchange API declined the object */
 #define GD_OUT_TYPE_ERROR 2 /* __dlpack__ raised TypeError (kept by the skin) */
 #define GD_OUT_RETRY 3      /* core asked for the tensor again: state.retry, state.rdev */

@@ -171,11 +171,6 @@ static gd_api_entry *gd_api_find(gd_state *st, PyTypeObject *tp) {
   return NULL;
 }
 
-static int gd_api_kw(gd_state *st, PyTypeObject *tp) {
-  gd_api_entry *e = gd_api_find(st, tp);
-  return e != NULL ? e->kw : 0;
-}
-
 static void gd_api_note_kw(gd_state *st, PyTypeObject *tp, int kw) {
   gd_api_entry *e = gd_api_find(st, tp);
   if (e != NULL) e->kw = kw;
@@ -324,15 +319,17 @@ static int gd_type_is_exact_ndarray(PyObject *tp) {
  * ndarray (*ndarray, may be NULL), and the device it was asked again on
  * with a stream (*stream_dev). */
 static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *tp, int *torch, int *ndarray,
-                                                   int *stream_dev) {
+                                                   int *stream_dev, int *kw) {
   gd_api_entry *e = gd_api_find(st, tp);
   if (e != NULL) {
     *torch = e->torch;
     if (ndarray != NULL) *ndarray = e->ndarray;
     *stream_dev = e->stream_dev;
+    if (kw != NULL) *kw = e->kw;
     return e->api;
   }
   *stream_dev = 0;
+  if (kw != NULL) *kw = 0;
   const DLPackExchangeAPI *api = gd_exchange_api_lookup((PyObject *)tp);
   *torch = gd_type_is_torch((PyObject *)tp);
   int nd = gd_type_is_exact_ndarray((PyObject *)tp);
@@ -356,9 +353,13 @@ static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *t
  * of its __dlpack__, which exports a negative view as if it were not
  * negated). Returns 1 with the exception set, 0 to go on, -1 on error. */
 static int gd_torch_refuses(PyObject *x) {
+  static PyObject *names[GD_TORCH_FACTS]; /* interned once, kept for the process */
   for (int k = 0; k < GD_TORCH_FACTS; k++) {
     const gd_library_fact *f = &gd_torch_facts[k];
-    PyObject *r = f->is_method ? PyObject_CallMethod(x, f->name, NULL) : PyObject_GetAttrString(x, f->name);
+    if (names[k] == NULL && (names[k] = PyUnicode_InternFromString(f->name)) == NULL) return -1;
+    PyObject *args[1] = {x};
+    PyObject *r = f->is_method ? gd_call_method(names[k], args, 1 | GD_VECTORCALL_ARGUMENTS_OFFSET, NULL)
+                               : PyObject_GetAttr(x, names[k]);
     if (r == NULL) {
       if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
       PyErr_Clear(); /* an older torch without is_neg: nothing to check */
@@ -606,9 +607,8 @@ static int gd_import_setup(gd_state *st, PyObject *x, PyObject *device, PyObject
   }
   s->raw_capsule = PyCapsule_CheckExact(x);
   if (!s->raw_capsule) {
-    *api = gd_exchange_api_of(st, Py_TYPE(x), &s->torch, NULL, &s->stream_dev);
+    *api = gd_exchange_api_of(st, Py_TYPE(x), &s->torch, NULL, &s->stream_dev, &s->kw);
     s->has_api = *api != NULL;
-    s->kw = gd_api_kw(st, Py_TYPE(x));
     s->own = gd_array_check(st, x);
   }
   s->host_copy_types = st->host_copy_types;
@@ -662,8 +662,8 @@ static PyObject *gd_from_dlpack_into(gd_state *st, PyObject *x, PyObject *device
         if (gd_torch_refuses(x) != 0) return NULL;
         continue;
       case GD_STEP_API:
-        s.outcome = gd_from_exchange_api(st, api, x, &step.req, entry_asarray, into, &r) ? GD_OUT_DONE
-                                                                                          : GD_OUT_DECLINED;
+        if (gd_from_exchange_api(st, api, x, &step.req, entry_asarray, into, &r)) return r; /* GD_OUT_DONE */
+        s.outcome = GD_OUT_DECLINED;
         continue;
       case GD_STEP_DEVICE: {
         long t = gd_producer_device(x, &rid);
@@ -705,10 +705,10 @@ static PyObject *gd_from_dlpack_into(gd_state *st, PyObject *x, PyObject *device
           gd_errf(GD_E_INTERNAL, "%s: the import ended without a result; please report it", entry);
         return r;
     }
-    /* after GD_STEP_TAKE and GD_STEP_ASK: an array, an exception, or a retry */
-    if (r != NULL || PyErr_Occurred()) {
-      s.outcome = GD_OUT_DONE;
-    } else {
+    /* after GD_STEP_TAKE and GD_STEP_ASK: an array or an exception, which
+     * ends every import (GD_OUT_DONE), or a retry */
+    if (r != NULL || PyErr_Occurred()) return r;
+    {
       s.outcome = GD_OUT_RETRY;
       s.retry = step.req.retry;
       s.rdev.device_type = (DLDeviceType)rdev;
@@ -723,7 +723,7 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
 
 int gd_type_is_ndarray(gd_state *st, PyTypeObject *tp) {
   int torch, ndarray, stream_dev;
-  gd_exchange_api_of(st, tp, &torch, &ndarray, &stream_dev);
+  gd_exchange_api_of(st, tp, &torch, &ndarray, &stream_dev, NULL);
   return ndarray;
 }
 

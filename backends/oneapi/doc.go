@@ -1,6 +1,7 @@
 // Package oneapi is the memory backend of kDLOneAPI devices (SYCL, through
-// dpctl). It registers itself for kDLOneAPI from init; the program that wants
-// oneAPI arrays imports it (the CPython module does, pyext/exports_oneapi.go).
+// dpctl). It registers itself for kDLOneAPI from init; package core imports
+// it (core/backend.go), so every program that uses core, the CPython module
+// included, has the same devices.
 //
 // Nothing is loaded at init: dpctl's C library (libDPCTLSyclInterface.so,
 // shipped beside the dpctl Python package) is opened with dlopen the first

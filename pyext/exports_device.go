@@ -10,8 +10,6 @@ import "C"
 import (
 	"unsafe"
 
-	// kDLOneAPI arrays: dpctl's C library, loaded on first use.
-	_ "github.com/godlpack/godlpack/backends/oneapi"
 	"github.com/godlpack/godlpack/core"
 )
 
