@@ -207,3 +207,14 @@ void gd_import_next(gd_import_state *s, gd_import_step *st) {
   }
   s->asked_kw = st->kind == GD_STEP_ASK && st->kw_max_version;
 }
+
+int gd_numpy_buffer_route(int readonly, int suboffsets, int32_t ndim, const int64_t *shape, const int64_t *byte_strides,
+                          int64_t itemsize, int64_t *strides) {
+  if (readonly || suboffsets || ndim < 0 || ndim > GD_MAX_NDIM || itemsize <= 0) return 0;
+  if (ndim > 0 && (shape == NULL || byte_strides == NULL)) return 0;
+  for (int32_t i = 0; i < ndim; i++) {
+    if (shape[i] <= 1 || byte_strides[i] % itemsize != 0) return 0;
+    strides[i] = byte_strides[i] / itemsize;
+  }
+  return 1;
+}

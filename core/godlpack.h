@@ -318,4 +318,14 @@ typedef struct {
 #define GD_TORCH_FACTS 3
 extern const gd_library_fact gd_torch_facts[GD_TORCH_FACTS];
 
+/* numpy's fact for the Go-function route: the buffer of a numpy.ndarray
+ * (PyBUF_RECORDS_RO) describes what its __dlpack__ would export when it is
+ * writable (numpy's buffer calls read-only what __dlpack__ may not), has no
+ * suboffsets, and every dimension is longer than 1 (numpy rewrites the
+ * strides of the others) with strides in whole elements. Returns 1 and the
+ * element strides in strides, else 0 (take __dlpack__). Tested against the
+ * pinned numpy by tests_py/test_gofunc_ndarray.py. */
+int gd_numpy_buffer_route(int readonly, int suboffsets, int32_t ndim, const int64_t *shape, const int64_t *byte_strides,
+                          int64_t itemsize, int64_t *strides);
+
 #endif /* GODLPACK_GODLPACK_H_ */

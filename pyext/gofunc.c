@@ -206,11 +206,9 @@ static int gd_fn_reword(gd_fn *f, int k) {
 /* A numpy.ndarray argument through the buffer protocol instead of
  * __dlpack__: the same memory and the same description (one rule:
  * gd_describe_host, as asarray(buffer)), without the capsule, the managed
- * tensor and numpy's deleter. Only where the buffer says all that the
- * DLPack export would: a writable array (numpy's buffer calls read-only
- * what __dlpack__ may not: WARN_ON_WRITE), every dimension longer than 1
- * (numpy rewrites the strides of those in a contiguous buffer), a format
- * and strides the import takes. Anything else, and any refusal, goes
+ * tensor and numpy's deleter. Only where core's numpy fact says the buffer
+ * tells all that the DLPack export would (gd_numpy_buffer_route) and the
+ * format is one the import takes. Anything else, and any refusal, goes
  * through __dlpack__ as before (returns 0 then, nothing set). */
 typedef struct {
   gd_owner o; /* first: gd_owner_decref frees the block */
@@ -243,14 +241,12 @@ static int gd_fn_ndarray(gd_fn *f, PyObject *o, gd_fn_val *v, int64_t *dims) {
   int nd = bv->ndim;
   DLDataType dt;
   int64_t bshape[GD_MAX_NDIM], bstrides[GD_MAX_NDIM];
-  if (bv->readonly || bv->suboffsets != NULL || nd > GD_MAX_NDIM || (nd > 0 && (bv->shape == NULL || bv->strides == NULL)) ||
-      bv->itemsize <= 0 || gd_dtype_from_format(bv->format, bv->itemsize, &dt) < 0)
+  _Static_assert(sizeof(Py_ssize_t) == sizeof(int64_t), "Py_ssize_t is 64-bit");
+  if (!gd_numpy_buffer_route(bv->readonly, bv->suboffsets != NULL, nd, (const int64_t *)bv->shape,
+                             (const int64_t *)bv->strides, bv->itemsize, bstrides) ||
+      gd_dtype_from_format(bv->format, bv->itemsize, &dt) < 0)
     goto fallback;
-  for (int i = 0; i < nd; i++) {
-    if (bv->shape[i] <= 1 || bv->strides[i] % bv->itemsize != 0) goto fallback;
-    bshape[i] = bv->shape[i];
-    bstrides[i] = bv->strides[i] / bv->itemsize;
-  }
+  for (int i = 0; i < nd; i++) bshape[i] = bv->shape[i];
   if (gd_describe_host(bv->buf, dt, nd, nd > 0 ? bshape : NULL, nd > 0 ? bstrides : NULL, 0, &v->h, dims,
                        dims + GD_MAX_NDIM, f->entry) < 0) {
     PyErr_Clear();
