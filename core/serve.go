@@ -8,11 +8,11 @@ import "C"
 import "unsafe"
 
 // The two hot operations of the CPython skin, whole: __dlpack__ and the
-// import of from_dlpack, reading the request structs of godlpack.h exactly
-// as the skin filled them. pyext's Go exports only call these and turn the
-// error into a message; tests_go drives the same functions through the same
-// C glue (fastpath.c first, then these) with the same structs, so the fast
-// path is compared with what the skin really runs.
+// import of from_dlpack, on typed Go values. pyext's Go exports read the
+// request structs of godlpack.h into them (ExportRequestOf, ImportRequestOf
+// and the skin's own chunking fields), call these and write the answer back;
+// tests_go drives the same functions through the same C glue (fastpath.c
+// first, then these), so the fast path is compared with what the skin runs.
 
 // ExportRequestOf converts a C gd_export_req into an ExportRequest.
 func ExportRequestOf(req unsafe.Pointer) ExportRequest {
@@ -44,142 +44,167 @@ func ImportRequestOf(req unsafe.Pointer) ImportRequest {
 	}
 }
 
+// ExportServe is a __dlpack__ request as ServeExport takes it: the DLPack
+// keywords, and how a long copy is shared with the caller.
+type ExportServe struct {
+	Req ExportRequest
+	// DeferCopyOver > 0 leaves a planned copy of more bytes than this to the
+	// caller (ExportServed.CopyDeferred), which copies in interruptible
+	// chunks and calls again with the copy in Precopied.
+	DeferCopyOver    int64
+	Precopied        *Header
+	PrecopiedStrides []int64
+}
+
+// ExportServed is ServeExport's answer.
+type ExportServed struct {
+	Managed      unsafe.Pointer // the managed tensor in block; nil when CopyDeferred
+	Versioned    bool           // Managed is a DLManagedTensorVersioned
+	CopyDeferred bool
+}
+
 // ServeExport answers __dlpack__ for the array h, shape, strides with the
-// request req (a *gd_export_req): PlanExport (P1–P5), then the export of a
-// view, or of a copy. block is a C buffer of ExportBlockSize(h.Ndim) bytes
-// that becomes the managed tensor (no C allocation from Go). scratch holds
-// MaxNdim int64. It returns the managed tensor and whether it is versioned,
-// or nil with no error when it planned a copy of more than
-// req.defer_copy_over bytes: it then sets req.copy_deferred and the caller
-// copies (in interruptible chunks) and calls again with req.precopied. A
+// request s: PlanExport (P1–P5), then the export of a view, or of a copy.
+// block is a C buffer of ExportBlockSize(h.Ndim) bytes that becomes the
+// managed tensor (no C allocation from Go). scratch holds MaxNdim int64. A
 // refused request copies nothing.
-func ServeExport(h *Header, shape, strides []int64, req unsafe.Pointer, block unsafe.Pointer, scratch []int64) (unsafe.Pointer, bool, error) {
-	r := (*C.gd_export_req)(req)
-	er := ExportRequestOf(req)
+func ServeExport(h *Header, shape, strides []int64, s *ExportServe, block unsafe.Pointer, scratch []int64) (ExportServed, error) {
 	var plan ExportPlan
-	if err := PlanExportTo(h.Device, h.ReadOnly(), &er, &plan); err != nil {
-		return nil, false, err
+	if err := PlanExportTo(h.Device, h.ReadOnly(), &s.Req, &plan); err != nil {
+		return ExportServed{}, err
 	}
 	nd := int(h.Ndim)
 	if nd < 0 || nd > MaxNdim || len(shape) < nd || len(strides) < nd {
-		return nil, false, errorf(ErrNdim, "__dlpack__(): the array has %d dimensions (shape %d, strides %d entries)",
+		return ExportServed{}, errorf(ErrNdim, "__dlpack__(): the array has %d dimensions (shape %d, strides %d entries)",
 			nd, len(shape), len(strides))
 	}
 	if plan.Copy && h.DType.IsSubByte() {
-		return nil, false, subByteCopyErr("__dlpack__()", h)
+		return ExportServed{}, subByteCopyErr("__dlpack__()", h)
 	}
 	src, srcStrides := h, strides
 	var tmp Header
 	switch {
-	case plan.Copy && r.precopied != nil:
-		src = (*Header)(unsafe.Pointer(r.precopied))
-		srcStrides = unsafe.Slice((*int64)(unsafe.Pointer(r.precopied_strides)), nd)
-	case plan.Copy && r.defer_copy_over > 0 && SkinCopies(h.Device, plan.Target) && bytesOver(h, shape, int64(r.defer_copy_over)):
-		r.copy_deferred = 1
-		return nil, false, nil
+	case plan.Copy && s.Precopied != nil:
+		src, srcStrides = s.Precopied, s.PrecopiedStrides[:nd]
+	case plan.Copy && s.DeferCopyOver > 0 && SkinCopies(h.Device, plan.Target) && bytesOver(h, shape, s.DeferCopyOver):
+		return ExportServed{CopyDeferred: true}, nil
 	case plan.Copy:
 		sc := scratch[:nd]
 		if err := AllocContiguousOn("__dlpack__()", plan.Target, h.DType, shape, &tmp, sc, false); err != nil {
-			return nil, false, err
+			return ExportServed{}, err
 		}
 		defer tmp.Owner.Release() // the export holds its own reference
 		if err := CopyInto(&tmp, shape, sc, h, shape, strides); err != nil {
-			return nil, false, err
+			return ExportServed{}, err
 		}
 		src, srcStrides = &tmp, sc
 	}
 	if plan.Versioned {
 		m, err := ExportVersionedIn(block, src, shape, srcStrides, plan.ExtraFlags)
-		return unsafe.Pointer(m), err == nil, err
+		return ExportServed{Managed: unsafe.Pointer(m), Versioned: err == nil}, err
 	}
 	m, err := ExportLegacyIn(block, src, shape, srcStrides)
-	return unsafe.Pointer(m), false, err
+	return ExportServed{Managed: unsafe.Pointer(m)}, err
+}
+
+// ImportServe is a from_dlpack import as ServeImport takes it: the request,
+// and how a long copy is shared with the caller.
+type ImportServe struct {
+	Req ImportRequest
+	// DeferCopyOver > 0 leaves a planned copy of more bytes than this to the
+	// caller (ImportServed.CopyDeferred; h then describes the producer's
+	// tensor, owned), which copies in interruptible chunks.
+	DeferCopyOver int64
+}
+
+// ImportServed is ServeImport's answer.
+type ImportServed struct {
+	// Consumed: the owner exists; the caller must treat the tensor as taken
+	// (rename the capsule), even when a later step failed (the deleter has
+	// run by then).
+	Consumed bool
+	// Retry: the tensor was left untouched, and the producer must be asked
+	// again (RetryHostCopy, RetryDLPack, RetryStream).
+	Retry        Retry
+	CopyDeferred bool
 }
 
 // ServeImport takes the managed tensor of a capsule (or of an exchange API)
-// for from_dlpack with the request req (a *gd_import_req): Describe
-// (validation; never calls the deleter), PlanImport (C5–C7, C9), a new owner
-// in ownerBlock (sizeof(gd_owner) bytes of C memory) that will call the
-// deleter, and an optional copy. consumed is true once the owner exists: the
-// caller must then treat the tensor as taken (rename the capsule), even when
-// a later step failed (the deleter has run by then). Before that a refusal
-// leaves the tensor untouched (C4), and so does a retry (req.retry set, no
-// error): the caller asks the producer again. shape, strides and scratch
-// hold MaxNdim int64. A planned copy of more than req.defer_copy_over bytes
-// is left to the caller (req.copy_deferred set; h then describes the
-// producer's tensor, owned).
-func ServeImport(managed unsafe.Pointer, versioned bool, req unsafe.Pointer, ownerBlock unsafe.Pointer,
-	h *Header, shape, strides, scratch []int64) (consumed bool, err error) {
-	r := (*C.gd_import_req)(req)
-	ir := ImportRequestOf(req)
+// for from_dlpack with the request s: Describe (validation; never calls the
+// deleter), PlanImport (C5–C7, C9), a new owner in ownerBlock
+// (sizeof(gd_owner) bytes of C memory) that will call the deleter, and an
+// optional copy. Before the owner exists a refusal leaves the tensor
+// untouched (C4), and so does a retry. shape, strides and scratch hold
+// MaxNdim int64.
+func ServeImport(managed unsafe.Pointer, versioned bool, s *ImportServe, ownerBlock unsafe.Pointer,
+	h *Header, shape, strides, scratch []int64) (ImportServed, error) {
 	var flags uint64
 	kind := OwnLegacy
 	if versioned {
 		m := (*DLManagedTensorVersioned)(managed)
-		if ir.NoSync && m != nil && m.Version.Major != DLPackMajor {
+		if s.Req.NoSync && m != nil && m.Version.Major != DLPackMajor {
 			// S1 through an exchange API: read nothing else, and let
 			// __dlpack__ negotiate a version we speak.
-			r.retry = C.int32_t(RetryDLPack)
-			return false, nil
+			return ImportServed{Retry: RetryDLPack}, nil
 		}
 		if err := DescribeVersioned(m, h, shape, strides); err != nil {
-			return false, err
+			return ImportServed{}, err
 		}
 		flags = m.Flags
 		kind = OwnVersioned
 	} else if err := DescribeLegacy((*DLManagedTensor)(managed), h, shape, strides); err != nil {
-		return false, err
+		return ImportServed{}, err
 	}
-	plan, err := PlanImport(h.Device, flags, ir)
+	plan, err := PlanImport(h.Device, flags, s.Req)
 	if err != nil {
-		return false, err
+		return ImportServed{}, err
 	}
 	if plan.Retry != RetryNone {
-		r.retry = C.int32_t(plan.Retry)
-		return false, nil
+		return ImportServed{Retry: plan.Retry}, nil
 	}
 	if plan.Copy && h.DType.IsSubByte() {
-		return false, subByteCopyErr("from_dlpack()", h) // not taken: the capsule keeps its tensor (C4)
+		return ImportServed{}, subByteCopyErr("from_dlpack()", h) // not taken: the capsule keeps its tensor (C4)
 	}
+	taken := ImportServed{Consumed: true}
 	var o *Owner
 	if ownerBlock != nil {
 		o = InitOwner(ownerBlock, kind, managed, nil) // C memory from the caller: no Go->C call
 	} else if o, err = NewOwner(kind, managed, nil); err != nil {
-		return false, err
+		return ImportServed{}, err
 	}
 	h.Owner = o
 	if plan.Sync {
 		if err := backendOf(h.Device.Type).Synchronize(h.Device.ID); err != nil {
 			h.Owner = nil
 			o.Release()
-			return true, deviceErr("from_dlpack()", h.Device, err)
+			return taken, deviceErr("from_dlpack()", h.Device, err)
 		}
 	}
 	if !plan.Copy {
-		return true, nil
+		return taken, nil
 	}
 	nd := int(h.Ndim)
-	if over := int64(r.defer_copy_over); over > 0 && SkinCopies(h.Device, plan.Device) && bytesOver(h, shape[:nd], over) {
-		r.copy_deferred = 1
-		return true, nil
+	if over := s.DeferCopyOver; over > 0 && SkinCopies(h.Device, plan.Device) && bytesOver(h, shape[:nd], over) {
+		taken.CopyDeferred = true
+		return taken, nil
 	}
 	var tmp Header
 	sc := scratch[:nd]
 	if err := AllocContiguousOn("from_dlpack()", plan.Device, h.DType, shape[:nd], &tmp, sc, false); err != nil {
 		h.Owner = nil
 		o.Release()
-		return true, err
+		return taken, err
 	}
 	err = CopyInto(&tmp, shape[:nd], sc, h, shape[:nd], strides[:nd])
 	h.Owner = nil
 	o.Release() // calls the producer's deleter: we hold a copy now
 	if err != nil {
 		tmp.Owner.Release()
-		return true, err
+		return taken, err
 	}
 	*h = tmp
 	copy(strides[:nd], sc)
-	return true, nil
+	return taken, nil
 }
 
 // SkinCopies reports whether a planned copy from src to dst may be left to

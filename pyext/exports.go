@@ -103,15 +103,22 @@ func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req
 	defer guard(&cls, msg, "__dlpack__()")
 	H := hdr(h)
 	nd := int(H.Ndim)
-	m, v, err := core.ServeExport(H, dims(shape, nd), dims(strides, nd), unsafe.Pointer(req), block,
-		dims(scratch, core.MaxNdim))
+	s := core.ExportServe{Req: core.ExportRequestOf(unsafe.Pointer(req)), DeferCopyOver: int64(req.defer_copy_over)}
+	if req.precopied != nil {
+		s.Precopied = (*core.Header)(unsafe.Pointer(req.precopied))
+		s.PrecopiedStrides = dims(req.precopied_strides, nd)
+	}
+	r, err := core.ServeExport(H, dims(shape, nd), dims(strides, nd), &s, block, dims(scratch, core.MaxNdim))
 	if err != nil {
 		return failAt(msg, "__dlpack__()", err)
 	}
-	*out = m
+	*out = r.Managed
 	*versioned = 0
-	if v {
+	if r.Versioned {
 		*versioned = 1
+	}
+	if r.CopyDeferred {
+		req.copy_deferred = 1
 	}
 	return 0
 }
@@ -128,10 +135,15 @@ func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req
 func gdgo_import(managed unsafe.Pointer, versioned C.int, req *C.gd_import_req, ownerBlock unsafe.Pointer,
 	h *C.gd_header, shape, strides, scratch *C.int64_t, consumed *C.int32_t, msg *C.char) (cls C.int) {
 	defer guard(&cls, msg, "from_dlpack()")
-	took, err := core.ServeImport(managed, versioned != 0, unsafe.Pointer(req), ownerBlock, hdr(h),
+	s := core.ImportServe{Req: core.ImportRequestOf(unsafe.Pointer(req)), DeferCopyOver: int64(req.defer_copy_over)}
+	r, err := core.ServeImport(managed, versioned != 0, &s, ownerBlock, hdr(h),
 		dims(shape, core.MaxNdim), dims(strides, core.MaxNdim), dims(scratch, core.MaxNdim))
-	if took {
+	if r.Consumed {
 		*consumed = 1
+	}
+	req.retry = C.int32_t(r.Retry)
+	if r.CopyDeferred {
+		req.copy_deferred = 1
 	}
 	if err != nil {
 		return failAt(msg, "from_dlpack()", err)
