@@ -144,8 +144,11 @@ bench: setup
 
 # ---- generated tables -----------------------------------------------------
 # python/godlpack/_tables.py: the device and dtype tables the Python side
-# parses with, written from core's (tests_go/pytables_test.go fails while the
-# committed file differs).
+# parses with, written from core's; pyext/errors_gen.h and the sentinel table
+# of docs/exceptions.md, from core.Sentinels; pyext/gocall_gen.h, the gates
+# into Go, from pyext's //export functions and internal/gentables/gates.
+# tests_go (pytables_test.go, errtables_test.go, gates_test.go) fails while a
+# committed file differs.
 .PHONY: tables
 tables:
 	$(GO) run ./internal/gentables

@@ -1,6 +1,7 @@
 // Command gentables writes the files generated from the tables of package
 // core: python/godlpack/_tables.py (package pytables), pyext/errors_gen.h
-// and the sentinel table of docs/exceptions.md (package errtables). Run it
+// and the sentinel table of docs/exceptions.md (package errtables), and
+// pyext/gocall_gen.h, the gates into Go (package gates). Run it
 // from the repository root:
 //
 //	go run ./internal/gentables
@@ -11,6 +12,7 @@ import (
 	"os"
 
 	"github.com/godlpack/godlpack/internal/gentables/errtables"
+	"github.com/godlpack/godlpack/internal/gentables/gates"
 	"github.com/godlpack/godlpack/internal/gentables/pytables"
 )
 
@@ -22,6 +24,14 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+	exports, err := gates.Exports("pyext")
+	if err != nil {
+		fail(err)
+	}
+	gocall, err := gates.Render(exports)
+	if err != nil {
+		fail(err)
+	}
 	for _, f := range []struct {
 		path string
 		src  []byte
@@ -29,6 +39,7 @@ func main() {
 		{pytables.Path, pytables.Render()},
 		{errtables.HeaderPath, errtables.RenderHeader()},
 		{errtables.DocsPath, docs},
+		{gates.Path, gocall},
 	} {
 		if err := os.WriteFile(f.path, f.src, 0o644); err != nil {
 			fail(err)
