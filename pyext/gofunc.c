@@ -398,13 +398,11 @@ static int gd_fn_arg(gd_state *st, gd_fn *f, int k, PyObject *o, gd_fn_val *v, P
     }
     case GD_FN_COMPLEX:
       if (PyUnicode_Check(o)) return gd_fn_badtype(f, k, o);
-      v->f = PyComplex_RealAsDouble(o);
-      if (v->f == -1.0 && PyErr_Occurred()) {
+      if (gd_as_complex(o, &v->f, &v->im) < 0) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError)) return gd_fn_reword(f, k);
         PyErr_Clear();
         return gd_fn_badtype(f, k, o);
       }
-      v->im = PyComplex_ImagAsDouble(o);
-      if (PyErr_Occurred()) return gd_fn_reword(f, k);
       return 0;
     case GD_FN_STRING: {
       if (!PyUnicode_Check(o)) return gd_fn_badtype(f, k, o);

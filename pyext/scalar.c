@@ -241,6 +241,32 @@ static int gd_as_int(PyObject *v, int is_unsigned, long long *s, unsigned long l
   return 0;
 }
 
+int gd_as_complex(PyObject *v, double *re, double *im) {
+  static PyObject *s_complex = NULL; /* interned once, kept for the process */
+  if (!PyComplex_Check(v) && !PyFloat_Check(v) && !PyLong_Check(v)) {
+    /* numpy's complex64 / clongdouble are not Python complex: their
+     * __complex__ keeps the imaginary part that __float__ would drop */
+    if (s_complex == NULL && (s_complex = PyUnicode_InternFromString("__complex__")) == NULL) return -1;
+    int has = PyObject_HasAttr((PyObject *)Py_TYPE(v), s_complex);
+    if (has) {
+      PyObject *args[1] = {v};
+      PyObject *c = gd_call_method(s_complex, args, 1 | GD_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+      if (c == NULL) return -1;
+      int rc = gd_as_complex(c, re, im);
+      Py_DECREF(c);
+      return rc;
+    }
+  }
+  if (PyComplex_Check(v)) {
+    *re = PyComplex_RealAsDouble(v);
+    *im = PyComplex_ImagAsDouble(v);
+  } else {
+    *re = PyFloat_AsDouble(v);
+    *im = 0;
+  }
+  return PyErr_Occurred() ? -1 : 0;
+}
+
 static int gd_as_double(PyObject *v, double *d) {
   if (PyComplex_Check(v) && !PyFloat_Check(v)) {
     PyErr_SetString(PyExc_TypeError, "cannot store a complex value in a real array; take .real first");
@@ -315,14 +341,7 @@ int gd_pack(DLDataType dt, PyObject *v, void *out) {
     }
     case kDLComplex: {
       double re, im;
-      if (PyComplex_Check(v)) {
-        re = PyComplex_RealAsDouble(v);
-        im = PyComplex_ImagAsDouble(v);
-      } else {
-        if (gd_as_double(v, &re) < 0) return -1;
-        im = 0;
-      }
-      if (PyErr_Occurred()) return -1;
+      if (gd_as_complex(v, &re, &im) < 0) return -1;
       if (dt.bits == 64) { float c[2] = {(float)re, (float)im}; memcpy(out, c, 8); return 0; }
       if (dt.bits == 128) { double c[2] = {re, im}; memcpy(out, c, 16); return 0; }
       break;

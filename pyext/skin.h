@@ -167,6 +167,10 @@ static inline int64_t gd_array_itemsize(const gd_header *h) {
 /* scalar.c: one element <-> Python object. */
 PyObject *gd_unpack(DLDataType dt, const void *p);
 int gd_pack(DLDataType dt, PyObject *v, void *out); /* -1 + exception */
+/* v as a complex: a Python complex, an object whose type has __complex__
+ * (numpy's complex scalars), else a real number with im = 0. 0, or -1 with
+ * an exception. */
+int gd_as_complex(PyObject *v, double *re, double *im);
 const char *gd_buffer_format(DLDataType dt);       /* NULL if none */
 int gd_dtype_from_format(const char *fmt, Py_ssize_t itemsize,
                          DLDataType *out);          /* -1 if unknown */

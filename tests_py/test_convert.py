@@ -328,3 +328,45 @@ def test_failing_element_half_way_leaks_nothing():
     assert refcount(bad) == before_bad and refcount(row) == before_row
     with pytest.raises(OverflowError):
         gd.asarray([[1] * 1000, [1] * 999 + [2**64]])
+
+
+# numpy's complex scalars (complex64, clongdouble) are not Python complex: every
+# entry point that takes a number keeps their imaginary part, with no
+# ComplexWarning (issue 27, item 1).
+NP_COMPLEX = ["complex64", "complex128", "clongdouble"]
+
+
+@pytest.mark.parametrize("kind", NP_COMPLEX)
+@pytest.mark.parametrize("entry", ["setitem", "slice setitem", "full", "full inferred", "asarray list",
+                                   "fill", "Go function"])
+def test_numpy_complex_scalars_keep_the_imaginary_part(kind, entry):
+    v = np.dtype(kind).type(1.5 - 2.25j)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        if entry == "setitem":
+            a = gd.zeros(2, dtype="complex128")
+            a[1] = v
+            got = a.tolist()[1]
+        elif entry == "slice setitem":
+            a = gd.zeros(3, dtype="complex64")
+            a[:] = v
+            got = a.tolist()[2]
+        elif entry == "full":
+            got = gd.full(2, v, dtype="complex128").tolist()[0]
+        elif entry == "full inferred":
+            a = gd.full(2, v)
+            assert a.dtype.name.startswith("complex")
+            got = a.tolist()[0]
+        elif entry == "asarray list":
+            a = gd.asarray([v, 1.0])
+            assert a.dtype.name.startswith("complex")
+            got = a.tolist()[0]
+        elif entry == "fill":
+            a = gd.zeros(2, dtype="complex128")
+            a.fill(v)
+            got = a.tolist()[0]
+        else:
+            got = gd._native._gofunc_scalars(1, 2.5, True, v, "x")
+            assert "c=(1.5-2.25i)" in got
+            return
+    assert got == 1.5 - 2.25j

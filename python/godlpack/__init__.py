@@ -264,12 +264,12 @@ def _infer_scalar_dtype(v: Any) -> DType:
             return _as_dtype(v.dtype)
         except (TypeError, ValueError):
             pass
+    if hasattr(type(v), "__complex__"):  # numpy's clongdouble: complex, not its __float__
+        return _COMPLEX128
     if hasattr(v, "__index__"):
         return _INT64
     if hasattr(v, "__float__"):
         return _FLOAT64
-    if hasattr(v, "__complex__"):
-        return _COMPLEX128
     raise TypeError(f"asarray(): cannot convert {type(v).__name__!r} object to an array element")
 
 
