@@ -30,6 +30,14 @@ const gd_library_fact gd_torch_facts[GD_TORCH_FACTS] = {
      "from_dlpack(): cannot import a torch.Tensor with the negative bit set; call tensor.resolve_neg() first"},
 };
 
+const gd_type_fact gd_type_facts[GD_TYPE_FACTS] = {
+    {GD_TYPE_TORCH, 0, "torch", "Tensor"},
+    {GD_TYPE_TORCH, 0, "torch", "TensorBase"},
+    {GD_TYPE_TORCH, 0, "torch", "_TensorBase"},
+    {GD_TYPE_NDARRAY, 1, "numpy", "ndarray"},
+    {GD_TYPE_SYCL_QUEUE, 0, "dpctl", "SyclQueue"},
+};
+
 static void req_base(const gd_import_state *s, gd_import_req *r) {
   memset(r, 0, sizeof *r);
   r->copy = s->copy;

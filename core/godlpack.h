@@ -102,7 +102,8 @@ typedef struct gd_export_req {
   /* out: 1 when Go planned a copy and left it to the C skin (nothing was
    * exported). */
   int32_t copy_deferred;
-  /* in: the stream is a Python object (dpctl's SyclQueue), stream is 0 */
+  /* in: the stream is a Python object, stream is 0: 1 a dpctl.SyclQueue
+   * (GD_TYPE_SYCL_QUEUE of gd_type_facts), 2 any other object */
   int32_t stream_object;
   /* in, optional: the C-contiguous copy the C skin made after Go deferred it;
    * exported instead of the array when the plan copies. The fast path never
@@ -317,6 +318,22 @@ typedef struct {
 } gd_library_fact;
 #define GD_TORCH_FACTS 3
 extern const gd_library_fact gd_torch_facts[GD_TORCH_FACTS];
+
+/* Libraries' types, recognised by name (the skin cannot import the library
+ * to ask): a type is of kind K when its module is `module` or starts with
+ * `module.` and its qualname is `qualname`, for the type itself (exact) or
+ * any class of its MRO. */
+#define GD_TYPE_TORCH 1      /* torch.Tensor and its subclasses: gd_torch_facts apply */
+#define GD_TYPE_NDARRAY 2    /* exactly numpy.ndarray: gd_numpy_buffer_route applies */
+#define GD_TYPE_SYCL_QUEUE 3 /* a dpctl.SyclQueue: a stream of a kDLOneAPI tensor (P5) */
+typedef struct {
+  int32_t kind;
+  int32_t exact;
+  const char *module;
+  const char *qualname;
+} gd_type_fact;
+#define GD_TYPE_FACTS 5
+extern const gd_type_fact gd_type_facts[GD_TYPE_FACTS];
 
 /* numpy's fact for the Go-function route: the buffer of a numpy.ndarray
  * (PyBUF_RECORDS_RO) describes what its __dlpack__ would export when it is

@@ -43,6 +43,9 @@ type ExportRequest struct {
 	// StreamObject: the stream is a Python object, not an int (dpctl's
 	// convention for oneAPI: a dpctl.SyclQueue); Stream is then 0.
 	StreamObject bool
+	// StreamQueue: that object is a dpctl.SyclQueue (the skin recognised
+	// its type from gd_type_facts, core/exchange.c).
+	StreamQueue bool
 }
 
 // ExportPlan says how to answer __dlpack__.
@@ -90,9 +93,9 @@ func CanCopy(src, dst Device) bool {
 //	anything else (CPU and host kinds included): -1 only.
 //
 // Only oneAPI takes an object; ints are for the others.
-func streamOK(t DeviceType, stream int64, object bool) bool {
+func streamOK(t DeviceType, stream int64, object, queue bool) bool {
 	if object {
-		return t == KDLOneAPI
+		return t == KDLOneAPI && queue
 	}
 	if stream == StreamNoSync {
 		return true
@@ -190,7 +193,7 @@ func planExport(src Device, readOnly bool, req *ExportRequest, p *ExportPlan) er
 			"__dlpack__(): copy=True but godlpack has no memory backend for %s and cannot copy the array there; pass copy=None, or copy it with the library that made it",
 			src)
 	}
-	if req.HasStream && !streamOK(p.Target.Type, req.Stream, req.StreamObject) {
+	if req.HasStream && !streamOK(p.Target.Type, req.Stream, req.StreamObject, req.StreamQueue) {
 		return streamErr(p.Target.Type, req.Stream, req.StreamObject)
 	}
 	if p.Copy && p.Versioned {
@@ -201,6 +204,9 @@ func planExport(src Device, readOnly bool, req *ExportRequest, p *ExportPlan) er
 
 func streamErr(t DeviceType, stream int64, object bool) error {
 	switch {
+	case t == KDLOneAPI && object:
+		return errorf(ErrUnsupported,
+			"__dlpack__(): stream must be None, -1 or a dpctl.SyclQueue for a %s tensor, not another object; pass stream=None or a.sycl_queue", t)
 	case t == KDLOneAPI:
 		return errorf(ErrStream,
 			"__dlpack__(): stream=%d is not a stream of a %s tensor; pass stream=None or a dpctl.SyclQueue", stream, t)

@@ -26,6 +26,7 @@ func ExportRequestOf(req unsafe.Pointer) ExportRequest {
 		Stream:        int64(r.stream),
 		HasStream:     r.has_stream != 0,
 		StreamObject:  r.stream_object != 0,
+		StreamQueue:   r.stream_object == 1,
 	}
 }
 

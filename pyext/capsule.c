@@ -276,41 +276,38 @@ static const DLPackExchangeAPI *gd_exchange_api_lookup(PyObject *tp) {
   return NULL;
 }
 
-/* Whether tp is torch.Tensor or a subclass (torch.nn.Parameter, ...): some
- * class of its MRO is torch's Tensor or TensorBase. */
-static int gd_type_is_torch(PyObject *tp) {
+/* Whether class c's module and qualname are those of fact f. */
+static int gd_class_is(PyObject *c, const gd_type_fact *f) {
   int found = 0;
-  PyObject *mro = PyObject_GetAttrString(tp, "__mro__");
-  if (mro != NULL && PyTuple_Check(mro)) {
-    for (Py_ssize_t i = 0; !found && i < PyTuple_Size(mro); i++) {
-      PyObject *c = PyTuple_GetItem(mro, i);
-      PyObject *mod = PyObject_GetAttrString(c, "__module__");
-      PyObject *qn = PyObject_GetAttrString(c, "__qualname__");
-      if (mod != NULL && qn != NULL && PyUnicode_Check(mod) && PyUnicode_Check(qn)) {
-        const char *m = PyUnicode_AsUTF8AndSize(mod, NULL), *q = PyUnicode_AsUTF8AndSize(qn, NULL);
-        found = m != NULL && q != NULL && (strcmp(m, "torch") == 0 || strncmp(m, "torch.", 6) == 0) &&
-                (strcmp(q, "Tensor") == 0 || strcmp(q, "TensorBase") == 0 || strcmp(q, "_TensorBase") == 0);
-      }
-      Py_XDECREF(mod);
-      Py_XDECREF(qn);
-      if (PyErr_Occurred()) PyErr_Clear();
-    }
+  PyObject *mod = PyObject_GetAttrString(c, "__module__");
+  PyObject *qn = PyObject_GetAttrString(c, "__qualname__");
+  if (mod != NULL && qn != NULL && PyUnicode_Check(mod) && PyUnicode_Check(qn)) {
+    const char *m = PyUnicode_AsUTF8AndSize(mod, NULL), *q = PyUnicode_AsUTF8AndSize(qn, NULL);
+    size_t n = strlen(f->module);
+    found = m != NULL && q != NULL && strncmp(m, f->module, n) == 0 && (m[n] == '\0' || m[n] == '.') &&
+            strcmp(q, f->qualname) == 0;
   }
-  Py_XDECREF(mro);
+  Py_XDECREF(mod);
+  Py_XDECREF(qn);
   if (PyErr_Occurred()) PyErr_Clear();
   return found;
 }
 
-/* Whether tp is numpy.ndarray itself (subclasses may export otherwise). */
-static int gd_type_is_exact_ndarray(PyObject *tp) {
+int gd_type_is(PyObject *tp, int kind) {
+  PyObject *mro = PyObject_GetAttrString(tp, "__mro__");
+  if (mro == NULL || !PyTuple_Check(mro)) {
+    Py_XDECREF(mro);
+    PyErr_Clear();
+    return 0;
+  }
   int found = 0;
-  PyObject *mod = PyObject_GetAttrString(tp, "__module__");
-  PyObject *qn = PyObject_GetAttrString(tp, "__qualname__");
-  if (mod != NULL && qn != NULL && PyUnicode_Check(mod) && PyUnicode_Check(qn))
-    found = PyUnicode_CompareWithASCIIString(mod, "numpy") == 0 && PyUnicode_CompareWithASCIIString(qn, "ndarray") == 0;
-  Py_XDECREF(mod);
-  Py_XDECREF(qn);
-  if (PyErr_Occurred()) PyErr_Clear();
+  for (int k = 0; !found && k < GD_TYPE_FACTS; k++) {
+    const gd_type_fact *f = &gd_type_facts[k];
+    if (f->kind != kind) continue;
+    Py_ssize_t n = f->exact ? 1 : PyTuple_Size(mro); /* the MRO starts with tp itself */
+    for (Py_ssize_t i = 0; !found && i < n; i++) found = gd_class_is(PyTuple_GetItem(mro, i), f);
+  }
+  Py_DECREF(mro);
   return found;
 }
 
@@ -331,8 +328,8 @@ static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *t
   *stream_dev = 0;
   if (kw != NULL) *kw = 0;
   const DLPackExchangeAPI *api = gd_exchange_api_lookup((PyObject *)tp);
-  *torch = gd_type_is_torch((PyObject *)tp);
-  int nd = gd_type_is_exact_ndarray((PyObject *)tp);
+  *torch = gd_type_is((PyObject *)tp, GD_TYPE_TORCH);
+  int nd = gd_type_is((PyObject *)tp, GD_TYPE_NDARRAY);
   if (ndarray != NULL) *ndarray = nd;
   /* Full: replace entries in turn, so that the types in use stay cached. */
   int full = st->api_cache_n == GD_API_CACHE;

@@ -142,10 +142,10 @@ PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t narg
       }
     } else if (code == GD_KW_STREAM) {
       if (v != Py_None && !PyLong_Check(v)) {
-        /* An object (dpctl's SyclQueue for oneAPI): core decides whether
-         * the array's device takes one (core.streamOK). */
+        /* An object: core decides whether the array's device takes it
+         * (core.streamOK: a dpctl.SyclQueue for oneAPI). */
         req.has_stream = 1;
-        req.stream_object = 1;
+        req.stream_object = gd_type_is((PyObject *)Py_TYPE(v), GD_TYPE_SYCL_QUEUE) ? 1 : 2;
       } else if (v != Py_None) {
         int of = 0;
         long long s = PyLong_AsLongLongAndOverflow(v, &of);

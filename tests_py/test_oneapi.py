@@ -360,6 +360,24 @@ def test_stream_is_a_sycl_queue(where, dev):
     assert dpnp.from_dlpack(a).tolist() == [1.0, 1.0, 1.0]
 
 
+# P5: on oneAPI a stream object must be a dpctl.SyclQueue (recognised by core's
+# gd_type_facts); any other object is refused, not taken as one (issue 27, item 9).
+@pytest.mark.parametrize("stream", ["q", object(), [], 1.5])
+def test_stream_objects_other_than_a_queue_are_refused(where, stream):
+    a = gd.ones(3, device=where)
+    with pytest.raises(TypeError, match=r"^__dlpack__\(\): stream must be None, -1 or a dpctl.SyclQueue"):
+        a.__dlpack__(max_version=(1, 3), stream=stream)
+    assert a.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_a_sycl_queue_subclass_is_a_queue(where, dev):
+    class MyQueue(dpctl.SyclQueue):
+        pass
+
+    a = gd.ones(3, device=where)
+    assert CapsuleInfo(a.__dlpack__(max_version=(1, 3), stream=MyQueue(dev))).device[0] == 14
+
+
 def test_arrays_outlive_the_queue_they_came_from(dev):
     q = dpctl.SyclQueue(dev)
     x = dpnp.arange(1000, dtype="int64", sycl_queue=q) * 2

@@ -72,10 +72,11 @@ func TestPlanWithOneAPI(t *testing.T) {
 		{"to host", one, core.ExportRequest{MaxVersion: v13, HasMaxVersion: true, DLDevice: core.CPU, HasDLDevice: true}, true, core.CPU, nil},
 		{"same device", one, core.ExportRequest{MaxVersion: v13, HasMaxVersion: true, DLDevice: one, HasDLDevice: true}, false, one, nil},
 		{"copy=True stays", one, core.ExportRequest{MaxVersion: v13, HasMaxVersion: true, Copy: core.CopyAlways}, true, one, nil},
-		{"queue object", one, core.ExportRequest{HasStream: true, StreamObject: true}, false, one, nil},
+		{"queue object", one, core.ExportRequest{HasStream: true, StreamObject: true, StreamQueue: true}, false, one, nil},
+		{"another object", one, core.ExportRequest{HasStream: true, StreamObject: true}, false, one, core.ErrUnsupported},
 		{"stream -1", one, core.ExportRequest{HasStream: true, Stream: -1}, false, one, nil},
 		{"int stream", one, core.ExportRequest{HasStream: true, Stream: 1}, false, one, core.ErrStream},
-		{"queue on cpu", core.CPU, core.ExportRequest{HasStream: true, StreamObject: true}, false, core.CPU, core.ErrUnsupported},
+		{"queue on cpu", core.CPU, core.ExportRequest{HasStream: true, StreamObject: true, StreamQueue: true}, false, core.CPU, core.ErrUnsupported},
 		{"copy=False to host", one, core.ExportRequest{MaxVersion: v13, HasMaxVersion: true, DLDevice: core.CPU, HasDLDevice: true, Copy: core.CopyNever}, false, core.CPU, core.ErrCopyNeeded},
 	}
 	for _, c := range cases {
