@@ -30,8 +30,9 @@ import (
 //     kinds byte_offset 0 and data at the first element, Data +
 //     Offset*itemsize; on other devices data = Data (it may be an opaque
 //     handle) and byte_offset = Offset*itemsize. A tensor with no element
-//     carries a NULL data pointer (S5 says it should; numpy and torch accept
-//     NULL for zero-size tensors);
+//     carries a NULL data pointer on the CPU (S5 says it should; numpy and
+//     torch accept NULL for zero-size tensors), and its handle with
+//     byte_offset 0 where data is one (dpctl needs the pointer);
 //   - manager_ctx = the header's owner, retained once; the deleter
 //     (gd_export_deleter_*, pure C, any thread) releases that reference;
 //   - versioned: version (1, 3); flags READ_ONLY when the header is read-only,
@@ -195,12 +196,18 @@ func exportTensor(block unsafe.Pointer, h *Header, shape, strides []int64, versi
 func fillTensor(t *DLTensor, h *Header, size, itemsize int64, shape, strides *int64) {
 	var data unsafe.Pointer
 	var byteOffset uint64
-	if size != 0 && h.Data != nil {
-		if FoldsByteOffset(h.Device) {
+	switch {
+	case h.Data == nil:
+	case FoldsByteOffset(h.Device):
+		if size != 0 {
 			data = unsafe.Add(h.Data, h.Offset*itemsize)
-		} else {
-			data, byteOffset = h.Data, uint64(h.Offset*itemsize)
 		}
+	case size != 0:
+		data, byteOffset = h.Data, uint64(h.Offset*itemsize)
+	default:
+		// S5: an empty tensor keeps its handle where data is one (oneAPI):
+		// dpctl finds the context from the pointer and refuses NULL.
+		data = h.Data
 	}
 	*t = DLTensor{
 		Data:       data,

@@ -83,6 +83,37 @@ func TestByteOffsetPolicyRoundTrip(t *testing.T) {
 	}
 }
 
+// S5: an empty tensor is exported with NULL data where data is an address,
+// and keeps its handle (byte_offset 0) where data is one: dpctl finds the
+// context from the pointer and refuses NULL.
+func TestEmptyExportData(t *testing.T) {
+	t.Parallel()
+	const handle = uintptr(0x10000)
+	for _, c := range []struct {
+		dev  core.Device
+		want uintptr
+	}{
+		{core.CPU, 0},
+		{core.Device{Type: core.KDLCUDAHost}, 0},
+		{core.Device{Type: core.KDLOneAPI}, handle},
+		{core.Device{Type: core.KDLOpenCL}, handle},
+	} {
+		m := cfixture.Versioned(cfixture.Spec{
+			Version: core.DLPackVersion, DataAddr: handle, Device: c.dev, Ndim: 1, DType: core.Float32,
+			Shape: []int64{0}, Strides: []int64{1}, ByteOffset: 8,
+		})
+		a, err := core.ImportVersioned(m)
+		require.NoError(t, err, c.dev)
+		out, err := a.ExportVersioned(0)
+		require.NoError(t, err, c.dev)
+		assert.Equal(t, c.want, uintptr(out.DLTensor.Data), "%v: data", c.dev)
+		assert.Zero(t, out.DLTensor.ByteOffset, "%v: byte_offset", c.dev)
+		cfixture.DeleteVersioned(unsafe.Pointer(out))
+		a.Release()
+		cfixture.Free(m)
+	}
+}
+
 // The device facts core decides in one place.
 func TestDevicePolicyTable(t *testing.T) {
 	t.Parallel()

@@ -360,6 +360,21 @@ def test_stream_is_a_sycl_queue(where, dev):
     assert dpnp.from_dlpack(a).tolist() == [1.0, 1.0, 1.0]
 
 
+# S5: an empty oneAPI array keeps its USM pointer on export, so dpnp (which finds
+# the context from it and refuses NULL) takes it both ways (issue 27, item 9).
+@pytest.mark.parametrize("make", ["zeros(0)", "zeros((3, 0))", "empty slice", "from dpnp"])
+def test_empty_arrays_round_trip_with_dpnp(where, make):
+    a = {"zeros(0)": lambda: gd.zeros(0, device=where),
+         "zeros((3, 0))": lambda: gd.zeros((3, 0), dtype="int32", device=where),
+         "empty slice": lambda: gd.zeros((3, 4), device=where)[:, 4:],
+         "from dpnp": lambda: gd.from_dlpack(dpnp.zeros(0, dtype="float32"))}[make]()
+    assert a.device == gd.Device(where)
+    for y in (dpnp.from_dlpack(a), dpnp.asarray(a)):
+        assert y.shape == a.shape and str(y.dtype) == a.dtype.name
+    back = gd.from_dlpack(dpnp.from_dlpack(a))
+    assert back.shape == a.shape and back.device == a.device
+
+
 # P5: on oneAPI a stream object must be a dpctl.SyclQueue (recognised by core's
 # gd_type_facts); any other object is refused, not taken as one (issue 27, item 9).
 @pytest.mark.parametrize("stream", ["q", object(), [], 1.5])
