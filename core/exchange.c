@@ -82,7 +82,11 @@ static void ask_plain(gd_import_state *s, gd_import_step *st) {
   st->note_kw = -1;
 }
 
-// C8: again with godlpack's queue on the tensor's device as the stream.
+// C8: again with godlpack's queue on the tensor's device as the stream. A
+// copy=True import does not pass copy: the producer's own copy is not
+// reliably ordered before our queue (dpnp's is not: its values may be read
+// before they are written), so godlpack takes the tensor in place, waits for
+// the queue, and copies it itself (core.PlanImport: no IS_COPIED, a copy).
 static void ask_stream(gd_import_state *s, gd_import_step *st, DLDevice on) {
   s->phase = P_STREAM;
   st->kind = GD_STEP_ASK;
@@ -90,7 +94,7 @@ static void ask_stream(gd_import_state *s, gd_import_step *st, DLDevice on) {
   st->kw_max_version = 1;
   st->kw_dl_device = s->has_device;
   st->dl_device = s->device;
-  st->kw_copy = s->copy != GD_COPY_IF_NEEDED;
+  st->kw_copy = s->copy == GD_COPY_NEVER;
   st->kw_stream = 1;
   st->stream_on = on;
   st->req.negotiated = 1;

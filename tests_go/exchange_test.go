@@ -133,6 +133,16 @@ func TestImportModel(t *testing.T) {
 			{want{kind: cfixture.StepAsk, keywords: []string{"max_version", "stream"}, negotiated: true, streamGiven: true, mayHost: true, streamOn: oneapi0}, done},
 			{want{kind: cfixture.StepDone}, answer{}},
 		}},
+		{"C8 copy=True: the producer is not asked for its copy, core copies after the wait", cfixture.ImportFacts{KW: 1, Copy: int32(core.CopyAlways), Device: &oneapi0}, []scriptStep{
+			{want{kind: cfixture.StepAsk, keywords: []string{"max_version", "dl_device", "copy"}, negotiated: true, mayStream: true, hasDevice: true, dev: oneapi0}, answer{outcome: cfixture.OutRetry, retry: 3, rdev: oneapi0}},
+			{want{kind: cfixture.StepAsk, keywords: []string{"max_version", "dl_device", "stream"}, negotiated: true, streamGiven: true, hasDevice: true, dev: oneapi0, streamOn: oneapi0, noteStream: int32(core.KDLOneAPI)}, done},
+			{want{kind: cfixture.StepDone}, answer{}},
+		}},
+		{"C8 copy=False is passed on with the stream", cfixture.ImportFacts{KW: 1, StreamDev: int32(core.KDLOneAPI), Copy: int32(core.CopyNever)}, []scriptStep{
+			{want{kind: cfixture.StepDevice}, answer{pdev: &oneapi0}},
+			{want{kind: cfixture.StepAsk, keywords: []string{"max_version", "copy", "stream"}, negotiated: true, streamGiven: true, mayHost: true, streamOn: oneapi0}, done},
+			{want{kind: cfixture.StepDone}, answer{}},
+		}},
 		{"C8 ... and on another device does not", cfixture.ImportFacts{KW: 1, StreamDev: int32(core.KDLOneAPI)}, []scriptStep{
 			{want{kind: cfixture.StepDevice}, answer{pdev: &cpu0}},
 			{want{kind: cfixture.StepAsk, keywords: mv, negotiated: true, mayStream: true, mayHost: true}, done},
