@@ -172,15 +172,15 @@ def test_to_dpnp_default_strided_views(view):
 # ================================================================ dpnp -> godlpack
 
 
-def asked_with_stream(spy, dev, **kw):
+def asked_with_stream(spy, dev, first=None, **kw):
     """godlpack took the tensor of a request with kw plus stream= its own queue
     on the device (dpctl synchronises nothing for stream=None): the last one.
     The first tensor of a producer type godlpack has not seen on the device is
-    asked for once without a stream, and asked again."""
+    asked for once without a stream (with first, when not kw), and asked again."""
     q = gd._oneapi.consumer_stream(14, dev.get_device_id())
     want = dict(kw, stream=q)
     assert spy.requests[-1] == want and spy.requests[-1]["stream"] is q
-    assert spy.requests[:-1] in ([], [kw]), spy.requests
+    assert spy.requests[:-1] in ([], [kw if first is None else first]), spy.requests
     return True
 
 
@@ -202,17 +202,16 @@ def test_from_dpnp_kept_on_device_zero_copy(dev):
 
 
 def test_from_dpnp_copy_true_single_copy(dev):
+    # dpctl's __dlpack__(copy=True) copies without waiting for the kernels dpnp
+    # queued on x (arange here), whatever the stream: its copy may hold stale
+    # bytes for good. So godlpack asks for the tensor itself with its queue,
+    # waits, and makes the one copy (C8), with no wait here.
     x = dpnp.arange(4, dtype="int64", device=dev)
-    # dpctl 0.22.1's __dlpack__(copy=True) copies without waiting for the
-    # kernels dpnp queued on x (arange here), whatever the stream: its copy
-    # may hold stale bytes for good. Wait for them first.
-    x.sycl_queue.wait()
     spy = Spy(x)
     a = gd.from_dlpack(spy, copy=True)
-    # the device stays: dpctl copies on it and says IS_COPIED, and we take that copy
-    assert asked_with_stream(spy, dev, max_version=(1, 3), copy=True)
-    assert spy.info.flags & FLAG_IS_COPIED and spy.info.device == (14, dev.get_device_id())
-    assert gd_ptr(a) == spy.info.first_element, "IS_COPIED honoured: no second copy"
+    assert asked_with_stream(spy, dev, first=dict(max_version=(1, 3), copy=True), max_version=(1, 3))
+    assert not spy.info.flags & FLAG_IS_COPIED and spy.info.device == (14, dev.get_device_id())
+    assert gd_ptr(a) not in (spy.info.first_element, usm_first(x)), "godlpack's own copy"
     assert a.device.type == T.kDLOneAPI and a.tolist() == [0, 1, 2, 3]
 
 
@@ -246,8 +245,8 @@ def test_from_dpnp_readonly_kept(dev):
     assert a.readonly and gd_ptr(a) == usm_first(x)
     with pytest.raises(ValueError):
         a[0] = 1.0
-    b = gd.from_dlpack(x, copy=True)  # dpctl flags its copy READ_ONLY too: honoured
-    assert b.readonly
+    b = gd.from_dlpack(x, copy=True)  # godlpack's own copy: writable, as on the CPU and in numpy
+    assert not b.readonly and gd_ptr(b) != usm_first(x)
     assert b.tolist() == [0.0, 1.0, 2.0, 3.0]
 
 
