@@ -432,12 +432,19 @@ func ReshapeOrCopy(h *Header, shape, strides []int64, newShape []int64, out *Hea
 		out.Owner.Retain()
 		return nil
 	}
-	if !errors.Is(err, ErrReshape) || !sameSize(shape, newShape) {
+	if !errors.Is(err, ErrReshape) {
 		return err
 	}
+	// ReshapeDesc's own rule on the C-contiguous layout of the same shape
+	// tells a size mismatch (refused again) from strides that only prevent
+	// a view (then a copy reshapes).
 	nd := len(shape)
 	var tmp Header
 	var tst [MaxNdim]int64
+	cStrides(shape, tst[:nd])
+	if err := ReshapeDesc(h, shape, tst[:nd], newShape, out, outStrides); err != nil {
+		return err
+	}
 	if err := AllocContiguousOn(where, CopyDevice(h.Device), h.DType, shape, &tmp, tst[:nd], false); err != nil {
 		return err
 	}
@@ -450,17 +457,4 @@ func ReshapeOrCopy(h *Header, shape, strides []int64, newShape []int64, out *Hea
 		return err
 	}
 	return nil // tmp's reference moves to out
-}
-
-// sameSize says whether a shape with one -1 (resolved by ReshapeDesc) or
-// none has as many elements as shape.
-func sameSize(shape, newShape []int64) bool {
-	p, q := int64(1), int64(1)
-	for _, d := range shape {
-		p *= d
-	}
-	for _, d := range newShape {
-		q *= d
-	}
-	return p == q
 }

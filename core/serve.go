@@ -64,6 +64,26 @@ type ExportServed struct {
 	CopyDeferred bool
 }
 
+// ExportServeOf reads a C gd_export_req, chunking fields included, into an
+// ExportServe; ExportServed.WriteTo writes the answer back. The skin and the
+// tests' C glue use the same two.
+func ExportServeOf(req unsafe.Pointer, ndim int) ExportServe {
+	r := (*C.gd_export_req)(req)
+	s := ExportServe{Req: ExportRequestOf(req), DeferCopyOver: int64(r.defer_copy_over)}
+	if r.precopied != nil {
+		s.Precopied = (*Header)(unsafe.Pointer(r.precopied))
+		s.PrecopiedStrides = unsafe.Slice((*int64)(unsafe.Pointer(r.precopied_strides)), ndim)
+	}
+	return s
+}
+
+// WriteTo sets the C request's copy_deferred.
+func (r ExportServed) WriteTo(req unsafe.Pointer) {
+	if r.CopyDeferred {
+		(*C.gd_export_req)(req).copy_deferred = 1
+	}
+}
+
 // ServeExport answers __dlpack__ for the array h, shape, strides with the
 // request s: PlanExport (P1–P5), then the export of a view, or of a copy.
 // block is a C buffer of ExportBlockSize(h.Ndim) bytes that becomes the
@@ -128,6 +148,21 @@ type ImportServed struct {
 	// again (RetryHostCopy, RetryDLPack, RetryStream).
 	Retry        Retry
 	CopyDeferred bool
+}
+
+// ImportServeOf reads a C gd_import_req into an ImportServe;
+// ImportServed.WriteTo writes the answer back.
+func ImportServeOf(req unsafe.Pointer) ImportServe {
+	return ImportServe{Req: ImportRequestOf(req), DeferCopyOver: int64((*C.gd_import_req)(req).defer_copy_over)}
+}
+
+// WriteTo sets the C request's retry and copy_deferred.
+func (r ImportServed) WriteTo(req unsafe.Pointer) {
+	c := (*C.gd_import_req)(req)
+	c.retry = C.int32_t(r.Retry)
+	if r.CopyDeferred {
+		c.copy_deferred = 1
+	}
 }
 
 // ServeImport takes the managed tensor of a capsule (or of an exchange API)

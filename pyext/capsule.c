@@ -705,12 +705,10 @@ static PyObject *gd_from_dlpack_into(gd_state *st, PyObject *x, PyObject *device
     /* after GD_STEP_TAKE and GD_STEP_ASK: an array or an exception, which
      * ends every import (GD_OUT_DONE), or a retry */
     if (r != NULL || PyErr_Occurred()) return r;
-    {
-      s.outcome = GD_OUT_RETRY;
-      s.retry = step.req.retry;
-      s.rdev.device_type = (DLDeviceType)rdev;
-      s.rdev.device_id = rid;
-    }
+    s.outcome = GD_OUT_RETRY;
+    s.retry = step.req.retry;
+    s.rdev.device_type = (DLDeviceType)rdev;
+    s.rdev.device_id = rid;
   }
 }
 

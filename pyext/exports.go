@@ -103,11 +103,7 @@ func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req
 	defer guard(&cls, msg, "__dlpack__()")
 	H := hdr(h)
 	nd := int(H.Ndim)
-	s := core.ExportServe{Req: core.ExportRequestOf(unsafe.Pointer(req)), DeferCopyOver: int64(req.defer_copy_over)}
-	if req.precopied != nil {
-		s.Precopied = (*core.Header)(unsafe.Pointer(req.precopied))
-		s.PrecopiedStrides = dims(req.precopied_strides, nd)
-	}
+	s := core.ExportServeOf(unsafe.Pointer(req), nd)
 	r, err := core.ServeExport(H, dims(shape, nd), dims(strides, nd), &s, block, dims(scratch, core.MaxNdim))
 	if err != nil {
 		return failAt(msg, "__dlpack__()", err)
@@ -117,9 +113,7 @@ func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req
 	if r.Versioned {
 		*versioned = 1
 	}
-	if r.CopyDeferred {
-		req.copy_deferred = 1
-	}
+	r.WriteTo(unsafe.Pointer(req))
 	return 0
 }
 
@@ -135,16 +129,13 @@ func gdgo_export(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_req
 func gdgo_import(managed unsafe.Pointer, versioned C.int, req *C.gd_import_req, ownerBlock unsafe.Pointer,
 	h *C.gd_header, shape, strides, scratch *C.int64_t, consumed *C.int32_t, msg *C.char) (cls C.int) {
 	defer guard(&cls, msg, "from_dlpack()")
-	s := core.ImportServe{Req: core.ImportRequestOf(unsafe.Pointer(req)), DeferCopyOver: int64(req.defer_copy_over)}
+	s := core.ImportServeOf(unsafe.Pointer(req))
 	r, err := core.ServeImport(managed, versioned != 0, &s, ownerBlock, hdr(h),
 		dims(shape, core.MaxNdim), dims(strides, core.MaxNdim), dims(scratch, core.MaxNdim))
 	if r.Consumed {
 		*consumed = 1
 	}
-	req.retry = C.int32_t(r.Retry)
-	if r.CopyDeferred {
-		req.copy_deferred = 1
-	}
+	r.WriteTo(unsafe.Pointer(req))
 	if err != nil {
 		return failAt(msg, "from_dlpack()", err)
 	}

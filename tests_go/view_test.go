@@ -517,3 +517,63 @@ func TestViewOverflow(t *testing.T) {
 	x.Release()
 	assert.Equal(t, "Array(dtype=float64, shape=[3], strides=[4611686018427387904], device=cpu:0)", v.String())
 }
+
+// ReshapeOrCopy is numpy's reshape: a view when the strides allow it (one
+// new reference on the same owner), else a C-contiguous copy on the array's
+// own device (a new owner); a size mismatch is refused either way.
+func TestReshapeOrCopy(t *testing.T) {
+	t.Parallel()
+	a := arIota(t, 4, 6)
+	at, err := a.Transpose()
+	require.NoError(t, err)
+	defer at.Release()
+	cases := []struct {
+		name    string
+		src     *core.Array
+		shape   []int64
+		want    []int64 // the resolved shape
+		view    bool
+		refused bool
+	}{
+		{"contiguous: a view", a, []int64{2, -1}, []int64{2, 12}, true, false},
+		{"transposed: a copy", at, []int64{24}, []int64{24}, false, false},
+		{"transposed, -1: a copy", at, []int64{-1, 2}, []int64{12, 2}, false, false},
+		{"transposed, same shape: a view", at, []int64{6, -1}, []int64{6, 4}, true, false},
+		{"size mismatch", a, []int64{5, 5}, nil, false, true},
+		{"size mismatch, transposed", at, []int64{25}, nil, false, true},
+		{"two unknowns", at, []int64{-1, -1}, nil, false, true},
+	}
+	for _, c := range cases {
+		h := c.src.Header()
+		before := h.Owner.Refs()
+		var out core.Header
+		st := make([]int64, len(c.shape))
+		ns := append([]int64(nil), c.shape...)
+		err := core.ReshapeOrCopy(&h, c.src.Shape(), c.src.Strides(), ns, &out, st)
+		if c.refused {
+			require.ErrorIs(t, err, core.ErrReshape, c.name)
+			assert.Equal(t, before, h.Owner.Refs(), "%s: no reference taken", c.name)
+			continue
+		}
+		require.NoError(t, err, c.name)
+		assert.Equal(t, c.want, ns, c.name)
+		assert.Equal(t, c.view, out.Owner == h.Owner, "%s: same owner", c.name)
+		assert.Equal(t, out.Device, h.Device, c.name)
+		if c.view {
+			assert.Equal(t, before+1, h.Owner.Refs(), "%s: one new reference", c.name)
+		}
+		v := core.NewArray(out, ns, st)
+		vc, err := v.Copy()
+		require.NoError(t, err, c.name)
+		flat, err := vc.Float64s()
+		require.NoError(t, err, c.name)
+		src, err := c.src.Copy()
+		require.NoError(t, err)
+		want, err := src.Float64s()
+		require.NoError(t, err)
+		assert.Equal(t, want, flat, "%s: C order of the source", c.name)
+		src.Release()
+		vc.Release()
+		v.Release()
+	}
+}

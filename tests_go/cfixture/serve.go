@@ -21,11 +21,7 @@ func cf_export_slow(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_
 	out *unsafe.Pointer, versioned *C.int32_t, scratch *C.int64_t, msg *C.char) C.int {
 	H := (*core.Header)(unsafe.Pointer(h))
 	nd := int(H.Ndim)
-	s := core.ExportServe{Req: core.ExportRequestOf(unsafe.Pointer(req)), DeferCopyOver: int64(req.defer_copy_over)}
-	if req.precopied != nil {
-		s.Precopied = (*core.Header)(unsafe.Pointer(req.precopied))
-		s.PrecopiedStrides = slice(req.precopied_strides, nd)
-	}
+	s := core.ExportServeOf(unsafe.Pointer(req), nd)
 	r, err := core.ServeExport(H, slice(shape, nd), slice(strides, nd), &s, block, slice(scratch, core.MaxNdim))
 	if err != nil {
 		return failWith(msg, err)
@@ -35,26 +31,21 @@ func cf_export_slow(h *C.gd_header, shape, strides *C.int64_t, req *C.gd_export_
 	if r.Versioned {
 		*versioned = 1
 	}
-	if r.CopyDeferred {
-		req.copy_deferred = 1
-	}
+	r.WriteTo(unsafe.Pointer(req))
 	return 0
 }
 
 //export cf_import_slow
 func cf_import_slow(managed unsafe.Pointer, versioned C.int, req *C.gd_import_req, ownerBlock unsafe.Pointer,
 	h *C.gd_header, shape, strides, scratch *C.int64_t, consumed *C.int32_t, msg *C.char) C.int {
-	s := core.ImportServe{Req: core.ImportRequestOf(unsafe.Pointer(req)), DeferCopyOver: int64(req.defer_copy_over)}
+	s := core.ImportServeOf(unsafe.Pointer(req))
 	r, err := core.ServeImport(managed, versioned != 0, &s, ownerBlock,
 		(*core.Header)(unsafe.Pointer(h)), slice(shape, core.MaxNdim), slice(strides, core.MaxNdim),
 		slice(scratch, core.MaxNdim))
 	if r.Consumed {
 		*consumed = 1
 	}
-	req.retry = C.int32_t(r.Retry)
-	if r.CopyDeferred {
-		req.copy_deferred = 1
-	}
+	r.WriteTo(unsafe.Pointer(req))
 	if err != nil {
 		return failWith(msg, err)
 	}

@@ -230,7 +230,7 @@ func Render(exports []Export) ([]byte, error) {
 		if len(params) == 0 {
 			params = []string{"void"}
 		}
-		p("\nstatic inline %s %s(%s) {\n", resultType(e.Result), name, strings.Join(params, ", "))
+		p("\nstatic inline %s %s(%s) {\n", e.Result, name, strings.Join(params, ", "))
 		switch {
 		case g.Child != "":
 			p("  if (gd_in_fork_child) return %s;\n", g.Child)
@@ -253,11 +253,4 @@ func Render(exports []Export) ([]byte, error) {
 	}
 	p("\n#endif /* GODLPACK_GOCALL_GEN_H_ */\n")
 	return b.Bytes(), nil
-}
-
-func resultType(t string) string {
-	if t == "void" {
-		return "void"
-	}
-	return t
 }
