@@ -25,7 +25,7 @@ SO     := python/godlpack/_native.abi3.so
 PYINC   = $(shell $(PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 export CGO_ENABLED := 1
 
-GO_SOURCES := go.mod $(wildcard go.sum) $(shell find core backends pyext gofunc -type f \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) 2>/dev/null) python/godlpack/_gobuild.py
+GO_SOURCES := go.mod $(wildcard go.sum) $(shell find core backends pyext gofunc internal/builtins -type f \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) 2>/dev/null) python/godlpack/_gobuild.py
 
 .PHONY: all demo test test-go test-go-race test-py test-py-nofast abi3-smoke test-cgocheck2 vet build wheel clean distclean setup bench
 .DEFAULT_GOAL := build

@@ -42,7 +42,7 @@ def go_build_command(go, out, workdir=".", debug=False, environ=os.environ):
 # The Go sources the wheel carries (godlpack/_gosrc), so that
 # `python -m godlpack build-ext` and godlpack.build work from an installed
 # godlpack with only Go and a C compiler.
-GOSRC_DIRS = ("core", "backends", "pyext", "gofunc")
+GOSRC_DIRS = ("core", "backends", "pyext", "gofunc", "internal/builtins")
 GOSRC_FILES = ("go.mod", "go.sum", "LICENSE", "NOTICE")
 GOSRC_EXT = (".go", ".c", ".h", ".s")
 

@@ -29,6 +29,7 @@ import (
 	"unsafe"
 
 	"github.com/godlpack/godlpack/core"
+	_ "github.com/godlpack/godlpack/internal/builtins" // may_share_memory and the probes, in every module
 )
 
 // ---- helpers (no allocation on success) ----

@@ -11,11 +11,8 @@ package pyext
 import "C"
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 	"unsafe"
 
@@ -76,7 +73,7 @@ func gdgo_fn_describe(i C.int, d *C.gd_fn_desc, msg *C.char) (cls C.int) {
 	defer guard(&cls, msg, "import")
 	e := fnTable[int(i)]
 	d.name = C.CString(e.Name)
-	d.doc = C.CString(docstring(e))
+	d.doc = C.CString(e.Docstring())
 	d.nparams = C.int32_t(len(e.Params))
 	d.nresults = C.int32_t(len(e.Results))
 	d.tuple, d.context, d.quick = 0, 0, 0
@@ -104,85 +101,13 @@ func gdgo_fn_describe(i C.int, d *C.gd_fn_desc, msg *C.char) (cls C.int) {
 	return 0
 }
 
-// docstring is the function's __doc__ with the __text_signature__ line
-// that inspect.signature reads.
-func docstring(e *gofunc.Entry) string {
-	var b strings.Builder
-	b.WriteString(e.Name + "(")
-	for k := range e.Params {
-		p := &e.Params[k]
-		if k > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(p.Name)
-		if p.Optional() {
-			b.WriteString("=" + p.DefaultRepr())
-		}
-	}
-	b.WriteString(")\n--\n\n")
-	doc := strings.TrimSpace(e.Doc)
-	if doc == "" {
-		doc = "The Go function " + e.GoName + "."
-	}
-	b.WriteString(doc)
-	var notes []string
-	for k := range e.Params {
-		p := &e.Params[k]
-		if c := p.Constraints(); c != "" {
-			notes = append(notes, fmt.Sprintf("%s: an array (%s)", p.Name, c))
-		}
-	}
-	if e.Context {
-		notes = append(notes, "Ctrl-C cancels the call (KeyboardInterrupt once the Go function returns).")
-	}
-	if e.Quick {
-		notes = append(notes, "Holds the GIL while it runs (it returns within microseconds).")
-	}
-	if len(notes) > 0 {
-		b.WriteString("\n\n" + strings.Join(notes, "\n"))
-	}
-	return b.String()
-}
-
-// fnMeta is one function as build-ext writes it into the .pyi stub.
-type fnMeta struct {
-	Name    string      `json:"name"`
-	Doc     string      `json:"doc"`
-	GoName  string      `json:"go_name"`
-	Params  []paramMeta `json:"params"`
-	Results []string    `json:"results"`
-	Tuple   bool        `json:"tuple"`
-	Context bool        `json:"context"`
-	Quick   bool        `json:"quick"`
-}
-
-type paramMeta struct {
-	Name        string `json:"name"`
-	Type        string `json:"type"`
-	Default     string `json:"default,omitempty"`
-	Constraints string `json:"constraints,omitempty"`
-}
-
-// gdgo_fn_meta writes the JSON description of every function into *out
-// (malloc'ed; the skin frees it).
+// gdgo_fn_meta writes the JSON description of every function
+// (gofunc.MetaJSON) into *out (malloc'ed; the skin frees it).
 //
 //export gdgo_fn_meta
 func gdgo_fn_meta(out **C.char, msg *C.char) (cls C.int) {
 	defer guard(&cls, msg, "_gofuncs()")
-	ms := make([]fnMeta, 0, len(fnTable))
-	for _, e := range fnTable {
-		m := fnMeta{Name: e.Name, Doc: strings.TrimSpace(e.Doc), GoName: e.GoName, Tuple: e.Tuple, Context: e.Context, Quick: e.Quick,
-			Params: []paramMeta{}, Results: []string{}}
-		for k := range e.Params {
-			p := &e.Params[k]
-			m.Params = append(m.Params, paramMeta{Name: p.Name, Type: p.Kind.PyType(), Default: p.DefaultRepr(), Constraints: p.Constraints()})
-		}
-		for _, r := range e.Results {
-			m.Results = append(m.Results, r.PyType())
-		}
-		ms = append(ms, m)
-	}
-	b, err := json.Marshal(ms)
+	b, err := gofunc.MetaJSON(fnTable)
 	if err != nil {
 		return fail(msg, err)
 	}
@@ -308,24 +233,6 @@ func finish(e *gofunc.Entry, args, rs []gofunc.Value, err error, res *C.gd_fn_va
 	return 0
 }
 
-// pendingCall is a call of a function that takes a context, running on a
-// goroutine of its own.
-type pendingCall struct {
-	e      *gofunc.Entry
-	done   chan struct{}
-	cancel context.CancelFunc
-	args   [gofunc.MaxParams]gofunc.Value
-	nargs  int
-	res    [gofunc.MaxResults]gofunc.Value
-	err    error
-}
-
-var (
-	pendingMu   sync.Mutex
-	pendingNext int64
-	pendingByID = map[int64]*pendingCall{}
-)
-
 // gdgo_fn_call calls function i with nargs arguments; res has room for its
 // results. A function that takes a context.Context is started and waited
 // for waitMs milliseconds: GD_FN_PENDING then says it still runs, *handle
@@ -346,17 +253,12 @@ func gdgo_fn_call(i C.int, args *C.gd_fn_val, nargs C.int, res *C.gd_fn_val, wai
 		return callNow(e, cargs, res, msg)
 	}
 	defer guard(&cls, msg, "gofunc")
-	p := &pendingCall{e: e, done: make(chan struct{}), nargs: n}
+	p := &gofunc.Pending{Entry: e, NArgs: n}
 	for k := range cargs {
-		toValue(&cargs[k], &p.args[k])
+		toValue(&cargs[k], &p.Args[k])
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	p.cancel = cancel
-	go func() {
-		defer close(p.done)
-		p.err = e.Call(ctx, p.args[:n], p.res[:len(e.Results)])
-	}()
-	return wait(p, 0, waitMs, res, handle, msg)
+	p.Start()
+	return wait(p, waitMs, res, handle, msg)
 }
 
 // callNow runs a function that takes no context on the calling thread.
@@ -407,39 +309,24 @@ func callNow(e *gofunc.Entry, cargs []C.gd_fn_val, res *C.gd_fn_val, msg *C.char
 //export gdgo_fn_wait
 func gdgo_fn_wait(handle C.int64_t, waitMs C.int, cancel C.int, res *C.gd_fn_val, msg *C.char) (cls C.int) {
 	defer guard(&cls, msg, "gofunc")
-	pendingMu.Lock()
-	p := pendingByID[int64(handle)]
-	pendingMu.Unlock()
+	p := gofunc.Parked(int64(handle))
 	if p == nil {
 		return fail(msg, fmt.Errorf("gofunc: no pending call %d: %w", handle, core.ErrInternal))
 	}
 	if cancel != 0 {
-		p.cancel()
+		p.Cancel()
 	}
-	return wait(p, int64(handle), waitMs, res, nil, msg)
+	return wait(p, waitMs, res, nil, msg)
 }
 
-func wait(p *pendingCall, id int64, waitMs C.int, res *C.gd_fn_val, handle *C.int64_t, msg *C.char) C.int {
-	t := time.NewTimer(time.Duration(waitMs) * time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-p.done:
-	case <-t.C:
-		if id == 0 {
-			pendingMu.Lock()
-			pendingNext++
-			id = pendingNext
-			pendingByID[id] = p
-			pendingMu.Unlock()
-			*handle = C.int64_t(id)
+// wait is GD_FN_PENDING while the call runs after waitMs (*handle, when
+// given, names it), else its results.
+func wait(p *gofunc.Pending, waitMs C.int, res *C.gd_fn_val, handle *C.int64_t, msg *C.char) C.int {
+	if !p.Wait(time.Duration(waitMs) * time.Millisecond) {
+		if handle != nil {
+			*handle = C.int64_t(p.ID())
 		}
 		return C.GD_FN_PENDING
 	}
-	if id != 0 {
-		pendingMu.Lock()
-		delete(pendingByID, id)
-		pendingMu.Unlock()
-	}
-	p.cancel()
-	return finish(p.e, p.args[:p.nargs], p.res[:len(p.e.Results)], p.err, res, msg)
+	return finish(p.Entry, p.Args[:p.NArgs], p.Res[:len(p.Entry.Results)], p.Err, res, msg)
 }

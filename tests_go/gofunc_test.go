@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/godlpack/godlpack/core"
 	"github.com/godlpack/godlpack/gofunc"
-	_ "github.com/godlpack/godlpack/pyext" // godlpack's own registrations (pyext/gofuncs.go)
+	_ "github.com/godlpack/godlpack/internal/builtins" // godlpack's own registrations
 )
 
 // The extension kit's registry and call path, driven as the C skin drives
@@ -89,7 +90,7 @@ func TestGofuncErrorsAndPanics(t *testing.T) {
 		{"index", core.ClassIndex, core.ErrIndex, "_gofunc_fail(): no such element: index out of range"},
 		{"plain", core.ClassRuntime, nil, "_gofunc_fail(): a plain Go error"},
 		{"prefixed", core.ClassRuntime, nil, "_gofunc_fail(): already prefixed"},
-		{"panic", core.ClassRuntime, core.ErrInternal, "_gofunc_fail(): the Go function github.com/godlpack/godlpack/pyext.failWith panicked: assignment to entry in nil map"},
+		{"panic", core.ClassRuntime, core.ErrInternal, "_gofunc_fail(): the Go function github.com/godlpack/godlpack/internal/builtins.failWith panicked: assignment to entry in nil map"},
 	}
 	for _, c := range cases {
 		err := e.Call(nil, []gofunc.Value{{Kind: gofunc.KindString, S: c.how}}, nil)
@@ -408,4 +409,49 @@ func TestLendSlot(t *testing.T) {
 	s, err := kept.Float64s()
 	require.NoError(t, err, "a Retain outlives the slot's reuse")
 	assert.Len(t, s, 6)
+}
+
+func TestGofuncDocstringAndMeta(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name      string
+		lead      string // the __text_signature__ line and what follows
+		notes     []string
+		metaParam string
+	}{
+		{"_gofunc_scalars", "_gofunc_scalars(i, f, b, c, s, n=(2, 3))\n--\n\n", nil, `"name":"n","type":"tuple[int, ...]","default":"(2, 3)"`},
+		{"_gofunc_fill", "_gofunc_fill(a, v)\n--\n\n", []string{"a: an array ("}, `"name":"a","type":"Array","constraints":`},
+		{"_gofunc_sleep", "_gofunc_sleep(seconds)\n--\n\n", []string{"Ctrl-C cancels the call"}, `"name":"seconds","type":"float"`},
+		{"_gofunc_spin", "_gofunc_spin(seconds)\n--\n\n", []string{"Holds the GIL while it runs"}, `"name":"seconds"`},
+	}
+	for _, c := range cases {
+		e := lookup(t, c.name)
+		d := e.Docstring()
+		assert.True(t, len(d) > len(c.lead) && d[:len(c.lead)] == c.lead, "%s: %q", c.name, d)
+		for _, n := range c.notes {
+			assert.Contains(t, d, "\n\n"+n, c.name)
+		}
+		b, err := gofunc.MetaJSON([]*gofunc.Entry{e})
+		require.NoError(t, err)
+		assert.Contains(t, string(b), `"name":"`+c.name+`"`)
+		assert.Contains(t, string(b), c.metaParam, c.name)
+	}
+}
+
+func TestGofuncPendingParksAndCancels(t *testing.T) {
+	t.Parallel()
+	p := &gofunc.Pending{Entry: lookup(t, "_gofunc_sleep"), NArgs: 1}
+	p.Args[0] = gofunc.Value{Kind: gofunc.KindFloat, F: 30}
+	p.Start()
+	require.False(t, p.Wait(time.Millisecond), "a 30 s sleep returned at once")
+	id := p.ID()
+	require.NotZero(t, id)
+	assert.Same(t, p, gofunc.Parked(id))
+	assert.False(t, p.Wait(time.Millisecond))
+	assert.Equal(t, id, p.ID(), "a call parked twice keeps its ID")
+	p.Cancel()
+	require.True(t, p.Wait(10*time.Second), "cancelling the context did not end the call")
+	require.NoError(t, p.Err)
+	assert.Equal(t, gofunc.Value{Kind: gofunc.KindBool, I: 1}, p.Res[0], "the call should report it was cancelled")
+	assert.Nil(t, gofunc.Parked(id), "a finished call stays parked")
 }

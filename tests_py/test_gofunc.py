@@ -2,7 +2,7 @@
 called from Python on numpy / torch / godlpack / buffer arrays.
 
 godlpack's own module registers its first users of the kit
-(pyext/gofuncs.go): may_share_memory and the _gofunc_* probes, so these
+(internal/builtins): may_share_memory and the _gofunc_* probes, so these
 tests run the kit's whole call path. test_gofunc_kit.py builds a module of
 its own (examples/imgkit) with `python -m godlpack build-ext`."""
 
@@ -143,7 +143,7 @@ def test_signatures_and_docstrings_come_from_the_registration():
     (lambda: N._gofunc_fail("index"), IndexError, r"^_gofunc_fail\(\): no such element"),
     (lambda: N._gofunc_fail("plain"), RuntimeError, r"^_gofunc_fail\(\): a plain Go error$"),
     (lambda: N._gofunc_fail("panic"), RuntimeError,
-     r"^_gofunc_fail\(\): the Go function github.com/godlpack/godlpack/pyext.failWith panicked: "
+     r"^_gofunc_fail\(\): the Go function github.com/godlpack/godlpack/internal/builtins.failWith panicked: "
      r"assignment to entry in nil map; the process goes on"),
     (lambda: N._gofunc_stale(), RuntimeError,
      r"^_gofunc_stale\(\): result 0 is an array the Go function had already released .*return a.Retain\(\)"),

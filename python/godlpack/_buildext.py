@@ -20,7 +20,7 @@ from typing import Any
 
 from . import _gobuild
 
-_OWN = "github.com/godlpack/godlpack/pyext."
+_OWN = "github.com/godlpack/godlpack/internal/builtins."
 _PY_PARAM = {"Array": "_ArrayLike", "tuple[int, ...]": "int | Sequence[int]"}
 
 

@@ -1,4 +1,4 @@
-package pyext
+package builtins
 
 import (
 	"context"
@@ -10,12 +10,6 @@ import (
 	"github.com/godlpack/godlpack/core"
 	"github.com/godlpack/godlpack/gofunc"
 )
-
-// godlpack's own functions registered with gofunc: the first users of the
-// extension kit, in every module built with it (godlpack._native included),
-// so that every test run goes through the kit's call path. The underscored
-// ones are probes for tests and benchmarks. This file needs no cgo: Go
-// tests reach the functions through gofunc.Lookup.
 
 func init() {
 	gofunc.Func2("may_share_memory", MayShareMemory, gofunc.Params(gofunc.Array("a"), gofunc.Array("b")),
