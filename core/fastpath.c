@@ -14,7 +14,9 @@
 //
 // Pure C on purpose: no Go runtime needed, which also keeps exchanges working
 // in a forked child.
+#include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "godlpack.h"
 
@@ -445,4 +447,232 @@ int gd_fast_reshape(const gd_header *h, const int64_t *shape, const int64_t *str
   if (unknown >= 0) new_shape[unknown] = resolved[unknown];
   gd_fast_view_header(h, h->offset, nn, new_shape, ostrides, out);
   return 1;
+}
+
+// ---- One element as a C value: gd_elem_read / gd_elem_write ----
+//
+// The skin's scalar access (a[i], a[i] = v, tolist, fill's element, the
+// result of a reduction) without a call into Go, so that a forked child has
+// it too. Twin of core.ConvertInto for one element between the array's dtype
+// and int64 / uint64 / float64 / complex128 (tests_go/element_test.go compares
+// every float8, float16 and bfloat16 code, and rounding at the midpoints).
+
+// float16 (IEEE binary16) through the compiler's _Float16: correct rounding
+// from double by libgcc / compiler-rt.
+static double gd_half_to_double(uint16_t h) {
+  _Float16 f;
+  memcpy(&f, &h, 2);
+  return (double)f;
+}
+
+static uint16_t gd_double_to_half(double x) {
+  _Float16 f = (_Float16)x;
+  uint16_t h;
+  memcpy(&h, &f, 2);
+  return h;
+}
+
+// bfloat16: the upper half of a float32, rounded to nearest even.
+static double gd_bf16_to_double(uint16_t b) {
+  uint32_t u = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return (double)f;
+}
+
+static uint16_t gd_double_to_bf16(double x) {
+  float f = (float)x;
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);  // quiet NaN
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (uint16_t)(u >> 16);
+}
+
+// 8-bit floats (DLPack codes 7..14): core/narrow.go's nfmt, decoded and
+// encoded as ml_dtypes does.
+enum { GD_F8_IEEE, GD_F8_FN, GD_F8_FNUZ, GD_F8_E8M0 };  // narrow.go's styles
+typedef struct {
+  int ebits, mbits, bias, style;
+  uint64_t max_code;  // largest finite magnitude code
+} gd_f8fmt;
+
+static int gd_f8_format(uint8_t code, gd_f8fmt *f) {
+  static const gd_f8fmt t[8] = {
+      {3, 4, 3, GD_F8_IEEE, 0x6f},  {4, 3, 7, GD_F8_IEEE, 0x77},  {4, 3, 11, GD_F8_FNUZ, 0x7f},
+      {4, 3, 7, GD_F8_FN, 0x7e},    {4, 3, 8, GD_F8_FNUZ, 0x7f},  {5, 2, 15, GD_F8_IEEE, 0x7b},
+      {5, 2, 16, GD_F8_FNUZ, 0x7f}, {8, 0, 127, GD_F8_E8M0, 0xfe},
+  };
+  if (code < kDLFloat8_e3m4 || code > kDLFloat8_e8m0fnu) return -1;
+  *f = t[code - kDLFloat8_e3m4];
+  return 0;
+}
+
+static double gd_f8_decode(const gd_f8fmt *f, uint8_t v) {
+  if (f->style == GD_F8_E8M0) return v == 0xff ? NAN : ldexp(1.0, (int)v - f->bias);
+  if (f->style == GD_F8_FNUZ && v == 0x80) return NAN;
+  int sign = v >> 7;
+  int e = (v >> f->mbits) & ((1 << f->ebits) - 1);
+  int m = v & ((1 << f->mbits) - 1);
+  double r;
+  if (f->style == GD_F8_IEEE && e == (1 << f->ebits) - 1) {
+    r = m ? NAN : INFINITY;
+  } else if (f->style == GD_F8_FN && (uint64_t)(v & 0x7f) > f->max_code) {
+    r = NAN;
+  } else if (e == 0) {
+    r = ldexp((double)m, 1 - f->bias - f->mbits);
+  } else {
+    r = ldexp((double)(m + (1 << f->mbits)), e - f->bias - f->mbits);
+  }
+  return sign ? -r : r;
+}
+
+// nfmt.encodeE8M0: powers of two, ties to the larger; below 2^-126 the
+// float32 subnormal's bits round to 0 or 1 as in ml_dtypes.
+static uint8_t gd_e8m0_encode(const gd_f8fmt *f, double x, uint64_t a) {
+  if (!(x > 0) || a >= 0x7ff0000000000000ull) return 0xff;
+  int exp = (int)(a >> 52) - 1023;
+  if (exp < 1 - f->bias) return exp == -f->bias && (a & ((1ull << 52) - 1)) != 0;
+  int code = exp + f->bias + ((a & ((1ull << 52) - 1)) >= (1ull << 51));
+  return code > (int)f->max_code ? 0xff : (uint8_t)code;
+}
+
+// nfmt.encode after ml_dtypes' rounding of the source to float32: nearest,
+// ties to even; overflow is inf where the kind has one, else NaN; fnuz kinds
+// have no -0.
+static uint8_t gd_f8_encode(const gd_f8fmt *f, double x) {
+  x = (double)(float)x;
+  uint64_t b;
+  memcpy(&b, &x, 8);
+  uint64_t a = b & ~(1ull << 63);
+  if (f->style == GD_F8_E8M0) return gd_e8m0_encode(f, x, a);
+  uint8_t sign = (b >> 63) ? (uint8_t)(1u << (f->ebits + f->mbits)) : 0;
+  if (a > 0x7ff0000000000000ull) {  // NaN
+    if (f->style == GD_F8_IEEE) return sign | (uint8_t)((((1u << f->ebits) - 1) << f->mbits) | (1u << (f->mbits - 1)));
+    if (f->style == GD_F8_FN) return sign | (uint8_t)((1u << (f->ebits + f->mbits)) - 1);
+    return 0x80;
+  }
+  uint64_t code = 0;
+  int exp = (int)(a >> 52) - 1023;
+  if (a == 0x7ff0000000000000ull) {
+    code = f->max_code + 1;
+  } else if (exp > -1023) {  // float64 subnormals round to 0 in every kind
+    uint64_t mant = (a & ((1ull << 52) - 1)) | (1ull << 52);
+    int emin = 1 - f->bias, e = exp > emin ? exp : emin;
+    unsigned shift = (unsigned)(52 + e - exp - f->mbits);
+    uint64_t r = 0;
+    if (shift < 64) {
+      r = mant >> shift;
+      uint64_t rem = mant & ((1ull << shift) - 1), half = 1ull << (shift - 1);
+      if (rem > half || (rem == half && (r & 1))) r++;
+    }
+    code = r + ((uint64_t)(e - emin) << f->mbits);  // a carry moves into the exponent
+  }
+  if (code > f->max_code) {
+    if (f->style == GD_F8_IEEE) return sign | (uint8_t)(((1u << f->ebits) - 1) << f->mbits);
+    if (f->style == GD_F8_FN) return sign | (uint8_t)((1u << (f->ebits + f->mbits)) - 1);
+    return 0x80;
+  }
+  if (code == 0 && f->style == GD_F8_FNUZ) return 0;
+  return sign | (uint8_t)code;
+}
+
+int gd_elem_kind(DLDataType dt) {
+  gd_f8fmt f;
+  if (dt.lanes != 1) return GD_ELEM_NONE;
+  switch (dt.code) {
+    case kDLBool: return dt.bits == 8 ? GD_ELEM_BOOL : GD_ELEM_NONE;
+    case kDLInt: return dt.bits == 8 || dt.bits == 16 || dt.bits == 32 || dt.bits == 64 ? GD_ELEM_INT : GD_ELEM_NONE;
+    case kDLUInt: return dt.bits == 8 || dt.bits == 16 || dt.bits == 32 || dt.bits == 64 ? GD_ELEM_UINT : GD_ELEM_NONE;
+    case kDLFloat: return dt.bits == 16 || dt.bits == 32 || dt.bits == 64 ? GD_ELEM_REAL : GD_ELEM_NONE;
+    case kDLBfloat: return dt.bits == 16 ? GD_ELEM_REAL : GD_ELEM_NONE;
+    case kDLComplex: return dt.bits == 64 || dt.bits == 128 ? GD_ELEM_COMPLEX : GD_ELEM_NONE;
+  }
+  return dt.bits == 8 && gd_f8_format(dt.code, &f) == 0 ? GD_ELEM_REAL : GD_ELEM_NONE;
+}
+
+int gd_elem_read(DLDataType dt, const void *p, gd_elem *e) {
+  memset(e, 0, sizeof(*e));
+  e->kind = gd_elem_kind(dt);
+  int64_t n = dt.bits / 8;
+  switch (e->kind) {
+    case GD_ELEM_BOOL: e->i = *(const uint8_t *)p != 0; break;
+    case GD_ELEM_INT: {
+      int8_t i8; int16_t i16; int32_t i32;
+      switch (n) {
+        case 1: memcpy(&i8, p, 1); e->i = i8; break;
+        case 2: memcpy(&i16, p, 2); e->i = i16; break;
+        case 4: memcpy(&i32, p, 4); e->i = i32; break;
+        default: memcpy(&e->i, p, 8);
+      }
+      break;
+    }
+    case GD_ELEM_UINT: {
+      uint8_t u8; uint16_t u16; uint32_t u32;
+      switch (n) {
+        case 1: memcpy(&u8, p, 1); e->u = u8; break;
+        case 2: memcpy(&u16, p, 2); e->u = u16; break;
+        case 4: memcpy(&u32, p, 4); e->u = u32; break;
+        default: memcpy(&e->u, p, 8);
+      }
+      break;
+    }
+    case GD_ELEM_REAL: {
+      uint16_t h; float f; gd_f8fmt f8;
+      if (dt.code == kDLBfloat) { memcpy(&h, p, 2); e->re = gd_bf16_to_double(h); }
+      else if (dt.code != kDLFloat) { gd_f8_format(dt.code, &f8); e->re = gd_f8_decode(&f8, *(const uint8_t *)p); }
+      else if (n == 2) { memcpy(&h, p, 2); e->re = gd_half_to_double(h); }
+      else if (n == 4) { memcpy(&f, p, 4); e->re = f; }
+      else memcpy(&e->re, p, 8);
+      break;
+    }
+    case GD_ELEM_COMPLEX: {
+      float c[2];
+      if (n == 8) { memcpy(c, p, 8); e->re = c[0]; e->im = c[1]; }
+      else { memcpy(&e->re, p, 8); memcpy(&e->im, (const char *)p + 8, 8); }
+      break;
+    }
+  }
+  return e->kind;
+}
+
+int gd_elem_write(DLDataType dt, const gd_elem *e, void *out) {
+  int kind = gd_elem_kind(dt);
+  int64_t n = dt.bits / 8;
+  if (kind == GD_ELEM_NONE || (kind == GD_ELEM_INT || kind == GD_ELEM_UINT) != (e->kind == GD_ELEM_INT || e->kind == GD_ELEM_UINT))
+    return GD_ELEM_E_KIND;
+  switch (kind) {
+    case GD_ELEM_BOOL: *(uint8_t *)out = e->i != 0; return 0;
+    case GD_ELEM_INT: {
+      int64_t lo = n == 8 ? INT64_MIN : -((int64_t)1 << (8 * n - 1)), hi = n == 8 ? INT64_MAX : ((int64_t)1 << (8 * n - 1)) - 1;
+      if (e->kind == GD_ELEM_UINT ? e->u > (uint64_t)hi : (e->i < lo || e->i > hi)) return GD_ELEM_E_RANGE;
+      int64_t v = e->kind == GD_ELEM_UINT ? (int64_t)e->u : e->i;
+      int8_t i8 = (int8_t)v; int16_t i16 = (int16_t)v; int32_t i32 = (int32_t)v;
+      memcpy(out, n == 1 ? (void *)&i8 : n == 2 ? (void *)&i16 : n == 4 ? (void *)&i32 : (void *)&v, (size_t)n);
+      return 0;
+    }
+    case GD_ELEM_UINT: {
+      uint64_t hi = n == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * n)) - 1;
+      if (e->kind == GD_ELEM_INT ? (e->i < 0 || (uint64_t)e->i > hi) : e->u > hi) return GD_ELEM_E_RANGE;
+      uint64_t v = e->kind == GD_ELEM_INT ? (uint64_t)e->i : e->u;
+      uint8_t u8 = (uint8_t)v; uint16_t u16 = (uint16_t)v; uint32_t u32 = (uint32_t)v;
+      memcpy(out, n == 1 ? (void *)&u8 : n == 2 ? (void *)&u16 : n == 4 ? (void *)&u32 : (void *)&v, (size_t)n);
+      return 0;
+    }
+    case GD_ELEM_REAL: {
+      uint16_t h; float f; gd_f8fmt f8;
+      if (dt.code == kDLBfloat) { h = gd_double_to_bf16(e->re); memcpy(out, &h, 2); }
+      else if (dt.code != kDLFloat) { gd_f8_format(dt.code, &f8); *(uint8_t *)out = gd_f8_encode(&f8, e->re); }
+      else if (n == 2) { h = gd_double_to_half(e->re); memcpy(out, &h, 2); }
+      else if (n == 4) { f = (float)e->re; memcpy(out, &f, 4); }
+      else memcpy(out, &e->re, 8);
+      return 0;
+    }
+    default: {  // GD_ELEM_COMPLEX
+      float c[2] = {(float)e->re, (float)e->im};
+      if (n == 8) memcpy(out, c, 8);
+      else { memcpy(out, &e->re, 8); memcpy((char *)out + 8, &e->im, 8); }
+      return 0;
+    }
+  }
 }

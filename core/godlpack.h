@@ -243,6 +243,35 @@ int gd_fast_transpose(const gd_header *h, const int64_t *shape, const int64_t *s
 int gd_fast_reshape(const gd_header *h, const int64_t *shape, const int64_t *strides, int64_t *new_shape,
                     int32_t nn, gd_header *out, int64_t *ostrides);
 
+/* One element as a C value (core/fastpath.c, twin of core.ConvertInto for
+ * one element): the skin's scalar reads and writes without Go. */
+enum { GD_ELEM_NONE = 0, GD_ELEM_BOOL, GD_ELEM_INT, GD_ELEM_UINT, GD_ELEM_REAL, GD_ELEM_COMPLEX };
+/* gd_elem_write's refusals: an integer out of the dtype's range; a value of
+ * the wrong kind (an integer for a float array, or the reverse) or a dtype
+ * without Python values. */
+enum { GD_ELEM_E_RANGE = 1, GD_ELEM_E_KIND = 2 };
+typedef struct {
+  int32_t kind; /* GD_ELEM_*: which fields hold the value */
+  int64_t i;    /* BOOL (0 or 1), INT */
+  uint64_t u;   /* UINT */
+  double re, im; /* REAL (re), COMPLEX */
+} gd_elem;
+/* The kind of value elements of dt hold, GD_ELEM_NONE when Python has none
+ * (lanes, sub-byte, opaque and unknown dtypes). */
+int gd_elem_kind(DLDataType dt);
+/* Reads the element at p into *e; returns e->kind. */
+int gd_elem_read(DLDataType dt, const void *p, gd_elem *e);
+/* Writes *e (of gd_elem_kind(dt), or INT/UINT for either integer kind) as
+ * one element of dt at out: 0 or GD_ELEM_E_*. Floats round as
+ * core.ConvertInto rounds (float8: as ml_dtypes). */
+int gd_elem_write(DLDataType dt, const gd_elem *e, void *out);
+
+/* The PEP 3118 format of dt (core/bufferfmt.c), NULL when a buffer cannot
+ * describe it; and the dtype of a buffer's format and itemsize (native or
+ * little-endian), or -1. */
+const char *gd_buffer_format(DLDataType dt);
+int gd_dtype_from_format(const char *fmt, int64_t itemsize, DLDataType *out);
+
 /* ---- the exchange model (core/exchange.c) -------------------------------
  *
  * from_dlpack(x) as a sequence of steps. The skin sets up a gd_import_state

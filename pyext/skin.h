@@ -173,9 +173,6 @@ int gd_pack(DLDataType dt, PyObject *v, void *out); /* -1 + exception */
 int gd_as_complex(PyObject *v, double *re, double *im);
 /* Whether type tp is of a library's kind (GD_TYPE_*, core's gd_type_facts). */
 int gd_type_is(PyObject *tp, int kind);
-const char *gd_buffer_format(DLDataType dt);       /* NULL if none */
-int gd_dtype_from_format(const char *fmt, Py_ssize_t itemsize,
-                         DLDataType *out);          /* -1 if unknown */
 
 /* capsule.c */
 PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device,

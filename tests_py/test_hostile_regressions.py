@@ -164,6 +164,9 @@ def _values(mt, view):
         codes = np.arange(np.iinfo(view).max + 1, dtype=view).view(mt).astype(np.float64)
     fin = np.unique(np.concatenate([codes[np.isfinite(codes)], -codes[np.isfinite(codes)]]))
     mids = (fin[:-1] + fin[1:]) / 2
+    # the midpoint above the largest finite value: ties to even decide between it and overflow
+    top = fin[-1] + (fin[-1] - fin[-2]) / 2
+    mids = np.concatenate([mids, [top, -top]])
     specials = [0.0, -0.0, np.inf, -np.inf, 1e300, -1e300, 1e-300, -1e-300, 1e-40, -1e-40, 2.0**-128,
                 0.75 * 2.0**-127, 1.5 * 2.0**-127, 2.0**-149, 3.4e38, 3.5e38, 65504.0, 65520.0]
     return np.concatenate([fin, mids, np.nextafter(mids, np.inf), np.nextafter(mids, -np.inf), specials])
