@@ -243,6 +243,52 @@ int gd_fast_transpose(const gd_header *h, const int64_t *shape, const int64_t *s
 int gd_fast_reshape(const gd_header *h, const int64_t *shape, const int64_t *strides, int64_t *new_shape,
                     int32_t nn, gd_header *out, int64_t *ostrides);
 
+/* ---- operations on arrays (core/ops.go) ----------------------------------
+ *
+ * Every operation of the skin other than the exchange itself is one gd_op:
+ * the skin fills the fields the operation reads and calls Go once
+ * (gd_go_op); core.RunOp runs it and writes the result. Views (INDEX,
+ * TRANSPOSE) share a's owner without a new reference; every other result
+ * in out holds a new owner reference, released again by core if the
+ * operation fails. out_shape and out_strides hold GD_MAX_NDIM entries. */
+enum {
+  GD_OP_ALLOC = 1,      /* C-contiguous array of dtype, shape ints, on device (flag: on the device a
+                           copy from device goes to), filled with elem when not NULL */
+  GD_OP_COPY,           /* a C-contiguous copy of a on the device its copies go to */
+  GD_OP_COPY_INTO,      /* b's elements into a (shape a_shape, strides b_strides for b) */
+  GD_OP_CONVERT,        /* a C-contiguous copy of a as dtype */
+  GD_OP_CONVERT_INTO,   /* COPY_INTO between dtypes */
+  GD_OP_FILL,           /* every element of a := elem */
+  GD_OP_INDEX,          /* a[index] as a view (flag: a[index] = v is filling it) */
+  GD_OP_SETITEM,        /* a[index] = elem */
+  GD_OP_RESHAPE,        /* a.reshape(ints): a view or a copy; a -1 in ints is resolved in place */
+  GD_OP_TRANSPOSE,      /* a.transpose(ints) (nints 0: reversed) */
+  GD_OP_DESCRIBE,       /* validates the DLManagedTensorVersioned ptr over host memory into out */
+  GD_OP_EXPORT_VIEW,    /* a as the DLTensor at ptr (the exchange API's no-sync view) */
+  GD_OP_ALLOC_EXPORT,   /* ALLOC handed out as a DLManagedTensorVersioned in *(void **)ptr */
+  GD_OP_STREAM,         /* godlpack's queue on device, as its runtime's handle, in *(void **)ptr */
+  GD_OP_CHECK_DEVICE,   /* from_dlpack(device=device) can be honoured at all */
+};
+typedef struct gd_op {
+  int32_t op;    /* GD_OP_* */
+  int32_t flag;  /* see the operation */
+  const char *entry; /* the user's entry point: every message starts with it */
+  gd_header *a;
+  int64_t *a_shape, *a_strides;
+  gd_header *b;
+  int64_t *b_strides;
+  gd_header *out;
+  int64_t *out_shape, *out_strides;
+  const void *elem;
+  int64_t *ints;
+  int32_t nints;
+  int32_t nindex;
+  const gd_index_op *index;
+  DLDataType dtype;
+  DLDevice device;
+  void *ptr;
+} gd_op;
+
 /* One element as a C value (core/fastpath.c, twin of core.ConvertInto for
  * one element): the skin's scalar reads and writes without Go. */
 enum { GD_ELEM_NONE = 0, GD_ELEM_BOOL, GD_ELEM_INT, GD_ELEM_UINT, GD_ELEM_REAL, GD_ELEM_COMPLEX };

@@ -50,7 +50,7 @@ PyObject *gd_array_copy(PyObject *self, PyObject *unused);
 PyObject *gd_array_fill(PyObject *self, PyObject *value);
 PyObject *gd_array_reshape(PyObject *self, PyObject *args);
 PyObject *gd_array_transpose(PyObject *self, PyObject *args);
-PyObject *gd_transpose_impl(PyObject *self, const int32_t *axes, int32_t naxes);
+PyObject *gd_transpose_impl(PyObject *self, int64_t *axes, int32_t naxes);
 
 /* reduce.c: sum, prod, min, max, any, all, mean */
 PyObject *gd_array_sum(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);

@@ -595,8 +595,7 @@ static int gd_import_setup(gd_state *st, PyObject *x, PyObject *device, PyObject
     s->device.device_id = di;
     s->has_device = 1;
     char msg[GD_MSG_CAP];
-    msg[0] = '\0';
-    int cls = gd_go_check_import_device(dt, di, msg);
+    int cls = gd_check_import_device(dt, di, msg);
     if (cls != GD_OK) {
       gd_raise_import(cls, msg, entry_asarray);
       return -1;

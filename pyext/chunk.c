@@ -39,41 +39,31 @@ int gd_chunk_eligible(const gd_header *h, const int64_t *shape) {
   return n > gd_chunk_bytes();
 }
 
-enum { GD_CHUNK_COPY = 0, GD_CHUNK_FILL = 1, GD_CHUNK_REDUCE = 2, GD_CHUNK_CONVERT = 3 };
+/* mode: the gd_op of each chunk (GD_OP_COPY_INTO, GD_OP_FILL,
+ * GD_OP_CONVERT_INTO), or GD_CHUNK_REDUCE. */
+enum { GD_CHUNK_REDUCE = -1 };
 
 typedef struct {
-  int mode;              /* GD_CHUNK_* */
+  int mode;
   gd_header dst;         /* copy/fill: written; reduce: the input. offset moves per chunk */
   const int64_t *dstr;
   gd_header src;         /* copy, convert: read; reduce: the accumulator (strides per input axis, 0 on reduced ones) */
   const int64_t *sstr;
   const int64_t *shape;  /* full shape */
   int64_t sub[GD_MAX_NDIM];
-  const void *elem;      /* fill */
+  gd_op op;              /* copy, fill, convert: on dst, src and sub */
   gd_reduce_req *req;    /* reduce */
   int64_t itemsize;
-  const char *entry;     /* for a MemoryError */
   char msg[GD_MSG_CAP];
 } gd_chunker;
 
 /* One Go call on the current sub-block, GIL released; then signals. */
 static int gd_chunk_call(gd_chunker *c) {
-  int cls;
   c->msg[0] = '\0';
   PyThreadState *ts = PyEval_SaveThread();
-  switch (c->mode) {
-    case GD_CHUNK_FILL:
-      cls = gd_go_fill(&c->dst, c->sub, (int64_t *)c->dstr, (void *)c->elem, c->msg);
-      break;
-    case GD_CHUNK_REDUCE:
-      cls = gd_go_reduce_chunk(&c->dst, c->sub, (int64_t *)c->dstr, &c->src, (int64_t *)c->sstr, c->req, c->msg);
-      break;
-    case GD_CHUNK_CONVERT:
-      cls = gd_go_convert_into(&c->dst, (int64_t *)c->dstr, &c->src, c->sub, (int64_t *)c->sstr, c->entry, c->msg);
-      break;
-    default:
-      cls = gd_go_copy_into(&c->dst, (int64_t *)c->dstr, &c->src, c->sub, (int64_t *)c->sstr, c->msg);
-  }
+  int cls = c->mode == GD_CHUNK_REDUCE
+                ? gd_go_reduce_chunk(&c->dst, c->sub, (int64_t *)c->dstr, &c->src, (int64_t *)c->sstr, c->req, c->msg)
+                : gd_go_op(&c->op, c->msg);
   PyEval_RestoreThread(ts);
   if (cls != GD_OK) return gd_err_from(cls, c->msg);
   return PyErr_CheckSignals();
@@ -93,14 +83,14 @@ static int gd_chunk_rec(gd_chunker *c, int32_t k) {
     for (int64_t i = 0; i < n; i += rows) {
       c->sub[k] = (n - i < rows) ? n - i : rows;
       c->dst.offset = d0 + i * c->dstr[k];
-      if (c->mode != GD_CHUNK_FILL) c->src.offset = s0 + i * c->sstr[k];
+      if (c->mode != GD_OP_FILL) c->src.offset = s0 + i * c->sstr[k];
       if (gd_chunk_call(c) < 0) return -1;
     }
   } else {
     c->sub[k] = 1;
     for (int64_t i = 0; i < n; i++) {
       c->dst.offset = d0 + i * c->dstr[k];
-      if (c->mode != GD_CHUNK_FILL) c->src.offset = s0 + i * c->sstr[k];
+      if (c->mode != GD_OP_FILL) c->src.offset = s0 + i * c->sstr[k];
       if (gd_chunk_rec(c, k + 1) < 0) return -1;
     }
   }
@@ -110,8 +100,10 @@ static int gd_chunk_rec(gd_chunker *c, int32_t k) {
   return 0;
 }
 
-/* The chunker is ~300 bytes: heap, not the C stack of a deep call. */
-static gd_chunker *gd_chunker_new(int mode, const gd_header *dst, const int64_t *shape, const int64_t *dstr) {
+/* The chunker is ~500 bytes: heap, not the C stack of a deep call. src
+ * and sstr may be NULL (fill). */
+static gd_chunker *gd_chunker_new(int mode, const gd_header *dst, const int64_t *shape, const int64_t *dstr,
+                                  const gd_header *src, const int64_t *sstr, const char *entry) {
   gd_chunker *c = PyMem_Malloc(sizeof(gd_chunker));
   if (c == NULL) {
     PyErr_NoMemory();
@@ -121,65 +113,56 @@ static gd_chunker *gd_chunker_new(int mode, const gd_header *dst, const int64_t 
   c->mode = mode;
   c->dst = *dst;
   c->dstr = dstr;
+  if (src != NULL) c->src = *src;
+  c->sstr = sstr;
   c->shape = shape;
   c->itemsize = gd_itemsize(dst->dtype);
+  if (src != NULL && gd_itemsize(src->dtype) > c->itemsize) c->itemsize = gd_itemsize(src->dtype);
   for (int32_t j = 0; j < dst->ndim; j++) c->sub[j] = shape[j];
+  c->op = (gd_op){.op = mode, .entry = entry, .a = &c->dst, .a_shape = c->sub, .a_strides = (int64_t *)dstr,
+                  .b = &c->src, .b_strides = (int64_t *)sstr};
   return c;
 }
 
 static int gd_chunker_run(gd_chunker *c) {
-  int rc = gd_chunk_rec(c, 0);
+  int rc = c == NULL ? -1 : gd_chunk_rec(c, 0);
   PyMem_Free(c);
   return rc;
 }
 
 int gd_chunked_copy_into(const gd_header *dst, const int64_t *dstr, const gd_header *src, const int64_t *shape,
-                         const int64_t *sstr) {
-  gd_chunker *c = gd_chunker_new(GD_CHUNK_COPY, dst, shape, dstr);
-  if (c == NULL) return -1;
-  c->src = *src;
-  c->sstr = sstr;
-  return gd_chunker_run(c);
+                         const int64_t *sstr, const char *entry) {
+  return gd_chunker_run(gd_chunker_new(GD_OP_COPY_INTO, dst, shape, dstr, src, sstr, entry));
 }
 
+/* Chunks are sized by the wider of the two itemsizes. */
 int gd_chunked_convert_into(const gd_header *dst, const int64_t *dstr, const gd_header *src, const int64_t *shape,
                             const int64_t *sstr, const char *entry) {
-  gd_chunker *c = gd_chunker_new(GD_CHUNK_CONVERT, dst, shape, dstr);
-  if (c == NULL) return -1;
-  c->src = *src;
-  c->sstr = sstr;
-  c->entry = entry;
-  if (gd_itemsize(src->dtype) > c->itemsize) c->itemsize = gd_itemsize(src->dtype);
-  return gd_chunker_run(c);
+  return gd_chunker_run(gd_chunker_new(GD_OP_CONVERT_INTO, dst, shape, dstr, src, sstr, entry));
 }
 
-int gd_chunked_fill(const gd_header *dst, const int64_t *shape, const int64_t *dstr, const void *elem) {
-  gd_chunker *c = gd_chunker_new(GD_CHUNK_FILL, dst, shape, dstr);
-  if (c == NULL) return -1;
-  c->elem = elem;
+int gd_chunked_fill(const gd_header *dst, const int64_t *shape, const int64_t *dstr, const void *elem,
+                    const char *entry) {
+  gd_chunker *c = gd_chunker_new(GD_OP_FILL, dst, shape, dstr, NULL, NULL, entry);
+  if (c != NULL) c->op.elem = elem;
   return gd_chunker_run(c);
 }
 
 int gd_chunked_reduce(const gd_header *h, const int64_t *shape, const int64_t *strides, gd_reduce_req *req) {
-  gd_chunker *c = gd_chunker_new(GD_CHUNK_REDUCE, h, shape, strides);
-  if (c == NULL) return -1;
-  c->src = req->t.acc;
-  c->sstr = req->t.acc_strides;
-  c->req = req;
+  gd_chunker *c = gd_chunker_new(GD_CHUNK_REDUCE, h, shape, strides, &req->t.acc, req->t.acc_strides, NULL);
+  if (c != NULL) {
+    c->req = req;
+    c->itemsize = gd_itemsize(h->dtype);
+  }
   return gd_chunker_run(c);
 }
 
 int gd_chunked_copy_new(const gd_header *src, const int64_t *shape, const int64_t *sstr, gd_header *out,
                         int64_t *ostrides, const char *entry) {
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
-  int cls = gd_go_alloc_on(src->dtype, src->ndim, (int64_t *)shape, src->device, 1, NULL, out, ostrides, entry, msg);
-  if (cls != GD_OK) {
-    if (msg[0]) return gd_err_from(cls, msg);
-    PyErr_Format(PyExc_MemoryError, "%s: allocation failed", entry);
-    return -1;
-  }
-  if (gd_chunked_copy_into(out, ostrides, src, shape, sstr) < 0) {
+  gd_op o = {.op = GD_OP_ALLOC, .flag = 1, .entry = entry, .dtype = src->dtype, .device = src->device,
+             .ints = (int64_t *)shape, .nints = src->ndim, .out = out, .out_strides = ostrides};
+  if (gd_run_op(&o, 0) < 0) return -1;
+  if (gd_chunked_copy_into(out, ostrides, src, shape, sstr, entry) < 0) {
     gd_owner_decref(out->owner);
     out->owner = NULL;
     return -1;
@@ -191,12 +174,9 @@ int gd_copy_new(const gd_header *src, const int64_t *shape, const int64_t *sstr,
                 const char *entry) {
   if (gd_chunk_eligible(src, shape)) return gd_chunked_copy_new(src, shape, sstr, out, ostrides, entry);
   /* Go deferred the copy, the C side cannot chunk it: one call. */
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
-  PyThreadState *ts = PyEval_SaveThread();
-  int cls = gd_go_copy((gd_header *)src, (int64_t *)shape, (int64_t *)sstr, out, ostrides, msg);
-  PyEval_RestoreThread(ts);
-  return cls == GD_OK ? 0 : gd_err_from(cls, msg);
+  gd_op o = {.op = GD_OP_COPY, .entry = entry, .a = (gd_header *)src, .a_shape = (int64_t *)shape,
+             .a_strides = (int64_t *)sstr, .out = out, .out_strides = ostrides};
+  return gd_run_op(&o, 1);
 }
 
 int gd_import_finish_copy(gd_header *h, const int64_t *shape, int64_t *strides, const char *entry) {
@@ -221,6 +201,6 @@ PyObject *gd_copy_chunked(PyObject *self) {
 
 PyObject *gd_fill_chunked(PyObject *self, const void *elem) {
   gd_array *a = (gd_array *)self;
-  if (gd_chunked_fill(&a->h, GD_SHAPE(a), GD_STRIDES(a), elem) < 0) return NULL;
+  if (gd_chunked_fill(&a->h, GD_SHAPE(a), GD_STRIDES(a), elem, "fill()") < 0) return NULL;
   Py_RETURN_NONE;
 }

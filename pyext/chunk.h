@@ -25,12 +25,13 @@ int gd_chunk_eligible(const gd_header *h, const int64_t *shape);
  * from a signal handler between chunks, or a Go error). Called with the
  * GIL; each chunk releases it. */
 int gd_chunked_copy_into(const gd_header *dst, const int64_t *dstr, const gd_header *src, const int64_t *shape,
-                         const int64_t *sstr);
+                         const int64_t *sstr, const char *entry);
 /* A conversion (astype) of src into dst of another dtype; chunks are sized
  * by the wider of the two itemsizes; entry names the user's entry point. */
 int gd_chunked_convert_into(const gd_header *dst, const int64_t *dstr, const gd_header *src, const int64_t *shape,
                             const int64_t *sstr, const char *entry);
-int gd_chunked_fill(const gd_header *dst, const int64_t *shape, const int64_t *dstr, const void *elem);
+int gd_chunked_fill(const gd_header *dst, const int64_t *shape, const int64_t *dstr, const void *elem,
+                    const char *entry);
 /* Folds the input into the accumulator that gd_go_reduce set up in req
  * (req->t.acc), chunk by chunk; the caller then ends the reduction. */
 int gd_chunked_reduce(const gd_header *h, const int64_t *shape, const int64_t *strides, gd_reduce_req *req);

@@ -35,12 +35,11 @@ PyObject *gd_mod_convert(PyObject *m, PyObject *args) {
   DLDataType dt = gd_dtype_from_key(key);
   gd_header out;
   int64_t ostrides[GD_MAX_NDIM];
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
   if (gd_convert_chunked(&a->h, dt, GD_SHAPE(a))) { /* Ctrl-C between chunks */
     /* on a's device, as the one-call path (core.CopyDevice) */
-    int cls = gd_go_alloc_on(dt, a->h.ndim, GD_SHAPE(a), a->h.device, 1, NULL, &out, ostrides, entry, msg);
-    if (cls != GD_OK) return gd_raise(cls, msg);
+    gd_op o = {.op = GD_OP_ALLOC, .flag = 1, .entry = entry, .dtype = dt, .device = a->h.device, .ints = GD_SHAPE(a),
+               .nints = a->h.ndim, .out = &out, .out_strides = ostrides};
+    if (gd_run_op(&o, 0) < 0) return NULL;
     if (gd_chunked_convert_into(&out, ostrides, &a->h, GD_SHAPE(a), GD_STRIDES(a), entry) < 0) {
       gd_owner_decref(out.owner);
       return NULL;
@@ -48,10 +47,9 @@ PyObject *gd_mod_convert(PyObject *m, PyObject *args) {
     return gd_array_new(st, &out, GD_SHAPE(a), ostrides);
   }
   int64_t bytes = gd_size_of(a->h.ndim, GD_SHAPE(a)) * (gd_itemsize(dt) + gd_itemsize(a->h.dtype));
-  GD_NOGIL_BEGIN(bytes >= GD_NOGIL_BYTES);
-  int cls = gd_go_convert(&a->h, GD_SHAPE(a), GD_STRIDES(a), dt, &out, ostrides, entry, msg);
-  GD_NOGIL_END();
-  if (cls != GD_OK) return gd_raise(cls, msg);
+  gd_op o = {.op = GD_OP_CONVERT, .entry = entry, .a = &a->h, .a_shape = GD_SHAPE(a), .a_strides = GD_STRIDES(a),
+             .dtype = dt, .out = &out, .out_strides = ostrides};
+  if (gd_run_op(&o, bytes >= GD_NOGIL_BYTES) < 0) return NULL;
   return gd_array_new(st, &out, GD_SHAPE(a), ostrides);
 }
 
@@ -87,13 +85,10 @@ PyObject *gd_mod_stack_into(PyObject *m, PyObject *args) {
     if (gd_chunked_convert_into(&dst, dstr, &a->h, GD_SHAPE(a), GD_STRIDES(a), entry) < 0) return NULL;
     Py_RETURN_NONE;
   }
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
   int64_t bytes = gd_size_of(nd, GD_SHAPE(a)) * (gd_itemsize(dst.dtype) + gd_itemsize(a->h.dtype));
-  GD_NOGIL_BEGIN(bytes >= GD_NOGIL_BYTES);
-  int cls = gd_go_convert_into(&dst, (int64_t *)dstr, &a->h, GD_SHAPE(a), GD_STRIDES(a), entry, msg);
-  GD_NOGIL_END();
-  if (cls != GD_OK) return gd_raise(cls, msg);
+  gd_op op = {.op = GD_OP_CONVERT_INTO, .entry = entry, .a = &dst, .a_shape = GD_SHAPE(a), .a_strides = (int64_t *)dstr,
+              .b = &a->h, .b_strides = GD_STRIDES(a)};
+  if (gd_run_op(&op, bytes >= GD_NOGIL_BYTES) < 0) return NULL;
   Py_RETURN_NONE;
 }
 

@@ -32,10 +32,16 @@ static int gd_api_allocator(DLTensor *prototype, DLManagedTensorVersioned **out,
   int64_t scratch[GD_MAX_NDIM];
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
+  gd_op o = {.op = GD_OP_ALLOC_EXPORT, .entry = "managed_tensor_allocator()", .ptr = &m, .out_strides = scratch};
+  if (prototype != NULL) {
+    o.dtype = prototype->dtype;
+    o.device = prototype->device;
+    o.ints = prototype->shape;
+    o.nints = prototype->ndim;
+  }
   int cls = (prototype == NULL || out == NULL)
                 ? (snprintf(msg, sizeof msg, "managed_tensor_allocator(): NULL argument"), GD_ERR_VALUE)
-                : gd_go_alloc_export(prototype->dtype, prototype->ndim, prototype->shape, prototype->device, &m,
-                                    scratch, msg);
+                : gd_go_op(&o, msg);
   if (cls != GD_OK) {
     if (SetError != NULL) SetError(error_ctx, kinds[cls >= 1 && cls <= 6 ? cls : 5], msg);
     return -1;
@@ -103,14 +109,9 @@ static int gd_api_dltensor_from_py(void *py_object, DLTensor *out) {
   PyObject *o = (PyObject *)py_object;
   if (!gd_api_array_check(o)) return -1;
   gd_array *a = (gd_array *)o;
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
-  int cls = gd_go_export_view(&a->h, GD_SHAPE(a), GD_STRIDES(a), out, msg);
-  if (cls != GD_OK) {
-    gd_raise(cls, msg);
-    return -1;
-  }
-  return 0;
+  gd_op op = {.op = GD_OP_EXPORT_VIEW, .entry = "dltensor_from_py_object_no_sync()", .a = &a->h,
+              .a_shape = GD_SHAPE(a), .a_strides = GD_STRIDES(a), .ptr = out};
+  return gd_run_op(&op, 0);
 }
 
 /* current_work_stream: CPU-only, no streams. */

@@ -54,12 +54,28 @@ int gd_go_refused(char *msg, const char *entry);
  * table (internal/gentables/gates, `make tables`). */
 #include "gocall_gen.h"
 
-/* core.CheckImportDevice; the fast path answers for the CPU, and a forked
- * child skips it (its import decides). */
-static inline int gd_go_check_import_device(int32_t t, int32_t id, char *msg) {
+/* Runs one operation on arrays in Go (core.RunOp), the GIL released when
+ * nogil: gd_call_op returns the class and writes the message, gd_run_op
+ * returns 0, or -1 with the exception raised. */
+static inline int gd_call_op(gd_op *o, int nogil, char *msg) {
+  msg[0] = '\0';
+  PyThreadState *ts = nogil ? PyEval_SaveThread() : NULL;
+  int cls = gd_go_op(o, msg);
+  if (ts != NULL) PyEval_RestoreThread(ts);
+  return cls;
+}
+static inline int gd_run_op(gd_op *o, int nogil) {
+  char msg[GD_MSG_CAP];
+  int cls = gd_call_op(o, nogil, msg);
+  return cls == GD_OK ? 0 : gd_err_from(cls, msg);
+}
+
+/* core.CheckImportDevice (GD_OP_CHECK_DEVICE); the fast path answers for the
+ * CPU, and a forked child skips it (its import decides). */
+static inline int gd_check_import_device(int32_t t, int32_t id, char *msg) {
   if (gd_in_fork_child || (GD_FAST_ALLOWED && gd_fast_import_device(t, id))) return GD_OK;
-  __atomic_add_fetch(&gd_go_crossings, 1, __ATOMIC_RELAXED);
-  return gdgo_check_import_device(t, id, msg);
+  gd_op o = {.op = GD_OP_CHECK_DEVICE, .entry = "from_dlpack()", .device = {(DLDeviceType)t, id}};
+  return gd_call_op(&o, 0, msg);
 }
 
 /* __dlpack__ through core/glue.h: the fast path, else core.ServeExport. */

@@ -3,69 +3,14 @@
 #ifndef GODLPACK_GOCALL_GEN_H_
 #define GODLPACK_GOCALL_GEN_H_
 
-static inline int gd_go_alloc(DLDataType dt, int32_t ndim, int64_t *shape, void *elem, gd_header *out, int64_t *ostrides, char *msg) {
-  GD_GO_GATE("empty()");
-  return gdgo_alloc(dt, ndim, shape, elem, out, ostrides, msg);
-}
-
-static inline int gd_go_alloc_export(DLDataType dt, int32_t ndim, int64_t *shape, DLDevice dev, void **out, int64_t *scratch, char *msg) {
-  GD_GO_GATE("managed_tensor_allocator()");
-  return gdgo_alloc_export(dt, ndim, shape, dev, out, scratch, msg);
-}
-
-static inline int gd_go_alloc_on(DLDataType dt, int32_t ndim, int64_t *shape, DLDevice dev, int like, void *elem, gd_header *out, int64_t *ostrides, const char *entry, char *msg) {
-  GD_GO_GATE(entry);
-  return gdgo_alloc_on(dt, ndim, shape, dev, like, elem, out, ostrides, (char *)entry, msg);
-}
-
 static inline int gd_go_compare(gd_cmp_req *req, gd_header *x, int64_t *xshape, int64_t *xstrides, gd_header *y, int64_t *yshape, int64_t *ystrides, gd_header *out, int64_t *oshape, int64_t *ostrides, const char *entry, char *msg) {
   GD_GO_GATE(entry);
   return gdgo_compare(req, x, xshape, xstrides, y, yshape, ystrides, out, oshape, ostrides, msg);
 }
 
-static inline int gd_go_consumer_stream(DLDevice dev, void **out, char *msg) {
-  GD_GO_GATE("from_dlpack()");
-  return gdgo_consumer_stream(dev, out, msg);
-}
-
-static inline int gd_go_convert(gd_header *h, int64_t *shape, int64_t *strides, DLDataType dt, gd_header *out, int64_t *ostrides, const char *entry, char *msg) {
-  GD_GO_GATE(entry);
-  return gdgo_convert(h, shape, strides, dt, out, ostrides, (char *)entry, msg);
-}
-
-static inline int gd_go_convert_into(gd_header *dst, int64_t *dstrides, gd_header *src, int64_t *shape, int64_t *sstrides, const char *entry, char *msg) {
-  GD_GO_GATE(entry);
-  return gdgo_convert_into(dst, dstrides, src, shape, sstrides, (char *)entry, msg);
-}
-
-static inline int gd_go_copy(gd_header *h, int64_t *shape, int64_t *strides, gd_header *out, int64_t *ostrides, char *msg) {
-  GD_GO_GATE("copy()");
-  return gdgo_copy(h, shape, strides, out, ostrides, msg);
-}
-
-static inline int gd_go_copy_into(gd_header *dst, int64_t *dstrides, gd_header *src, int64_t *shape, int64_t *sstrides, char *msg) {
-  GD_GO_GATE("copy()");
-  return gdgo_copy_into(dst, dstrides, src, shape, sstrides, msg);
-}
-
-static inline int gd_go_describe(void *managed, gd_header *h, int64_t *shape, int64_t *strides, const char *entry, char *msg) {
-  GD_GO_GATE(entry);
-  return gdgo_describe(managed, h, shape, strides, (char *)entry, msg);
-}
-
 static inline int gd_go_export(gd_header *h, int64_t *shape, int64_t *strides, gd_export_req *req, void *block, void **out, int32_t *versioned, int64_t *scratch, char *msg) {
   GD_GO_GATE("__dlpack__()");
   return gdgo_export(h, shape, strides, req, block, out, versioned, scratch, msg);
-}
-
-static inline int gd_go_export_view(gd_header *h, int64_t *shape, int64_t *strides, void *out, char *msg) {
-  GD_GO_GATE("dltensor_from_py_object_no_sync()");
-  return gdgo_export_view(h, shape, strides, out, msg);
-}
-
-static inline int gd_go_fill(gd_header *h, int64_t *shape, int64_t *strides, void *elem, char *msg) {
-  GD_GO_GATE("fill()");
-  return gdgo_fill(h, shape, strides, elem, msg);
 }
 
 static inline int gd_go_fn_call(int i, gd_fn_val *args, int nargs, gd_fn_val *res, int waitMs, int64_t *handle, const char *entry, char *msg) {
@@ -114,9 +59,9 @@ static inline int gd_go_import(void *managed, int versioned, gd_import_req *req,
   return gdgo_import(managed, versioned, req, ownerBlock, h, shape, strides, scratch, consumed, msg);
 }
 
-static inline int gd_go_index(gd_header *h, int64_t *shape, int64_t *strides, gd_index_op *ops, int nops, int setitem, gd_header *out, int64_t *oshape, int64_t *ostrides, char *msg) {
-  GD_GO_GATE(setitem ? "__setitem__()" : "__getitem__()");
-  return gdgo_index(h, shape, strides, ops, nops, setitem, out, oshape, ostrides, msg);
+static inline int gd_go_op(gd_op *o, char *msg) {
+  GD_GO_GATE(o->entry);
+  return gdgo_op(o, msg);
 }
 
 static inline int gd_go_reduce(gd_header *h, int64_t *shape, int64_t *strides, gd_reduce_req *req, char *msg) {
@@ -134,16 +79,6 @@ static inline int gd_go_reduce_end(gd_reduce_req *req, int failed, char *msg) {
   return gdgo_reduce_end(req, failed, msg);
 }
 
-static inline int gd_go_reshape(gd_header *h, int64_t *shape, int64_t *strides, int64_t *newShape, int n, gd_header *out, int64_t *ostrides, char *msg) {
-  GD_GO_GATE("reshape()");
-  return gdgo_reshape(h, shape, strides, newShape, n, out, ostrides, msg);
-}
-
-static inline int gd_go_setitem(gd_header *h, int64_t *shape, int64_t *strides, gd_index_op *ops, int nops, void *elem, int64_t *scratch, char *msg) {
-  GD_GO_GATE("__setitem__()");
-  return gdgo_setitem(h, shape, strides, ops, nops, elem, scratch, msg);
-}
-
 static inline int gd_go_test_gc(char *msg) {
   GD_GO_GATE("_test_go_gc()");
   return gdgo_test_gc(msg);
@@ -152,11 +87,6 @@ static inline int gd_go_test_gc(char *msg) {
 static inline int gd_go_test_panic(char *msg) {
   GD_GO_GATE("_test_panic()");
   return gdgo_test_panic(msg);
-}
-
-static inline int gd_go_transpose(gd_header *h, int64_t *shape, int64_t *strides, int32_t *axes, int32_t naxes, gd_header *out, int64_t *oshape, int64_t *ostrides, char *msg) {
-  GD_GO_GATE("transpose()");
-  return gdgo_transpose(h, shape, strides, axes, naxes, out, oshape, ostrides, msg);
 }
 
 #endif /* GODLPACK_GOCALL_GEN_H_ */

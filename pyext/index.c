@@ -137,13 +137,12 @@ static PyObject *gd_index_view(PyObject *self, const gd_index_op *ops, Py_ssize_
   gd_array *a = (gd_array *)self;
   gd_header out;
   int64_t oshape[GD_MAX_NDIM], ostrides[GD_MAX_NDIM];
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
   /* core/fastpath.c first (no crossing; what a forked child has), else Go */
   if (!GD_FAST_ALLOWED || gd_fast_index(&a->h, GD_SHAPE(a), GD_STRIDES(a), ops, (int32_t)n, &out, oshape, ostrides) < 0) {
-    int cls = gd_go_index(&a->h, GD_SHAPE(a), GD_STRIDES(a), (gd_index_op *)ops, (int)n, setitem, &out, oshape,
-                         ostrides, msg);
-    if (cls != GD_OK) return gd_raise(cls, msg);
+    gd_op o = {.op = GD_OP_INDEX, .entry = setitem ? "__setitem__()" : "__getitem__()", .a = &a->h,
+               .a_shape = GD_SHAPE(a), .a_strides = GD_STRIDES(a), .index = ops, .nindex = (int32_t)n, .out = &out,
+               .out_shape = oshape, .out_strides = ostrides};
+    if (gd_run_op(&o, 0) < 0) return NULL;
   }
   gd_owner_incref(out.owner);
   return gd_array_new(gd_st(self), &out, oshape, ostrides);
@@ -206,14 +205,10 @@ int gd_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value) {
     Py_DECREF(r);
     return 0;
   }
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
-  int64_t scratch[2 * GD_MAX_NDIM];
-  GD_NOGIL_BEGIN(gd_is_big(a));
-  int cls = gd_go_setitem(&a->h, GD_SHAPE(a), GD_STRIDES(a), ops, (int)n, elem, scratch, msg);
-  GD_NOGIL_END();
-  if (cls != GD_OK) return gd_err_from(cls, msg);
-  return 0;
+  int64_t scratch[2 * GD_MAX_NDIM]; /* the view's shape and strides */
+  gd_op o = {.op = GD_OP_SETITEM, .entry = "__setitem__()", .a = &a->h, .a_shape = GD_SHAPE(a),
+             .a_strides = GD_STRIDES(a), .index = ops, .nindex = (int32_t)n, .elem = elem, .ptr = scratch};
+  return gd_run_op(&o, gd_is_big(a));
 }
 
 Py_ssize_t gd_array_length(PyObject *self) {

@@ -49,12 +49,9 @@ PyObject *gd_array_copy(PyObject *self, PyObject *unused) {
   if (gd_chunk_eligible(&a->h, GD_SHAPE(a))) return gd_copy_chunked(self); /* Ctrl-C between chunks */
   gd_header out;
   int64_t ostrides[GD_MAX_NDIM];
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
-  GD_NOGIL_BEGIN(gd_is_big(a));
-  int cls = gd_go_copy(&a->h, GD_SHAPE(a), GD_STRIDES(a), &out, ostrides, msg);
-  GD_NOGIL_END();
-  if (cls != GD_OK) return gd_raise(cls, msg);
+  gd_op o = {.op = GD_OP_COPY, .entry = "copy()", .a = &a->h, .a_shape = GD_SHAPE(a), .a_strides = GD_STRIDES(a),
+             .out = &out, .out_strides = ostrides};
+  if (gd_run_op(&o, gd_is_big(a)) < 0) return NULL;
   return gd_array_new(gd_st(self), &out, GD_SHAPE(a), ostrides);
 }
 
@@ -69,12 +66,9 @@ PyObject *gd_array_fill(PyObject *self, PyObject *value) {
   }
   if (gd_pack(a->h.dtype, value, elem) < 0) return NULL;
   if (gd_chunk_eligible(&a->h, GD_SHAPE(a))) return gd_fill_chunked(self, elem); /* Ctrl-C between chunks */
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
-  GD_NOGIL_BEGIN(gd_is_big(a));
-  int cls = gd_go_fill(&a->h, GD_SHAPE(a), GD_STRIDES(a), elem, msg);
-  GD_NOGIL_END();
-  if (cls != GD_OK) return gd_raise(cls, msg);
+  gd_op o = {.op = GD_OP_FILL, .entry = "fill()", .a = &a->h, .a_shape = GD_SHAPE(a), .a_strides = GD_STRIDES(a),
+             .elem = elem};
+  if (gd_run_op(&o, gd_is_big(a)) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
@@ -126,26 +120,25 @@ PyObject *gd_array_reshape(PyObject *self, PyObject *args) {
     gd_owner_incref(out.owner); /* a view: no crossing (core/fastpath.c) */
     return gd_array_new(gd_st(self), &out, ns, ostrides);
   }
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
-  GD_NOGIL_BEGIN(gd_is_big(a));
-  int cls = gd_go_reshape(&a->h, GD_SHAPE(a), GD_STRIDES(a), ns, (int)n, &out, ostrides, msg);
-  GD_NOGIL_END();
-  if (cls != GD_OK) return gd_raise(cls, msg);
-  /* gdgo_reshape resolved a -1 in ns and returned a new reference */
+  gd_op o = {.op = GD_OP_RESHAPE, .entry = "reshape()", .a = &a->h, .a_shape = GD_SHAPE(a),
+             .a_strides = GD_STRIDES(a), .ints = ns, .nints = (int32_t)n, .out = &out, .out_strides = ostrides};
+  if (gd_run_op(&o, gd_is_big(a)) < 0) return NULL;
+  /* core resolved a -1 in ns and returned a new reference */
   return gd_array_new(gd_st(self), &out, ns, ostrides);
 }
 
-PyObject *gd_transpose_impl(PyObject *self, const int32_t *axes, int32_t naxes) {
+PyObject *gd_transpose_impl(PyObject *self, int64_t *axes, int32_t naxes) {
   gd_array *a = (gd_array *)self;
   gd_header out;
   int64_t oshape[GD_MAX_NDIM], ostrides[GD_MAX_NDIM];
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
-  if (!GD_FAST_ALLOWED || !gd_fast_transpose(&a->h, GD_SHAPE(a), GD_STRIDES(a), axes, naxes, &out, oshape, ostrides)) {
-    int cls = gd_go_transpose(&a->h, GD_SHAPE(a), GD_STRIDES(a), (int32_t *)axes, naxes, &out, oshape,
-                             ostrides, msg);
-    if (cls != GD_OK) return gd_raise(cls, msg);
+  int32_t ax[GD_MAX_NDIM];
+  for (int32_t i = 0; i < naxes; i++) /* beyond int32 is out of range for any array: core says so */
+    ax[i] = axes[i] < INT32_MIN ? INT32_MIN : axes[i] > INT32_MAX ? INT32_MAX : (int32_t)axes[i];
+  if (!GD_FAST_ALLOWED || !gd_fast_transpose(&a->h, GD_SHAPE(a), GD_STRIDES(a), ax, naxes, &out, oshape, ostrides)) {
+    gd_op o = {.op = GD_OP_TRANSPOSE, .entry = "transpose()", .a = &a->h, .a_shape = GD_SHAPE(a),
+               .a_strides = GD_STRIDES(a), .ints = axes, .nints = naxes, .out = &out, .out_shape = oshape,
+               .out_strides = ostrides};
+    if (gd_run_op(&o, 0) < 0) return NULL;
   }
   gd_owner_incref(out.owner);
   return gd_array_new(gd_st(self), &out, oshape, ostrides);
@@ -155,10 +148,5 @@ PyObject *gd_array_transpose(PyObject *self, PyObject *args) {
   int64_t ax[GD_MAX_NDIM];
   Py_ssize_t n = gd_int_args(args, ax, GD_MAX_NDIM, "transpose()");
   if (n < 0) return NULL;
-  int32_t axes[GD_MAX_NDIM];
-  for (Py_ssize_t i = 0; i < n; i++) {
-    /* beyond int32 is out of range for any array: core says so */
-    axes[i] = ax[i] < INT32_MIN ? INT32_MIN : ax[i] > INT32_MAX ? INT32_MAX : (int32_t)ax[i];
-  }
-  return gd_transpose_impl(self, axes, (int32_t)n);
+  return gd_transpose_impl(self, ax, (int32_t)n);
 }

@@ -121,8 +121,6 @@ static PyObject *gd_alloc_array(gd_state *st, DLDataType dt, int32_t ndim, const
     if (out) *out = (gd_array *)a;
     return a;
   }
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
   /* A long fill runs in interruptible chunks after the allocation. */
   int chunked = 0;
   if (elem != NULL) {
@@ -134,11 +132,11 @@ static PyObject *gd_alloc_array(gd_state *st, DLDataType dt, int32_t ndim, const
     probe.flags = GD_FLAG_HOST; /* gdgo_alloc allocates host memory */
     chunked = gd_chunk_eligible(&probe, shape);
   }
-  GD_NOGIL_BEGIN(!chunked && elem != NULL && gd_size_of(ndim, shape) * (gd_itemsize(dt) + 1) >= GD_NOGIL_BYTES);
-  int cls = gd_go_alloc(dt, ndim, (int64_t *)shape, chunked ? NULL : (void *)elem, &h, strides, msg);
-  GD_NOGIL_END();
-  if (cls != GD_OK) return gd_raise(cls, msg);
-  if (chunked && gd_chunked_fill(&h, shape, strides, elem) < 0) {
+  gd_op o = {.op = GD_OP_ALLOC, .entry = "empty()", .dtype = dt, .device = {kDLCPU, 0}, .ints = (int64_t *)shape,
+             .nints = ndim, .elem = chunked ? NULL : elem, .out = &h, .out_strides = strides};
+  if (gd_run_op(&o, !chunked && elem != NULL && gd_size_of(ndim, shape) * (gd_itemsize(dt) + 1) >= GD_NOGIL_BYTES) < 0)
+    return NULL;
+  if (chunked && gd_chunked_fill(&h, shape, strides, elem, "fill()") < 0) {
     gd_owner_decref(h.owner);
     return NULL;
   }
@@ -153,12 +151,9 @@ static PyObject *gd_alloc_on_device(gd_state *st, DLDataType dt, int32_t ndim, c
                                     const void *elem, DLDevice dev, const char *entry) {
   gd_header h;
   int64_t strides[GD_MAX_NDIM];
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
-  PyThreadState *ts = PyEval_SaveThread();
-  int cls = gd_go_alloc_on(dt, ndim, (int64_t *)shape, dev, 0, (void *)elem, &h, strides, entry, msg);
-  PyEval_RestoreThread(ts);
-  if (cls != GD_OK) return gd_raise(cls, msg);
+  gd_op o = {.op = GD_OP_ALLOC, .entry = entry, .dtype = dt, .device = dev, .ints = (int64_t *)shape, .nints = ndim,
+             .elem = elem, .out = &h, .out_strides = strides};
+  if (gd_run_op(&o, 1) < 0) return NULL;
   return gd_array_new(st, &h, shape, strides);
 }
 
@@ -341,11 +336,8 @@ int gd_describe_host(void *data, DLDataType dt, int32_t nd, int64_t *shape, int6
   gd_import_req req;
   memset(&req, 0, sizeof(req));
   if (GD_FAST_ALLOWED && gd_fast_describe(&t, 1, &req, h, oshape, ostrides)) return 0;
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
-  int cls = gd_go_describe(&t, h, oshape, ostrides, (char *)entry, msg);
-  if (cls != GD_OK) return gd_err_from(cls, msg);
-  return 0;
+  gd_op o = {.op = GD_OP_DESCRIBE, .entry = entry, .ptr = &t, .out = h, .out_shape = oshape, .out_strides = ostrides};
+  return gd_run_op(&o, 0);
 }
 
 static PyObject *gd_mod_from_buffer(PyObject *m, PyObject *obj) { return gd_from_buffer(gd_state_of_module(m), obj); }
@@ -486,10 +478,8 @@ static PyObject *gd_mod_consumer_stream(PyObject *m, PyObject *args) {
   if (!PyArg_ParseTuple(args, "ii", &t, &id)) return NULL;
   DLDevice dev = {(DLDeviceType)t, (int32_t)id};
   void *q = NULL;
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
-  int cls = gd_go_consumer_stream(dev, &q, msg);
-  if (cls != GD_OK) return gd_raise(cls, msg);
+  gd_op o = {.op = GD_OP_STREAM, .entry = "from_dlpack()", .device = dev, .ptr = &q};
+  if (gd_run_op(&o, 0) < 0) return NULL;
   return PyCapsule_New(q, "SyclQueueRef", NULL);
 }
 

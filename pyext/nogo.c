@@ -62,10 +62,9 @@ int gd_nogo_alloc(DLDataType dt, int32_t nd, const int64_t *shape, const void *e
 int gd_alloc_host(DLDataType dt, int32_t nd, const int64_t *shape, gd_header *h, int64_t *strides,
                   const char *entry) {
   if (gd_in_fork_child) return gd_nogo_alloc(dt, nd, shape, NULL, h, strides, entry);
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
-  int cls = gd_go_alloc(dt, nd, (int64_t *)shape, NULL, h, strides, msg);
-  return cls == GD_OK ? 0 : gd_err_from(cls, msg);
+  gd_op o = {.op = GD_OP_ALLOC, .entry = entry, .dtype = dt, .device = {kDLCPU, 0}, .ints = (int64_t *)shape,
+             .nints = nd, .out = h, .out_strides = strides};
+  return gd_run_op(&o, 0);
 }
 
 /* Copies the elements of a, in C order, to the C-contiguous buffer dst:

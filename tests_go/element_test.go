@@ -85,7 +85,9 @@ func samples(dt core.DataType, rng *rand.Rand) []byte {
 	return out
 }
 
-func sameFloat(a, b float64) bool { return a == b && math.Signbit(a) == math.Signbit(b) || math.IsNaN(a) && math.IsNaN(b) }
+func sameFloat(a, b float64) bool {
+	return a == b && math.Signbit(a) == math.Signbit(b) || math.IsNaN(a) && math.IsNaN(b)
+}
 
 func TestElemReadIsConvertInto(t *testing.T) {
 	t.Parallel()
