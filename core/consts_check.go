@@ -70,6 +70,20 @@ var (
 	_ = [1]struct{}{}[C.GD_RETRY_HOST_COPY-int64(RetryHostCopy)]
 	_ = [1]struct{}{}[C.GD_RETRY_DLPACK-int64(RetryDLPack)]
 	_ = [1]struct{}{}[C.GD_RETRY_STREAM-int64(RetryStream)]
+
+	_ = [1]struct{}{}[C.GD_ERR_BUFFER-int64(ClassBuffer)]
+	_ = [1]struct{}{}[C.GD_ERR_TYPE-int64(ClassType)]
+	_ = [1]struct{}{}[C.GD_ERR_VALUE-int64(ClassValue)]
+	_ = [1]struct{}{}[C.GD_ERR_MEMORY-int64(ClassMemory)]
+	_ = [1]struct{}{}[C.GD_ERR_RUNTIME-int64(ClassRuntime)]
+	_ = [1]struct{}{}[C.GD_ERR_INDEX-int64(ClassIndex)]
+
+	_ = [1]struct{}{}[C.GD_IDX_INT-int64(IdxInt)]
+	_ = [1]struct{}{}[C.GD_IDX_SLICE-int64(IdxSlice)]
+	_ = [1]struct{}{}[C.GD_IDX_ELLIPSIS-int64(IdxEllipsis)]
+	_ = [1]struct{}{}[C.GD_IDX_NEWAXIS-int64(IdxNewAxis)]
+	_ = [1]struct{}{}[C.GD_MAX_INDEX_OPS-2*MaxNdim]
+	_ = [1]struct{}{}[C.GD_DEVTYPE_MAX-int64(KDLTrn)]
 )
 
 // core and its backends agree on the alignment of allocations.

@@ -465,7 +465,15 @@ static double gd_half_to_double(uint16_t h) {
   return (double)f;
 }
 
+// A NaN keeps its sign and top payload bits, quiet or not, as numpy's
+// npy_doublebits_to_halfbits (core/narrow.go f16FromF64).
 static uint16_t gd_double_to_half(double x) {
+  uint64_t b;
+  memcpy(&b, &x, 8);
+  if ((b & ~(1ull << 63)) > 0x7ff0000000000000ull) {
+    uint16_t h = (uint16_t)(0x7c00 + ((b & ((1ull << 52) - 1)) >> 42));
+    return (uint16_t)((b >> 48) & 0x8000) | (h == 0x7c00 ? 0x7c01 : h);
+  }
   _Float16 f = (_Float16)x;
   uint16_t h;
   memcpy(&h, &f, 2);
@@ -484,7 +492,7 @@ static uint16_t gd_double_to_bf16(double x) {
   float f = (float)x;
   uint32_t u;
   memcpy(&u, &f, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);  // quiet NaN
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) & 0x8000) | 0x7fc0;  // ml_dtypes' quiet NaN
   u += 0x7fffu + ((u >> 16) & 1u);
   return (uint16_t)(u >> 16);
 }

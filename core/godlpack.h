@@ -28,6 +28,18 @@
 /* Alignment of every buffer we allocate. */
 #define GD_ALIGNMENT 256
 
+/* Error classes: core.Class, what a Go call returns (0: success). */
+#define GD_OK 0
+#define GD_ERR_BUFFER 1
+#define GD_ERR_TYPE 2
+#define GD_ERR_VALUE 3
+#define GD_ERR_MEMORY 4
+#define GD_ERR_RUNTIME 5
+#define GD_ERR_INDEX 6
+
+/* The largest DLDeviceType value (kDLTrn). */
+#define GD_DEVTYPE_MAX 18
+
 /* gd_header.flags */
 #define GD_FLAG_READONLY ((uint64_t)1 << 0)
 #define GD_FLAG_SUBBYTE_PADDED ((uint64_t)1 << 1)
@@ -268,6 +280,10 @@ enum {
   GD_OP_ALLOC_EXPORT,   /* ALLOC handed out as a DLManagedTensorVersioned in *(void **)ptr */
   GD_OP_STREAM,         /* godlpack's queue on device, as its runtime's handle, in *(void **)ptr */
   GD_OP_CHECK_DEVICE,   /* from_dlpack(device=device) can be honoured at all */
+  GD_OP_COMPARE,        /* one range of a comparison of a with b or a scalar (gd_cmp_req at ptr) */
+  GD_OP_REDUCE,         /* plans a reduction of a (gd_reduce_req at ptr) and, when it says run, does it all */
+  GD_OP_REDUCE_CHUNK,   /* folds the block a (shape a_shape) into the accumulator b (b_strides) */
+  GD_OP_REDUCE_END,     /* ends the reduction (flag: it failed or was interrupted: free what it made) */
 };
 typedef struct gd_op {
   int32_t op;    /* GD_OP_* */
@@ -276,7 +292,7 @@ typedef struct gd_op {
   gd_header *a;
   int64_t *a_shape, *a_strides;
   gd_header *b;
-  int64_t *b_strides;
+  int64_t *b_shape, *b_strides;
   gd_header *out;
   int64_t *out_shape, *out_strides;
   const void *elem;
@@ -288,6 +304,73 @@ typedef struct gd_op {
   DLDevice device;
   void *ptr;
 } gd_op;
+
+/* An element-wise comparison (GD_OP_COMPARE, core/compare.go): CPython's
+ * Py_LT .. Py_GE are core.CompareOp; the other operand is an array (kind 0)
+ * or a scalar (core.ScalarKind). */
+enum { GD_CMP_LT = 0, GD_CMP_LE, GD_CMP_EQ, GD_CMP_NE, GD_CMP_GT, GD_CMP_GE };
+enum { GD_SCALAR_BOOL = 1, GD_SCALAR_INT, GD_SCALAR_FLOAT, GD_SCALAR_COMPLEX };
+typedef struct gd_cmp_req {
+  int32_t op;   /* GD_CMP_* */
+  int32_t kind; /* GD_SCALAR_*, or 0 */
+  /* the scalar (core.Scalar): weak marks a Python bool/int/float/complex;
+   * ints: neg, mag, big (beyond every int64 and uint64), re (as float64) */
+  int32_t weak;
+  int32_t neg;
+  int32_t big;
+  int32_t reserved;
+  uint64_t mag;
+  double re;
+  double im;
+  /* in: the result elements [start, stop) to compute (C order); the first
+   * call (out->owner NULL) allocates the result and sets size */
+  int64_t start;
+  int64_t stop;
+  int64_t size; /* out: elements of the result */
+} gd_cmp_req;
+
+/* A reduction (sum, prod, min, max, any, all, mean; core/reduce.go). The
+ * request lives in C memory for the whole operation: a long reduction runs
+ * as several calls (GD_OP_REDUCE, GD_OP_REDUCE_CHUNK..., GD_OP_REDUCE_END)
+ * that share it. GD_RED_* are core.ReduceOp. */
+enum { GD_RED_SUM = 1, GD_RED_PROD, GD_RED_MIN, GD_RED_MAX, GD_RED_ANY, GD_RED_ALL, GD_RED_MEAN };
+/* core.ReduceTarget, field for field (core/ops_plans.go checks the layout). */
+typedef struct gd_reduce_target {
+  gd_header res; /* the result (new, or out=); unused when scalar */
+  int64_t res_shape[GD_MAX_NDIM];
+  int64_t res_strides[GD_MAX_NDIM];
+  gd_header acc;                    /* the accumulator (res, a temporary, or scalar_area) */
+  int64_t acc_strides[GD_MAX_NDIM]; /* per INPUT axis; 0 on reduced axes */
+  uint8_t acc_is_res;
+  uint8_t scalar; /* the result is scalar_area, of dtype res.dtype */
+} gd_reduce_target;
+/* Room for core.Reduction (opaque to C; core/ops_plans.go checks it fits). */
+#define GD_REDUCE_PLAN_WORDS 80
+typedef struct gd_reduce_req {
+  /* in: the Python arguments */
+  int32_t op;    /* GD_RED_* */
+  int32_t all;   /* axis=None */
+  int32_t naxes; /* entries of axes when !all */
+  int32_t lone;  /* axis was one int, not a tuple */
+  int32_t keepdims;
+  int32_t has_dtype;
+  DLDataType dtype;
+  int32_t run; /* 1: one call plans, accumulates everything and finishes */
+  int64_t axes[GD_MAX_NDIM];
+  gd_header *out; /* out=, or NULL */
+  int64_t *out_shape;
+  int64_t *out_strides;
+  /* core's state between calls */
+  int64_t plan[GD_REDUCE_PLAN_WORDS];
+  gd_reduce_target t;
+  int64_t scalar_area[2];
+} gd_reduce_req;
+
+/* The entry point of a reduction, e.g. "sum()". */
+static inline const char *gd_reduce_entry(int32_t op) {
+  static const char *const names[] = {"reduce()", "sum()", "prod()", "min()", "max()", "any()", "all()", "mean()"};
+  return (op >= GD_RED_SUM && op <= GD_RED_MEAN) ? names[op] : names[0];
+}
 
 /* One element as a C value (core/fastpath.c, twin of core.ConvertInto for
  * one element): the skin's scalar reads and writes without Go. */

@@ -86,6 +86,16 @@ func RunOp(p unsafe.Pointer) error {
 		return err
 	case C.GD_OP_CHECK_DEVICE:
 		return CheckImportDevice(ImportRequest{HasDevice: true, Device: dev})
+	case C.GD_OP_COMPARE:
+		return compareOp(where, o, &Operand{H: a, Shape: ash, Strides: ast}, out, osh, ost)
+	case C.GD_OP_REDUCE:
+		return reduceOp(a, ash, ast, (*C.gd_reduce_req)(o.ptr))
+	case C.GD_OP_REDUCE_CHUNK:
+		req := (*C.gd_reduce_req)(o.ptr)
+		return reducePlan(req).Accumulate(a, ash, ast, (*Header)(unsafe.Pointer(o.b)), cdims(o.b_strides, len(ash)))
+	case C.GD_OP_REDUCE_END:
+		endReduce((*C.gd_reduce_req)(o.ptr), o.flag != 0)
+		return nil
 	}
 	return fmt.Errorf("%s: no operation %d: %w", where, o.op, ErrInternal)
 }

@@ -40,9 +40,7 @@ int gd_chunk_eligible(const gd_header *h, const int64_t *shape) {
 }
 
 /* mode: the gd_op of each chunk (GD_OP_COPY_INTO, GD_OP_FILL,
- * GD_OP_CONVERT_INTO), or GD_CHUNK_REDUCE. */
-enum { GD_CHUNK_REDUCE = -1 };
-
+ * GD_OP_CONVERT_INTO, GD_OP_REDUCE_CHUNK). */
 typedef struct {
   int mode;
   gd_header dst;         /* copy/fill: written; reduce: the input. offset moves per chunk */
@@ -51,8 +49,7 @@ typedef struct {
   const int64_t *sstr;
   const int64_t *shape;  /* full shape */
   int64_t sub[GD_MAX_NDIM];
-  gd_op op;              /* copy, fill, convert: on dst, src and sub */
-  gd_reduce_req *req;    /* reduce */
+  gd_op op;              /* on dst, src and sub */
   int64_t itemsize;
   char msg[GD_MSG_CAP];
 } gd_chunker;
@@ -61,9 +58,7 @@ typedef struct {
 static int gd_chunk_call(gd_chunker *c) {
   c->msg[0] = '\0';
   PyThreadState *ts = PyEval_SaveThread();
-  int cls = c->mode == GD_CHUNK_REDUCE
-                ? gd_go_reduce_chunk(&c->dst, c->sub, (int64_t *)c->dstr, &c->src, (int64_t *)c->sstr, c->req, c->msg)
-                : gd_go_op(&c->op, c->msg);
+  int cls = gd_go_op(&c->op, c->msg);
   PyEval_RestoreThread(ts);
   if (cls != GD_OK) return gd_err_from(cls, c->msg);
   return PyErr_CheckSignals();
@@ -149,9 +144,10 @@ int gd_chunked_fill(const gd_header *dst, const int64_t *shape, const int64_t *d
 }
 
 int gd_chunked_reduce(const gd_header *h, const int64_t *shape, const int64_t *strides, gd_reduce_req *req) {
-  gd_chunker *c = gd_chunker_new(GD_CHUNK_REDUCE, h, shape, strides, &req->t.acc, req->t.acc_strides, NULL);
+  gd_chunker *c = gd_chunker_new(GD_OP_REDUCE_CHUNK, h, shape, strides, &req->t.acc, req->t.acc_strides,
+                                 gd_reduce_entry(req->op));
   if (c != NULL) {
-    c->req = req;
+    c->op.ptr = req;
     c->itemsize = gd_itemsize(h->dtype);
   }
   return gd_chunker_run(c);

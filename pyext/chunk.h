@@ -4,7 +4,6 @@
 #ifndef GODLPACK_CHUNK_H_
 #define GODLPACK_CHUNK_H_
 
-#include "reduce.h"
 #include "skin.h"
 
 /* Long copies and fills run in chunks of at most gd_chunk_bytes() bytes

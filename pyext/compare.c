@@ -17,7 +17,6 @@
 #include "_cgo_export.h"
 #include "array.h"
 #include "chunk.h"
-#include "compare.h"
 #include "gocall.h"
 #include "skin.h"
 
@@ -168,30 +167,20 @@ static PyObject *gd_compare_run(gd_state *st, gd_array *x, gd_array *y, gd_cmp_r
   gd_header out;
   memset(&out, 0, sizeof(out)); /* owner NULL: Go allocates */
   int64_t oshape[GD_MAX_NDIM], ostrides[GD_MAX_NDIM];
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
   int64_t w = gd_array_itemsize(&x->h);
   if (y != NULL && gd_array_itemsize(&y->h) > w) w = gd_array_itemsize(&y->h);
   int64_t per = gd_chunk_bytes() / (w > 0 ? w : 1);
-  int64_t *ysh = y ? GD_SHAPE(y) : NULL, *yst = y ? GD_STRIDES(y) : NULL;
-  gd_header *yh = y ? &y->h : NULL;
+  gd_op o = {.op = GD_OP_COMPARE, .entry = entry, .a = &x->h, .a_shape = GD_SHAPE(x), .a_strides = GD_STRIDES(x),
+             .b = y ? &y->h : NULL, .b_shape = y ? GD_SHAPE(y) : NULL, .b_strides = y ? GD_STRIDES(y) : NULL,
+             .out = &out, .out_shape = oshape, .out_strides = ostrides, .ptr = req};
   req->start = 0;
   req->stop = per;
-  GD_NOGIL_BEGIN(gd_is_big(x) || (y != NULL && gd_is_big(y)));
-  int cls = gd_go_compare(req, &x->h, GD_SHAPE(x), GD_STRIDES(x), yh, ysh, yst, &out, oshape, ostrides, entry, msg);
-  GD_NOGIL_END();
-  if (cls != GD_OK) return gd_raise(cls, msg); /* Go freed what it allocated */
+  if (gd_run_op(&o, gd_is_big(x) || (y != NULL && gd_is_big(y))) < 0) return NULL; /* Go freed what it allocated */
   for (int64_t start = per; start < req->size; start += per) {
     if (PyErr_CheckSignals() < 0) goto fail;
     req->start = start;
     req->stop = req->size - start < per ? req->size : start + per;
-    PyThreadState *ts = PyEval_SaveThread();
-    cls = gd_go_compare(req, &x->h, GD_SHAPE(x), GD_STRIDES(x), yh, ysh, yst, &out, oshape, ostrides, entry, msg);
-    PyEval_RestoreThread(ts);
-    if (cls != GD_OK) {
-      gd_raise(cls, msg);
-      goto fail;
-    }
+    if (gd_run_op(&o, 1) < 0) goto fail;
   }
   return gd_array_new(st, &out, oshape, ostrides);
 fail:

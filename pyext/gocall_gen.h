@@ -3,11 +3,6 @@
 #ifndef GODLPACK_GOCALL_GEN_H_
 #define GODLPACK_GOCALL_GEN_H_
 
-static inline int gd_go_compare(gd_cmp_req *req, gd_header *x, int64_t *xshape, int64_t *xstrides, gd_header *y, int64_t *yshape, int64_t *ystrides, gd_header *out, int64_t *oshape, int64_t *ostrides, const char *entry, char *msg) {
-  GD_GO_GATE(entry);
-  return gdgo_compare(req, x, xshape, xstrides, y, yshape, ystrides, out, oshape, ostrides, msg);
-}
-
 static inline int gd_go_export(gd_header *h, int64_t *shape, int64_t *strides, gd_export_req *req, void *block, void **out, int32_t *versioned, int64_t *scratch, char *msg) {
   GD_GO_GATE("__dlpack__()");
   return gdgo_export(h, shape, strides, req, block, out, versioned, scratch, msg);
@@ -62,21 +57,6 @@ static inline int gd_go_import(void *managed, int versioned, gd_import_req *req,
 static inline int gd_go_op(gd_op *o, char *msg) {
   GD_GO_GATE(o->entry);
   return gdgo_op(o, msg);
-}
-
-static inline int gd_go_reduce(gd_header *h, int64_t *shape, int64_t *strides, gd_reduce_req *req, char *msg) {
-  GD_GO_GATE(gd_reduce_entry(req->op));
-  return gdgo_reduce(h, shape, strides, req, msg);
-}
-
-static inline int gd_go_reduce_chunk(gd_header *h, int64_t *shape, int64_t *strides, gd_header *acc, int64_t *accStrides, gd_reduce_req *req, char *msg) {
-  GD_GO_GATE(gd_reduce_entry(req->op));
-  return gdgo_reduce_chunk(h, shape, strides, acc, accStrides, req, msg);
-}
-
-static inline int gd_go_reduce_end(gd_reduce_req *req, int failed, char *msg) {
-  GD_GO_GATE(gd_reduce_entry(req->op));
-  return gdgo_reduce_end(req, failed, msg);
 }
 
 static inline int gd_go_test_gc(char *msg) {

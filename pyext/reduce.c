@@ -11,7 +11,6 @@
 #include "array.h"
 #include "chunk.h"
 #include "gocall.h"
-#include "reduce.h"
 #include "skin.h"
 
 /* The positional order of numpy's methods: sum(axis, dtype, out, keepdims),
@@ -157,33 +156,22 @@ static PyObject *gd_reduce(PyObject *self, int op, PyObject *const *args, Py_ssi
     req->out_shape = GD_SHAPE(o);
     req->out_strides = GD_STRIDES(o);
   }
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
   int chunked = gd_chunk_eligible(&a->h, GD_SHAPE(a));
   req->run = !chunked;
-  int cls;
-  {
-    GD_NOGIL_BEGIN(!chunked && gd_is_big(a));
-    cls = gd_go_reduce(&a->h, GD_SHAPE(a), GD_STRIDES(a), req, msg);
-    GD_NOGIL_END();
-  }
-  if (cls != GD_OK) {
+  gd_op o = {.op = GD_OP_REDUCE, .entry = entry, .a = &a->h, .a_shape = GD_SHAPE(a), .a_strides = GD_STRIDES(a),
+             .ptr = req};
+  if (gd_run_op(&o, !chunked && gd_is_big(a)) < 0) {
     PyMem_Free(req);
-    return gd_raise(cls, msg);
+    return NULL;
   }
   if (chunked) { /* Ctrl-C between chunks */
-    if (gd_chunked_reduce(&a->h, GD_SHAPE(a), GD_STRIDES(a), req) < 0) {
-      gd_go_reduce_end(req, 1, msg);
+    gd_op end = {.op = GD_OP_REDUCE_END, .entry = entry, .ptr = req}, drop = end;
+    drop.flag = 1; /* frees what the reduction made */
+    char msg[GD_MSG_CAP];
+    if (gd_chunked_reduce(&a->h, GD_SHAPE(a), GD_STRIDES(a), req) < 0 || gd_run_op(&end, 1) < 0) {
+      gd_call_op(&drop, 0, msg);
       PyMem_Free(req);
       return NULL;
-    }
-    PyThreadState *ts = PyEval_SaveThread();
-    cls = gd_go_reduce_end(req, 0, msg);
-    PyEval_RestoreThread(ts);
-    if (cls != GD_OK) {
-      gd_go_reduce_end(req, 1, msg);
-      PyMem_Free(req);
-      return gd_raise(cls, msg);
     }
   }
   PyObject *res;
