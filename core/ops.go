@@ -7,6 +7,7 @@ package core
 import "C"
 
 import (
+	"encoding/json"
 	"fmt"
 	"unsafe"
 )
@@ -96,8 +97,30 @@ func RunOp(p unsafe.Pointer) error {
 	case C.GD_OP_REDUCE_END:
 		endReduce((*C.gd_reduce_req)(o.ptr), o.flag != 0)
 		return nil
+	case C.GD_OP_JUDGE_EXPORT:
+		return judgeOp(where, (*C.gd_judge)(o.ptr))
 	}
 	return fmt.Errorf("%s: no operation %d: %w", where, o.op, ErrInternal)
+}
+
+// judgeOp is GD_OP_JUDGE_EXPORT: JudgeExport between JSON texts; an empty
+// case asks for the catalogue, ExportChecks.
+func judgeOp(where string, j *C.gd_judge) error {
+	in := C.GoString(j.in)
+	var v any = ExportChecks
+	if in != "" {
+		var c ExportCase
+		if err := json.Unmarshal([]byte(in), &c); err != nil {
+			return fmt.Errorf("%s: the case is not an ExportCase in JSON (%v): %w", where, err, ErrArgument)
+		}
+		v = JudgeExport(&c, j.managed)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("%s: %v: %w", where, err, ErrInternal)
+	}
+	j.out = C.CString(string(out))
+	return nil
 }
 
 // opEntry is the entry point of o as a Go string over the C string (no

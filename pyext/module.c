@@ -468,6 +468,28 @@ static PyObject *gd_mod_go_crossings(PyObject *m, PyObject *unused) {
 /* _in_fork_child, _test_panic and _test_go_gc live in fork.c,
  * _vectorcall_method in callmethod.c. */
 
+/* _judge_export(case_json, capsule): core.JudgeExport of one export of
+ * another library (godlpack check): the results as JSON. capsule is the
+ * capsule the call returned (read, not consumed), or None. */
+static PyObject *gd_mod_judge_export(PyObject *m, PyObject *args) {
+  (void)m;
+  const char *in;
+  PyObject *cap;
+  if (!PyArg_ParseTuple(args, "sO", &in, &cap)) return NULL;
+  gd_judge j = {.in = in};
+  if (PyCapsule_CheckExact(cap)) {
+    const char *name = PyCapsule_GetName(cap);
+    if (name != NULL && (strcmp(name, GD_CAPSULE_VERSIONED) == 0 || strcmp(name, GD_CAPSULE_LEGACY) == 0))
+      j.managed = PyCapsule_GetPointer(cap, name);
+    if (PyErr_Occurred()) return NULL;
+  }
+  gd_op o = {.op = GD_OP_JUDGE_EXPORT, .entry = "_judge_export()", .ptr = &j};
+  if (gd_run_op(&o, 0) < 0) return NULL;
+  PyObject *r = PyUnicode_FromString(j.out);
+  free(j.out);
+  return r;
+}
+
 /* _consumer_stream(device_type, device_id): godlpack's queue on the device
  * as a "SyclQueueRef" capsule for dpctl.SyclQueue(capsule), which copies the
  * reference. The backend keeps the queue for the life of the process: the
@@ -493,6 +515,7 @@ static PyMethodDef gd_module_methods[] = {
     {"_asarray_dlpack", gd_mod_asarray_dlpack, METH_VARARGS, NULL},
     {"_full", gd_mod_full, METH_VARARGS, NULL},
     {"_consumer_stream", gd_mod_consumer_stream, METH_VARARGS, NULL},
+    {"_judge_export", gd_mod_judge_export, METH_VARARGS, NULL},
     {"_from_flat", gd_mod_from_flat, METH_VARARGS, NULL},
     {"_arange", gd_mod_arange, METH_VARARGS, NULL},
     {"_convert", gd_mod_convert, METH_VARARGS, NULL},

@@ -224,6 +224,18 @@ def _parser() -> argparse.ArgumentParser:
                    description="For every installed DLPack library (numpy, torch, dpnp, jax, array_api_strict; "
                    "cupy and torch CUDA with a GPU), both directions: what was negotiated, zero-copy or who "
                    "copied, read-only propagation, time per exchange.")
+    c = sub.add_parser("check", help="a DLPack conformance report for a library, graded by godlpack's core",
+                       description="Make TARGET's arrays (every dtype, 0-d, empty, contiguous, transposed, "
+                       "negative-stride, sliced, read-only), call their __dlpack__ with every keyword combination "
+                       "and grade each answer by godlpack's own rules (capsule name and version, the struct, the "
+                       "values read back bit-exactly, READ_ONLY, IS_COPIED, dl_device, copy, stream, the class of "
+                       "each refusal). One line per rule; each FAIL with its evidence and a reproducer. Calls run "
+                       "in a child process: a crash is reported, not fatal. Exit status 0 only without FAIL or "
+                       "CRASH. See docs/conformance.md.")
+    c.add_argument("target", metavar="TARGET", help="an importable module: numpy, torch, jax, dpnp, "
+                   "array_api_strict, pyarrow, godlpack, or any array-API namespace")
+    c.add_argument("--json", metavar="FILE", help="also write the report as JSON (stable check IDs)")
+    c.add_argument("-v", "--verbose", action="store_true", help="list every case as it runs")
     e = sub.add_parser("build-ext", help="build a Python module from Go packages (the extension kit)",
                        description="Build the abi3 extension module NAME: godlpack's whole API plus the Go "
                        "functions that the Go packages PKG (directories or import paths) register with "
@@ -245,6 +257,11 @@ def main(argv: list[str] | None = None) -> int:
         from . import _bench
 
         return _bench.main((["--quick"] if args.quick else []) + args.groups)
+    if args.command == "check":
+        from . import _check
+
+        return _check.main([args.target] + (["--json", args.json] if args.json else []) +
+                           (["-v"] if args.verbose else []))
     if args.command == "build-ext":
         from ._buildext import build_ext
 

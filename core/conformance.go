@@ -1,0 +1,337 @@
+package core
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+// The DLPack conformance checker's oracle (`python -m godlpack check`): the
+// checker makes another library's arrays, asks them for capsules, and hands
+// what it saw to JudgeExport, which grades each observation by the same
+// functions godlpack's own exchanges run (PlanExport, DescribeVersioned,
+// DescribeLegacy, CopyInto). The Python side gathers evidence; it holds no
+// rule of its own.
+
+// Check is one graded rule; ID is stable across releases (reports and CI
+// files compare by it).
+type Check struct {
+	ID   string `json:"id"`
+	Rule string `json:"rule"`
+}
+
+// Check outcomes.
+const (
+	Pass  = "PASS"
+	Fail  = "FAIL"
+	NA    = "N/A"
+	Crash = "CRASH"
+)
+
+// ExportChecks are the checks of a producer's __dlpack__ (the target's
+// arrays, consumed by the checker), in report order.
+var ExportChecks = []Check{
+	{"P1.name", "max_version=None gives a legacy \"dltensor\" capsule; a major of 1 or more a \"dltensor_versioned\" one (P1)"},
+	{"P1.version", "a versioned capsule's major version is 1 and not above the major asked for (P1, S1)"},
+	{"S.struct", "the managed tensor is well formed: ndim, shape, strides, dtype, device and flags pass the consumer's validation (S1-S8)"},
+	{"S.values", "shape, dtype and every element read back bit-exactly equal the array's own (S3, S4)"},
+	{"P2.read_only", "a read-only array's memory is exported with READ_ONLY, and never in a legacy capsule, which cannot say so (P2)"},
+	{"P3.dl_device", "dl_device=(kDLCPU, 0) of CPU memory is served without a copy; a device the producer cannot reach is refused with BufferError (P3)"},
+	{"P4.copy", "copy=True returns fresh memory and sets IS_COPIED; copy=False and None on the same device share the array's memory and leave IS_COPIED clear (P4)"},
+	{"P5.stream", "on the CPU a stream other than None or -1 is refused: an exception, not a capsule (P5; the standard names no class)"},
+	{"P8.device", "__dlpack_device__() names the device the capsule's tensor is on (P8)"},
+}
+
+// ExportCase is one x.__dlpack__(...) call the checker made on a target's
+// array, and what came back.
+type ExportCase struct {
+	Case string `json:"case"` // e.g. "float32 transposed (3, 2): max_version=(1, 3)"
+	// The request: nil for an absent keyword.
+	MaxVersion *[2]int64 `json:"max_version"`
+	DLDevice   *[2]int64 `json:"dl_device"`
+	Copy       *bool     `json:"copy"`
+	Stream     *int64    `json:"stream"`
+	// The array: its __dlpack_device__(), whether it is read-only, and its
+	// elements as the target itself reports them (C order).
+	Device   [2]int64 `json:"device"`
+	ReadOnly bool     `json:"read_only"`
+	DType    [3]int64 `json:"dtype"` // code, bits, lanes
+	Shape    []int64  `json:"shape"`
+	Values   []byte   `json:"values"`
+	// Baseline is the address of the first element of a plain
+	// __dlpack__(max_version=(1, 3)) export of the same array (0: unknown).
+	Baseline uint64 `json:"baseline"`
+	// The answer: the exception class the call raised ("" when a capsule
+	// came back), its message, and the capsule's name.
+	Raised  string `json:"raised"`
+	Message string `json:"message"`
+	Name    string `json:"name"`
+}
+
+// Judged is what JudgeExport found: the results, and the address of the
+// tensor's first element (0 when no tensor came back), which the checker
+// compares across calls to tell copies from views.
+type Judged struct {
+	Results []Result `json:"results"`
+	First   uint64   `json:"first"`
+}
+
+// Result is one graded check of one case.
+type Result struct {
+	ID       string `json:"id"`
+	Case     string `json:"case"`
+	Result   string `json:"result"`
+	Evidence string `json:"evidence,omitempty"`
+}
+
+// JudgeExport grades one case against every export check it bears on; the
+// checks it cannot judge are left out (the report marks a check N/A when no
+// case judged it). managed is the capsule's managed tensor (nil when the
+// call raised); it is read, never freed: the caller still owns the capsule.
+func JudgeExport(c *ExportCase, managed unsafe.Pointer) Judged {
+	var j Judged
+	out := &j.Results
+	add := func(id string, ok bool, evidence string, args ...any) {
+		r := Result{ID: id, Case: c.Case, Result: Pass}
+		if !ok {
+			r.Result, r.Evidence = Fail, fmt.Sprintf(evidence, args...)
+		}
+		*out = append(*out, r)
+	}
+	req := exportRequestOf(c)
+	src := Device{Type: DeviceType(c.Device[0]), ID: int32(c.Device[1])}
+	plan, planErr := PlanExport(src, c.ReadOnly, req)
+
+	if c.Raised != "" {
+		judgeRefusal(c, planErr, add)
+		return j
+	}
+	// A capsule came back: for a request core refuses, that is the failure.
+	switch {
+	case errors.Is(planErr, ErrStream):
+		add("P5.stream", false, "asked %s of an array on %s: a capsule came back; the stream must be refused", asked(c), src.Tuple())
+	case errors.Is(planErr, ErrCopyNeeded):
+		add("P4.copy", false, "asked %s of an array on %s: a capsule came back, which needed a copy", asked(c), src.Tuple())
+	}
+	wantName := "dltensor"
+	if plan.Versioned || (planErr != nil && req.HasMaxVersion && req.MaxVersion.Major >= 1) {
+		wantName = "dltensor_versioned"
+	}
+	add("P1.name", c.Name == wantName, "asked %s, got a %q capsule; expected %q", asked(c), c.Name, wantName)
+	if c.Name != "dltensor" && c.Name != "dltensor_versioned" || managed == nil {
+		return j
+	}
+	versioned := c.Name == "dltensor_versioned"
+	var h Header
+	var shape, strides [MaxNdim]int64
+	var describeErr error
+	var flags uint64
+	if versioned {
+		m := (*DLManagedTensorVersioned)(managed)
+		flags = m.Flags
+		major := int64(m.Version.Major)
+		okMajor := major == int64(DLPackMajor) && (req.MaxVersion.Major == 0 || major <= int64(req.MaxVersion.Major))
+		add("P1.version", okMajor, "asked %s, got version (%d, %d)", asked(c), m.Version.Major, m.Version.Minor)
+		if !okMajor {
+			return j
+		}
+		describeErr = DescribeVersioned(m, &h, shape[:], strides[:])
+	} else {
+		describeErr = DescribeLegacy((*DLManagedTensor)(managed), &h, shape[:], strides[:])
+	}
+	add("S.struct", describeErr == nil, "asked %s: %v", asked(c), describeErr)
+	if describeErr != nil {
+		return j
+	}
+	nd := int(h.Ndim)
+	got := Device(h.Device)
+	if c.DLDevice == nil {
+		add("P8.device", got == src, "__dlpack_device__() says %s, the capsule's tensor is on %s", src.Tuple(), got.Tuple())
+	} else {
+		want := Device{Type: DeviceType(c.DLDevice[0]), ID: int32(c.DLDevice[1])}
+		add("P3.dl_device", got == want, "asked dl_device=%s, got a tensor on %s", want.Tuple(), got.Tuple())
+	}
+	if got.Type == KDLCPU || got.Type == KDLCUDAHost || got.Type == KDLROCMHost {
+		judgeValues(c, &h, shape[:nd], strides[:nd], add)
+	}
+	// A copy is fresh memory the consumer may write: only the array's own
+	// memory must say read-only (a copy that does not say it is one is
+	// told by its address).
+	first := uint64(uintptr(h.Data)) + uint64(h.Offset*h.DType.ItemSize())
+	j.First = first
+	own := flags&FlagIsCopied == 0 && (c.Baseline == 0 || first == c.Baseline || sizeOf(shape[:nd]) == 0)
+	if c.ReadOnly && versioned && own {
+		add("P2.read_only", flags&FlagReadOnly != 0, "asked %s of a read-only array: READ_ONLY is not set", asked(c))
+	}
+	if c.ReadOnly && !versioned {
+		add("P2.read_only", false, "asked %s of a read-only array: a legacy capsule came back, which cannot say read-only", asked(c))
+	}
+	if c.Copy != nil && *c.Copy {
+		// a legacy capsule cannot say IS_COPIED: its memory must still be fresh
+		fresh := c.Baseline == 0 || first != c.Baseline || sizeOf(shape[:nd]) == 0
+		add("P4.copy", fresh && (!versioned || flags&FlagIsCopied != 0),
+			"asked %s: IS_COPIED=%v, data at %#x (the array's own memory is at %#x)", asked(c), flags&FlagIsCopied != 0,
+			first, c.Baseline)
+	} else if c.DLDevice == nil || (Device{Type: DeviceType(c.DLDevice[0]), ID: int32(c.DLDevice[1])} == src) {
+		shares := c.Baseline == 0 || first == c.Baseline || sizeOf(shape[:nd]) == 0
+		id := "P4.copy"
+		if c.DLDevice != nil {
+			id = "P3.dl_device"
+		}
+		add(id, shares && flags&FlagIsCopied == 0, "asked %s: IS_COPIED=%v, data at %#x (the array's own memory is at %#x)",
+			asked(c), flags&FlagIsCopied != 0, first, c.Baseline)
+	}
+	return j
+}
+
+// judgeRefusal grades a __dlpack__ call that raised: a refusal core would
+// make must come with the class core gives it (or the alternative the rule
+// allows); a valid request must be served.
+func judgeRefusal(c *ExportCase, planErr error, add func(string, bool, string, ...any)) {
+	switch {
+	case planErr == nil:
+		id := "P1.name"
+		switch {
+		case c.Copy != nil:
+			id = "P4.copy"
+		case c.DLDevice != nil:
+			id = "P3.dl_device"
+		case c.Stream != nil:
+			id = "P5.stream"
+		case c.ReadOnly:
+			id = "P2.read_only"
+		}
+		add(id, false, "asked %s: raised %s: %s; the request is valid and must be served", asked(c), c.Raised, c.Message)
+	case errors.Is(planErr, ErrReadOnlyLegacy):
+		add("P2.read_only", c.Raised == "BufferError", "asked %s of a read-only array: raised %s, expected BufferError",
+			asked(c), c.Raised)
+	case errors.Is(planErr, ErrStream):
+		add("P5.stream", true, "")
+	case errors.Is(planErr, ErrCopyNeeded), errors.Is(planErr, ErrDevice):
+		id := "P3.dl_device"
+		if c.Copy != nil && !*c.Copy {
+			id = "P4.copy"
+		}
+		add(id, c.Raised == "BufferError", "asked %s: raised %s, expected BufferError", asked(c), c.Raised)
+	}
+}
+
+// judgeValues compares the tensor's elements, read in C order through
+// core's own copy, with the values the target reported.
+func judgeValues(c *ExportCase, h *Header, shape, strides []int64, add func(string, bool, string, ...any)) {
+	want := DataType{Code: DataTypeCode(c.DType[0]), Bits: uint8(c.DType[1]), Lanes: uint16(c.DType[2])}
+	if h.DType != want || !equalDims(shape, c.Shape) {
+		add("S.values", false, "asked %s: got dtype %v shape %v, the array is %v %v", asked(c), h.DType, shape, want, c.Shape)
+		return
+	}
+	n := sizeOf(shape)
+	if n == 0 || h.DType.IsSubByte() {
+		add("S.values", true, "")
+		return
+	}
+	var dst Header
+	var dstStrides [MaxNdim]int64
+	if err := AllocContiguous(h.DType, shape, &dst, dstStrides[:]); err != nil {
+		add("S.values", false, "asked %s: cannot read the tensor back: %v", asked(c), err)
+		return
+	}
+	defer dst.Owner.Release()
+	if err := CopyInto(&dst, shape, dstStrides[:len(shape)], h, shape, strides); err != nil {
+		add("S.values", false, "asked %s: cannot read the tensor back: %v", asked(c), err)
+		return
+	}
+	got := unsafe.Slice((*byte)(dst.Data), n*h.DType.ItemSize())
+	if i := firstDiff(got, c.Values, int(h.DType.ItemSize())); i >= 0 {
+		add("S.values", false, "asked %s: element %d (C order) reads % x, the array holds % x", asked(c), i,
+			elemAt(got, i, h.DType), elemAt(c.Values, i, h.DType))
+		return
+	}
+	add("S.values", true, "")
+}
+
+func exportRequestOf(c *ExportCase) ExportRequest {
+	var r ExportRequest
+	if c.MaxVersion != nil {
+		r.HasMaxVersion, r.MaxVersion = true, Version{Major: uint32(max(c.MaxVersion[0], 0)), Minor: uint32(max(c.MaxVersion[1], 0))}
+	}
+	if c.DLDevice != nil {
+		r.HasDLDevice, r.DLDevice = true, Device{Type: DeviceType(c.DLDevice[0]), ID: int32(c.DLDevice[1])}
+	}
+	if c.Copy != nil {
+		r.Copy = CopyNever
+		if *c.Copy {
+			r.Copy = CopyAlways
+		}
+	}
+	if c.Stream != nil {
+		r.HasStream, r.Stream = true, *c.Stream
+	}
+	return r
+}
+
+// asked spells the request as Python keywords.
+func asked(c *ExportCase) string {
+	var b bytes.Buffer
+	b.WriteString("__dlpack__(")
+	sep := ""
+	if c.MaxVersion != nil {
+		fmt.Fprintf(&b, "max_version=(%d, %d)", c.MaxVersion[0], c.MaxVersion[1])
+		sep = ", "
+	}
+	if c.DLDevice != nil {
+		fmt.Fprintf(&b, "%sdl_device=(%d, %d)", sep, c.DLDevice[0], c.DLDevice[1])
+		sep = ", "
+	}
+	if c.Copy != nil {
+		fmt.Fprintf(&b, "%scopy=%s", sep, map[bool]string{true: "True", false: "False"}[*c.Copy])
+		sep = ", "
+	}
+	if c.Stream != nil {
+		fmt.Fprintf(&b, "%sstream=%d", sep, *c.Stream)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+func sizeOf(shape []int64) int64 {
+	n := int64(1)
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+func equalDims(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// firstDiff is the index of the first element (of size is) where a and b
+// differ, or -1.
+func firstDiff(a, b []byte, is int) int {
+	if len(a) != len(b) {
+		return min(len(a), len(b)) / is
+	}
+	for i := 0; i < len(a); i += is {
+		if !bytes.Equal(a[i:i+is], b[i:i+is]) {
+			return i / is
+		}
+	}
+	return -1
+}
+
+func elemAt(b []byte, i int, dt DataType) []byte {
+	is := int(dt.ItemSize())
+	if (i+1)*is > len(b) {
+		return nil
+	}
+	return b[i*is : (i+1)*is]
+}

@@ -1,0 +1,80 @@
+"""The libraries `python -m godlpack check` knows how to drive (data only).
+
+A target says how to make its arrays as Python source, so that every failing
+check comes with a reproducer that is exactly the code the checker ran. The
+sources are numpy data (``{data}``) handed to the library by its own
+constructor, then viewed by the library's own operations; the checker
+applies the same view to the numpy data to know the values the array must
+hold. Any other importable module is driven through the array API
+(``asarray``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# numpy dtypes every target is tried with (those it cannot make are N/A)
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "float32", "float64", "complex64", "complex128"]
+
+# The source arrays, as numpy expressions of dtype {dt}: name -> (data, view).
+# The view is applied to the library's array and, for the expected values,
+# to the numpy data; None views are the data itself.
+LAYOUTS = {
+    "0-d": ("np.asarray(5).astype({dt})", None),
+    "empty": ("np.zeros((0, 3), dtype={dt})", None),
+    "contiguous": ("(np.arange(24) % 7).reshape(2, 3, 4).astype({dt})", None),
+    "transposed": ("(np.arange(12) % 5).reshape(3, 4).astype({dt})", "{x}.T"),
+    "reversed": ("(np.arange(10) % 6).astype({dt})", "{x}[::-1]"),
+    "sliced": ("(np.arange(30) % 9).reshape(5, 6).astype({dt})", "{x}[1:4, ::2]"),
+}
+
+
+@dataclass
+class Target:
+    """How to make and view arrays of one library."""
+
+    module: str  # what `import` takes
+    alias: str  # the name the reproducers use
+    make: str  # the library's array from numpy data {data}
+    dtypes: list[str] = field(default_factory=lambda: list(DTYPES))
+    # views the library cannot make (N/A for it)
+    no_views: tuple[str, ...] = ()
+    # a read-only array from numpy data {data} (``_readonly(a)`` makes a numpy
+    # array read-only), or None when the library has no read-only arrays
+    read_only: str | None = None
+    # the library's arrays are 1-d: the expected values are the data raveled
+    flat: bool = False
+    note: str = ""
+
+
+TARGETS: dict[str, Target] = {
+    "numpy": Target("numpy", "np", "np.array({data})", read_only="_readonly(np.array({data}))"),
+    "godlpack": Target("godlpack", "gd", "gd.asarray(np.array({data}))",
+                       read_only="gd.from_dlpack(_readonly(np.array({data})))"),
+    "torch": Target("torch", "torch", "torch.from_numpy(np.array({data}))",
+                    dtypes=["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64",
+                            "complex64", "complex128"],
+                    no_views=("reversed",), note="torch has no negative strides"),
+    "jax": Target("jax.numpy", "jnp", "jnp.asarray(np.array({data}))",
+                  dtypes=["bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32",
+                          "complex64"], note="64-bit types need jax_enable_x64"),
+    "array_api_strict": Target("array_api_strict", "xp", "xp.asarray(np.array({data}))",
+                               dtypes=[d for d in DTYPES if d != "float16"], note="the array API has no float16"),
+    "dpnp": Target("dpnp", "dpnp", "dpnp.asarray(np.array({data}))",
+                   dtypes=["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64",
+                           "complex64", "complex128"]),
+    "dpctl.tensor": Target("dpctl.tensor", "dpt", "dpt.asarray(np.array({data}))",
+                           dtypes=["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32",
+                                   "float64", "complex64", "complex128"]),
+    "pyarrow": Target("pyarrow", "pa", "pa.array(np.array({data}).ravel())",
+                      dtypes=["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+                              "float32", "float64"],
+                      no_views=("0-d", "transposed", "reversed", "sliced"), flat=True,
+                      note="pyarrow arrays are 1-d"),
+}
+
+
+def generic(module: str) -> Target:
+    """An array-API namespace: asarray of numpy data."""
+    return Target(module, "xp", "xp.asarray(np.array({data}))")

@@ -1,0 +1,153 @@
+package tests_go
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/godlpack/godlpack/core"
+	"github.com/godlpack/godlpack/tests_go/cfixture"
+)
+
+// core.JudgeExport, the oracle of `python -m godlpack check`: answers of a
+// producer, good and broken, built here from godlpack's own exports and then
+// damaged, graded check by check.
+
+func f32bytes(vs ...float32) []byte {
+	b := make([]byte, 4*len(vs))
+	for i, v := range vs {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+	}
+	return b
+}
+
+func v2(a, b int64) *[2]int64 { return &[2]int64{a, b} }
+func bp(b bool) *bool         { return &b }
+
+// judgedAs maps check ID -> result; a check judged twice must agree.
+func judgedAs(t *testing.T, j core.Judged) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, r := range j.Results {
+		if prev, ok := out[r.ID]; ok && prev != r.Result {
+			out[r.ID] = core.Fail
+			continue
+		}
+		out[r.ID] = r.Result
+	}
+	return out
+}
+
+func TestJudgeExport(t *testing.T) {
+	t.Parallel()
+	a, err := core.Empty(core.Float32, 2, 2)
+	require.NoError(t, err)
+	defer a.Release()
+	s, _ := a.Float32s()
+	copy(s, []float32{1, 2, 3, 4})
+	h := a.Header()
+	first := uint64(uintptr(h.Data))
+	base := func() core.ExportCase {
+		return core.ExportCase{Case: "t", MaxVersion: v2(1, 3), Device: [2]int64{1, 0}, DType: [3]int64{2, 32, 1},
+			Shape: []int64{2, 2}, Values: f32bytes(1, 2, 3, 4), Baseline: first, Name: "dltensor_versioned"}
+	}
+	cases := []struct {
+		name   string
+		c      func() core.ExportCase
+		damage func(m *core.DLManagedTensorVersioned)
+		flags  uint64 // export flags
+		want   map[string]string
+	}{
+		{"a good answer", base, nil, 0,
+			map[string]string{"P1.name": core.Pass, "P1.version": core.Pass, "S.struct": core.Pass, "S.values": core.Pass,
+				"P8.device": core.Pass, "P4.copy": core.Pass}},
+		{"a legacy name where versioned was asked", func() core.ExportCase { c := base(); c.Name = "dltensor"; return c }, nil, 0,
+			map[string]string{"P1.name": core.Fail}},
+		{"version 2", base, func(m *core.DLManagedTensorVersioned) { m.Version.Major = 2 }, 0,
+			map[string]string{"P1.name": core.Pass, "P1.version": core.Fail}},
+		{"a bad ndim", base, func(m *core.DLManagedTensorVersioned) { m.DLTensor.Ndim = -1 }, 0,
+			map[string]string{"S.struct": core.Fail}},
+		{"other values", func() core.ExportCase { c := base(); c.Values = f32bytes(1, 2, 3, 5); return c }, nil, 0,
+			map[string]string{"S.values": core.Fail}},
+		{"another dtype", base, func(m *core.DLManagedTensorVersioned) { m.DLTensor.DType.Code = core.KDLInt }, 0,
+			map[string]string{"S.values": core.Fail, "S.struct": core.Pass}},
+		{"READ_ONLY missing", func() core.ExportCase { c := base(); c.ReadOnly = true; return c }, nil, 0,
+			map[string]string{"P2.read_only": core.Fail}},
+		{"READ_ONLY kept", func() core.ExportCase { c := base(); c.ReadOnly = true; return c }, nil, core.FlagReadOnly,
+			map[string]string{"P2.read_only": core.Pass}},
+		{"copy=True without a copy", func() core.ExportCase { c := base(); c.Copy = bp(true); return c }, nil, core.FlagIsCopied,
+			map[string]string{"P4.copy": core.Fail}},
+		{"copy=True, a copy not flagged", func() core.ExportCase {
+			c := base()
+			c.Copy, c.Baseline = bp(true), first+4096
+			return c
+		}, nil, 0, map[string]string{"P4.copy": core.Fail}},
+		{"copy=True, a flagged copy", func() core.ExportCase {
+			c := base()
+			c.Copy, c.Baseline = bp(true), first+4096
+			return c
+		}, nil, core.FlagIsCopied, map[string]string{"P4.copy": core.Pass}},
+		{"copy=False flagged as a copy", func() core.ExportCase { c := base(); c.Copy = bp(false); return c }, nil, core.FlagIsCopied,
+			map[string]string{"P4.copy": core.Fail}},
+		{"a stream accepted", func() core.ExportCase { s := int64(5); c := base(); c.Stream = &s; return c }, nil, 0,
+			map[string]string{"P5.stream": core.Fail}},
+		{"dl_device on another device", func() core.ExportCase { c := base(); c.DLDevice = v2(1, 0); c.Device = [2]int64{14, 0}; return c },
+			nil, 0, map[string]string{"P3.dl_device": core.Pass}},
+	}
+	for _, c := range cases {
+		m, err := core.ExportVersioned(&h, []int64{2, 2}, []int64{2, 1}, c.flags)
+		require.NoError(t, err)
+		if c.damage != nil {
+			c.damage(m)
+		}
+		ec := c.c()
+		got := judgedAs(t, core.JudgeExport(&ec, unsafe.Pointer(m)))
+		for id, want := range c.want {
+			assert.Equal(t, want, got[id], "%s: %s (%v)", c.name, id, got)
+		}
+		m.Version.Major = 1
+		cfixture.DeleteVersioned(unsafe.Pointer(m))
+	}
+}
+
+func TestJudgeRefusals(t *testing.T) {
+	t.Parallel()
+	stream := int64(5)
+	cases := []struct {
+		name   string
+		c      core.ExportCase
+		id     string
+		result string
+	}{
+		{"a stream refused with any class", core.ExportCase{MaxVersion: v2(1, 3), Stream: &stream, Raised: "RuntimeError"}, "P5.stream", core.Pass},
+		{"an unreachable device refused with BufferError", core.ExportCase{MaxVersion: v2(1, 3), DLDevice: v2(12, 0), Raised: "BufferError"}, "P3.dl_device", core.Pass},
+		{"an unreachable device refused with ValueError", core.ExportCase{MaxVersion: v2(1, 3), DLDevice: v2(12, 0), Raised: "ValueError"}, "P3.dl_device", core.Fail},
+		{"copy=False towards it with ValueError", core.ExportCase{MaxVersion: v2(1, 3), DLDevice: v2(12, 0), Copy: bp(false), Raised: "ValueError"}, "P4.copy", core.Fail},
+		{"a read-only legacy export refused", core.ExportCase{ReadOnly: true, Raised: "BufferError"}, "P2.read_only", core.Pass},
+		{"a valid copy=True refused", core.ExportCase{MaxVersion: v2(1, 3), Copy: bp(true), Raised: "BufferError"}, "P4.copy", core.Fail},
+		{"a valid request refused", core.ExportCase{MaxVersion: v2(1, 3), Raised: "TypeError"}, "P1.name", core.Fail},
+	}
+	for _, c := range cases {
+		c.c.Device = [2]int64{1, 0}
+		got := judgedAs(t, core.JudgeExport(&c.c, nil))
+		assert.Equal(t, map[string]string{c.id: c.result}, got, c.name)
+	}
+}
+
+func TestExportChecksHaveStableUniqueIDs(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for _, c := range core.ExportChecks {
+		assert.False(t, seen[c.ID], c.ID)
+		seen[c.ID] = true
+		assert.NotEmpty(t, c.Rule, c.ID)
+	}
+	for _, id := range []string{"P1.name", "P1.version", "S.struct", "S.values", "P2.read_only", "P3.dl_device", "P4.copy",
+		"P5.stream", "P8.device"} {
+		assert.True(t, seen[id], "report files compare by ID: %s must stay", id)
+	}
+}

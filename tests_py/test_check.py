@@ -1,0 +1,101 @@
+"""`python -m godlpack check`: the conformance checker grades producers by
+core's rules (core/conformance.go). Its self-test: each deliberately broken
+producer of tests_py/broken_dlpack fails exactly the checks it breaks and
+passes every other; godlpack and numpy pass every check."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from _helpers import requires
+from godlpack import _check
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# module -> the checks its break fails (FAIL or CRASH)
+BROKEN = {
+    "broken_dlpack.legacy_always": {"P1.name"},
+    "broken_dlpack.version_two": {"P1.version"},
+    "broken_dlpack.read_only_ignored": {"P2.read_only"},
+    "broken_dlpack.bool_as_uint8": {"S.values"},
+    "broken_dlpack.wrong_refusals": {"P2.read_only", "P3.dl_device", "P4.copy"},
+    "broken_dlpack.copy_unflagged": {"P4.copy"},
+    "broken_dlpack.stream_ignored": {"P5.stream"},
+    "broken_dlpack.crash_major_two": {"X.crash"},
+}
+
+
+@pytest.fixture
+def broken_path(monkeypatch):
+    """The broken producers importable here and in the checker's children."""
+    monkeypatch.syspath_prepend(HERE)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [HERE, os.environ.get("PYTHONPATH")])))
+
+
+def _outcome(report):
+    return {c["id"]: c["result"] for c in report.checks}
+
+
+@requires("numpy")
+@pytest.mark.parametrize("module", sorted(BROKEN))
+def test_each_broken_producer_fails_exactly_what_it_breaks(module, broken_path):
+    r = _check.check(module)
+    got = _outcome(r)
+    bad = {k for k, v in got.items() if v in ("FAIL", "CRASH")}
+    assert bad == BROKEN[module], got
+    assert all(v == "PASS" for k, v in got.items() if k not in bad), got
+    assert not r.ok
+    for c in r.checks:
+        if c["id"] in bad:  # evidence and a reproducer for each failure
+            assert c["evidence"] and all(e["evidence"] for e in c["evidence"])
+            assert all(e["reproducer"].startswith("import numpy as np\n") for e in c["evidence"])
+
+
+@requires("numpy")
+@pytest.mark.parametrize("target", ["godlpack", "numpy"])
+def test_godlpack_and_numpy_pass_every_check(target):
+    r = _check.check(target)
+    assert r.ok and all(v == "PASS" for v in _outcome(r).values()), _outcome(r)
+    assert r.calls > 100
+
+
+@requires("numpy")
+def test_a_crash_is_reported_and_the_rest_still_runs(broken_path):
+    r = _check.check("broken_dlpack.crash_major_two")
+    crash = next(c for c in r.checks if c["id"] == "X.crash")
+    assert crash["failed"] == 7  # the seven max_version=(2, 0) calls, each in its own child
+    assert "max_version=(2, 0)" in crash["evidence"][0]["case"]
+    assert _outcome(r)["P1.name"] == "PASS"  # the calls after each crash were judged
+
+
+@requires("numpy")
+def test_the_reproducer_reproduces(broken_path):
+    """The reproducer of a failure is the code the checker ran: run alone it
+    gives the same capsule."""
+    r = _check.check("broken_dlpack.copy_unflagged")
+    ev = next(c for c in r.checks if c["id"] == "P4.copy")["evidence"][0]
+    code = ev["reproducer"].replace("import numpy as np\n", "import numpy as np\nimport broken_dlpack.copy_unflagged as xp\n", 1)
+    code += "\nfrom _helpers import CapsuleInfo\nprint(CapsuleInfo(cap).is_copied)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ)
+    assert out.stdout.strip() == "False"
+
+
+@requires("numpy")
+def test_command_line_and_json(tmp_path, broken_path):
+    out = tmp_path / "r.json"
+    p = subprocess.run([sys.executable, "-m", "godlpack", "check", "broken_dlpack.stream_ignored", "--json", str(out)],
+                       capture_output=True, text=True)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "P5.stream      FAIL" in p.stdout and "summary: 9 PASS, 1 FAIL, 0 N/A, 0 CRASH" in p.stdout
+    doc = json.loads(out.read_text())
+    assert doc["target"] == "broken_dlpack.stream_ignored"
+    assert {c["id"] for c in doc["checks"]} >= {"P1.name", "P1.version", "S.struct", "S.values", "P2.read_only",
+                                                "P3.dl_device", "P4.copy", "P5.stream", "P8.device", "X.crash"}
+    assert all(c["result"] in ("PASS", "FAIL", "N/A", "CRASH") for c in doc["checks"])
+    p = subprocess.run([sys.executable, "-m", "godlpack", "check", "no_such_module_xyz"], capture_output=True, text=True)
+    assert p.returncode == 2 and "cannot import 'no_such_module_xyz'" in p.stderr
