@@ -284,7 +284,8 @@ enum {
   GD_OP_REDUCE,         /* plans a reduction of a (gd_reduce_req at ptr) and, when it says run, does it all */
   GD_OP_REDUCE_CHUNK,   /* folds the block a (shape a_shape) into the accumulator b (b_strides) */
   GD_OP_REDUCE_END,     /* ends the reduction (flag: it failed or was interrupted: free what it made) */
-  GD_OP_JUDGE_EXPORT,   /* the conformance checker grades one export of another library (gd_judge at ptr) */
+  GD_OP_JUDGE_EXPORT,   /* the conformance checker grades one export of another library (gd_judge at ptr;
+                           flag: one import, managed unused) */
 };
 /* GD_OP_JUDGE_EXPORT: in, a core.ExportCase as JSON, and the capsule's
  * managed tensor (NULL when the call raised); out, the results as JSON

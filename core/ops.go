@@ -98,22 +98,35 @@ func RunOp(p unsafe.Pointer) error {
 		endReduce((*C.gd_reduce_req)(o.ptr), o.flag != 0)
 		return nil
 	case C.GD_OP_JUDGE_EXPORT:
-		return judgeOp(where, (*C.gd_judge)(o.ptr))
+		return judgeOp(where, (*C.gd_judge)(o.ptr), o.flag != 0)
 	}
 	return fmt.Errorf("%s: no operation %d: %w", where, o.op, ErrInternal)
 }
 
-// judgeOp is GD_OP_JUDGE_EXPORT: JudgeExport between JSON texts; an empty
-// case asks for the catalogue, ExportChecks.
-func judgeOp(where string, j *C.gd_judge) error {
+// judgeOp is GD_OP_JUDGE_EXPORT: JudgeExport (JudgeImport when imports)
+// between JSON texts; an empty case asks for the catalogue.
+func judgeOp(where string, j *C.gd_judge, imports bool) error {
 	in := C.GoString(j.in)
 	var v any = ExportChecks
-	if in != "" {
-		var c ExportCase
-		if err := json.Unmarshal([]byte(in), &c); err != nil {
-			return fmt.Errorf("%s: the case is not an ExportCase in JSON (%v): %w", where, err, ErrArgument)
+	if imports {
+		v = ImportChecks
+	}
+	var err error
+	switch {
+	case in == "":
+	case imports:
+		var c ImportCase
+		if err = json.Unmarshal([]byte(in), &c); err == nil {
+			v = JudgeImport(&c)
 		}
-		v = JudgeExport(&c, j.managed)
+	default:
+		var c ExportCase
+		if err = json.Unmarshal([]byte(in), &c); err == nil {
+			v = JudgeExport(&c, j.managed)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: the case is not a case in JSON (%v): %w", where, err, ErrArgument)
 	}
 	out, err := json.Marshal(v)
 	if err != nil {

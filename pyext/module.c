@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "_cgo_export.h"
+#include "array.h"
 #include "gocall.h"
 #include "skin.h"
 #include "chunk.h"
@@ -490,6 +491,28 @@ static PyObject *gd_mod_judge_export(PyObject *m, PyObject *args) {
   return r;
 }
 
+/* _judge_import(case_json): core.JudgeImport of one from_dlpack of another
+ * library; "" gives the catalogue. */
+static PyObject *gd_mod_judge_import(PyObject *m, PyObject *args) {
+  (void)m;
+  const char *in;
+  if (!PyArg_ParseTuple(args, "s", &in)) return NULL;
+  gd_judge j = {.in = in};
+  gd_op o = {.op = GD_OP_JUDGE_EXPORT, .flag = 1, .entry = "_judge_import()", .ptr = &j};
+  if (gd_run_op(&o, 0) < 0) return NULL;
+  PyObject *r = PyUnicode_FromString(j.out);
+  free(j.out);
+  return r;
+}
+
+/* _owner_refs(a): the references to a's owner (its memory): the checker
+ * counts a consumer's deleter calls by them. */
+static PyObject *gd_mod_owner_refs(PyObject *m, PyObject *a) {
+  gd_array *x = gd_host_array_arg(gd_state_of_module(m), a, "_owner_refs()");
+  if (x == NULL) return NULL;
+  return PyLong_FromLongLong(x->h.owner ? __atomic_load_n(&x->h.owner->refs, __ATOMIC_RELAXED) : 0);
+}
+
 /* _consumer_stream(device_type, device_id): godlpack's queue on the device
  * as a "SyclQueueRef" capsule for dpctl.SyclQueue(capsule), which copies the
  * reference. The backend keeps the queue for the life of the process: the
@@ -516,6 +539,8 @@ static PyMethodDef gd_module_methods[] = {
     {"_full", gd_mod_full, METH_VARARGS, NULL},
     {"_consumer_stream", gd_mod_consumer_stream, METH_VARARGS, NULL},
     {"_judge_export", gd_mod_judge_export, METH_VARARGS, NULL},
+    {"_judge_import", gd_mod_judge_import, METH_VARARGS, NULL},
+    {"_owner_refs", gd_mod_owner_refs, METH_O, NULL},
     {"_from_flat", gd_mod_from_flat, METH_VARARGS, NULL},
     {"_arange", gd_mod_arange, METH_VARARGS, NULL},
     {"_convert", gd_mod_convert, METH_VARARGS, NULL},

@@ -151,3 +151,50 @@ func TestExportChecksHaveStableUniqueIDs(t *testing.T) {
 		assert.True(t, seen[id], "report files compare by ID: %s must stay", id)
 	}
 }
+
+func TestJudgeImport(t *testing.T) {
+	t.Parallel()
+	vals := f32bytes(1, 2, 3, 4)
+	base := func() core.ImportCase {
+		return core.ImportCase{Case: "t", Supported: true, DType: [3]int64{2, 32, 1}, Shape: []int64{2, 2}, Values: vals,
+			Asked: []map[string]any{{"max_version": []any{1.0, 3.0}}}, Names: []string{"used_dltensor_versioned"},
+			GotDType: [3]int64{2, 32, 1}, GotShape: []int64{2, 2}, GotValue: vals, Shares: bp(true),
+			RefsBefore: 1, RefsAlive: 2, RefsAfter: 1}
+	}
+	with := func(f func(c *core.ImportCase)) core.ImportCase { c := base(); f(&c); return c }
+	cases := []struct {
+		name string
+		c    core.ImportCase
+		want map[string]string
+	}{
+		{"a good import", base(), map[string]string{"C1.versioned": core.Pass, "C3.rename": core.Pass, "C3.deleter": core.Pass, "C.values": core.Pass}},
+		{"asks legacy", with(func(c *core.ImportCase) { c.Asked = []map[string]any{{"stream": nil}} }), map[string]string{"C1.versioned": core.Fail}},
+		{"no rename", with(func(c *core.ImportCase) { c.Names = []string{"dltensor_versioned"} }), map[string]string{"C3.rename": core.Fail}},
+		{"deleter never", with(func(c *core.ImportCase) { c.RefsAfter = 2 }), map[string]string{"C3.deleter": core.Fail}},
+		{"deleter twice", with(func(c *core.ImportCase) { c.RefsAfter = 0 }), map[string]string{"C3.deleter": core.Fail}},
+		{"deleter before death", with(func(c *core.ImportCase) { c.RefsAlive = 1 }), map[string]string{"C3.deleter": core.Fail}},
+		{"a copy may free at once", with(func(c *core.ImportCase) { c.RefsAlive, c.Shares = 1, bp(false) }), map[string]string{"C3.deleter": core.Pass}},
+		{"other values", with(func(c *core.ImportCase) { c.GotValue = f32bytes(1, 2, 3, 5) }), map[string]string{"C.values": core.Fail}},
+		{"read-only imported writable", with(func(c *core.ImportCase) { c.ReadOnly, c.Writable = true, bp(true) }), map[string]string{"C5.read_only": core.Fail}},
+		{"read-only kept", with(func(c *core.ImportCase) { c.ReadOnly, c.Writable = true, bp(false) }), map[string]string{"C5.read_only": core.Pass}},
+		{"copy=True shares", with(func(c *core.ImportCase) { c.Copy = bp(true) }), map[string]string{"C7.copy": core.Fail}},
+		{"copy=False shares", with(func(c *core.ImportCase) { c.Copy = bp(false) }), map[string]string{"C7.copy": core.Pass}},
+		{"copy=False refused with ValueError", with(func(c *core.ImportCase) { c.Copy, c.Raised = bp(false), "ValueError" }), map[string]string{"C7.copy": core.Pass}},
+		{"old producer not asked again", with(func(c *core.ImportCase) {
+			c.OldProducer, c.Raised, c.Asked = true, "TypeError", []map[string]any{{"max_version": []any{1.0, 3.0}}}
+		}), map[string]string{"C1.fallback": core.Fail}},
+		{"old producer asked again", with(func(c *core.ImportCase) {
+			c.OldProducer, c.Asked = true, []map[string]any{{"max_version": []any{1.0, 3.0}}, {}}
+		}), map[string]string{"C1.fallback": core.Pass}},
+		{"version 2 imported", with(func(c *core.ImportCase) { c.Damaged = "major2" }), map[string]string{"C4.refuse": core.Fail}},
+		{"version 2 refused", with(func(c *core.ImportCase) { c.Damaged, c.Raised = "major2", "BufferError" }), map[string]string{"C4.refuse": core.Pass, "C3.deleter": core.Pass}},
+		{"a lacked dtype refused with RuntimeError", with(func(c *core.ImportCase) { c.Supported, c.Raised = false, "RuntimeError" }), map[string]string{"C4.refuse": core.Fail}},
+		{"the producer refused", with(func(c *core.ImportCase) { c.Raised, c.ProducerRaised = "BufferError", true }), map[string]string{"C.values": ""}},
+	}
+	for _, c := range cases {
+		got := judgedAs(t, core.JudgeImport(&c.c))
+		for id, want := range c.want {
+			assert.Equal(t, want, got[id], "%s: %s (%v)", c.name, id, got)
+		}
+	}
+}

@@ -225,15 +225,18 @@ def _parser() -> argparse.ArgumentParser:
                    "cupy and torch CUDA with a GPU), both directions: what was negotiated, zero-copy or who "
                    "copied, read-only propagation, time per exchange.")
     c = sub.add_parser("check", help="a DLPack conformance report for a library, graded by godlpack's core",
-                       description="Make TARGET's arrays (every dtype, 0-d, empty, contiguous, transposed, "
-                       "negative-stride, sliced, read-only), call their __dlpack__ with every keyword combination "
-                       "and grade each answer by godlpack's own rules (capsule name and version, the struct, the "
-                       "values read back bit-exactly, READ_ONLY, IS_COPIED, dl_device, copy, stream, the class of "
-                       "each refusal). One line per rule; each FAIL with its evidence and a reproducer. Calls run "
-                       "in a child process: a crash is reported, not fatal. Exit status 0 only without FAIL or "
-                       "CRASH. See docs/conformance.md.")
+                       description="As a producer: make TARGET's arrays (every dtype, 0-d, empty, contiguous, "
+                       "transposed, negative-stride, sliced, read-only), call their __dlpack__ with every keyword "
+                       "combination and grade each answer by godlpack's own rules (capsule name and version, the "
+                       "struct, the values read back bit-exactly, READ_ONLY, IS_COPIED, dl_device, copy, stream, "
+                       "the class of each refusal). As a consumer: hand TARGET's from_dlpack recording producers "
+                       "and grade what it asks, renames, frees, honours and reads. One line per rule; each FAIL "
+                       "with its evidence and a reproducer. Calls run in a child process: a crash is reported, "
+                       "not fatal. Exit status 0 only without FAIL or CRASH. See docs/conformance.md.")
     c.add_argument("target", metavar="TARGET", help="an importable module: numpy, torch, jax, dpnp, "
                    "array_api_strict, pyarrow, godlpack, or any array-API namespace")
+    c.add_argument("--role", choices=("producer", "consumer", "both"), default="both",
+                   help="grade TARGET's __dlpack__ (producer), its from_dlpack (consumer), or both (default)")
     c.add_argument("--json", metavar="FILE", help="also write the report as JSON (stable check IDs)")
     c.add_argument("-v", "--verbose", action="store_true", help="list every case as it runs")
     e = sub.add_parser("build-ext", help="build a Python module from Go packages (the extension kit)",
@@ -260,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check":
         from . import _check
 
-        return _check.main([args.target] + (["--json", args.json] if args.json else []) +
+        return _check.main([args.target, "--role", args.role] + (["--json", args.json] if args.json else []) +
                            (["-v"] if args.verbose else []))
     if args.command == "build-ext":
         from ._buildext import build_ext

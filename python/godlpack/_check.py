@@ -191,7 +191,225 @@ def _capsule_name(cap: Any) -> str:
         name = f(cap)
     except Exception:
         return f"<not a capsule: {type(cap).__name__}>"
-    return name.decode() if name else ""
+    return name.decode(errors="replace") if name else ""
+
+
+# ---- TARGET as a consumer: its from_dlpack on instrumented producers ----
+
+# (label, from_dlpack keywords, an old producer (no max_version))
+IMPORT_VARIANTS: list[tuple[str, dict[str, Any], bool]] = [
+    ("from_dlpack(p)", {}, False),
+    ("an old producer", {}, True),
+    ("copy=True", {"copy": True}, False),
+    ("copy=False", {"copy": False}, False),
+]
+
+
+@dataclass
+class ImportSpec:
+    """One from_dlpack call of the target on a producer over a godlpack array."""
+
+    index: int
+    dtype: str
+    layout: str
+    read_only: bool
+    label: str
+    kwargs: dict[str, Any]
+    old: bool = False
+    damaged: str = ""  # "major2": the capsule says DLPack 2.0
+    lacked: bool = False  # a dtype the target does not have
+
+    @property
+    def name(self) -> str:
+        ro = " read-only" if self.read_only else ""
+        return f"{self.dtype}{ro} {self.layout}: {self.label}"
+
+
+def import_cases(t: Target) -> list[ImportSpec]:
+    out: list[ImportSpec] = []
+    if t.from_dlpack is None:
+        return out
+
+    def add(dt: str, layout: str, ro: bool, label: str, kw: dict[str, Any], **extra: Any) -> None:
+        out.append(ImportSpec(len(out), dt, layout, ro, label, kw, **extra))
+
+    for dt in t.dtypes:
+        layouts = [la for la in LAYOUTS if la not in t.no_views] if dt == SWEEP_DTYPE else ["contiguous"]
+        for layout in layouts:
+            for label, kw, old in IMPORT_VARIANTS if dt == SWEEP_DTYPE else IMPORT_VARIANTS[:1]:
+                add(dt, layout, False, label, kw, old=old)
+    add(SWEEP_DTYPE, "contiguous", True, "from_dlpack(p)", {})
+    add(SWEEP_DTYPE, "contiguous", False, "a capsule of version 2.0", {}, damaged="major2")
+    for dt in t.lacks:
+        add(dt, "contiguous", False, f"{dt}, which it lacks", {}, lacked=True)
+    return out
+
+
+class Probe:
+    """A producer over a godlpack array that records every __dlpack__ call
+    and keeps the capsules it gave (to read their names after the import)."""
+
+    def __init__(self, arr: Any, damage: str = "") -> None:
+        self.arr, self.damage, self.damaged = arr, damage, False
+        self.raised: BaseException | None = None
+        self.asked: list[dict[str, Any]] = []
+        self.caps: list[Any] = []
+
+    def __dlpack_device__(self) -> Any:
+        return self.arr.__dlpack_device__()
+
+    def __dlpack__(self, **kw: Any) -> Any:
+        self.asked.append({k: list(v) if isinstance(v, tuple) else v for k, v in kw.items()})
+        try:
+            cap = self.arr.__dlpack__(**kw)
+        except Exception as e:
+            self.raised = e
+            raise
+        if self.damage == "major2" and _capsule_name(cap) == "dltensor_versioned":
+            _set_major(cap, 2)
+            self.damaged = True
+        self.caps.append(cap)
+        return cap
+
+
+class OldProbe(Probe):
+    """A producer from before DLPack 1.0: __dlpack__(stream=None) only."""
+
+    def __dlpack__(self, stream: Any = None) -> Any:  # type: ignore[override]
+        return super().__dlpack__(**({} if stream is None else {"stream": stream}))
+
+
+def _set_major(cap: Any, major: int) -> None:
+    """Writes DLPackVersion.major, the first field of the versioned struct."""
+    import ctypes
+
+    f = ctypes.pythonapi.PyCapsule_GetPointer
+    f.restype, f.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    ptr = f(cap, b"dltensor_versioned")
+    ctypes.c_uint32.from_address(ptr).value = major
+
+
+def import_reproducer(t: Target, c: ImportSpec) -> str:
+    data, view = LAYOUTS[c.layout]
+    kw = "".join(f", {k}={v!r}" for k, v in c.kwargs.items())
+    imp = "" if t.alias in ("np", "gd") else f"import {t.module}\n" if t.alias == t.module else \
+        f"import {t.module} as {t.alias}\n"
+    if c.lacked:
+        src = f"p = gd.asarray({data.format(dt=repr('float32'))}).astype({c.dtype!r})\n"
+    else:
+        src = (_ALIGNED_SRC + f"base = _aligned({data.format(dt=repr(c.dtype))})\n" +
+               ("base.setflags(write=False)\n" if c.read_only else "") +
+               f"p = gd.from_dlpack({view.format(x='base') if view else 'base'})\n")
+    return f"import numpy as np\nimport godlpack as gd\n{imp}{src}y = {(t.from_dlpack or '').format(p='p', kw=kw)}"
+
+
+def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, Any]]:
+    import gc
+
+    import godlpack as gd
+
+    ns: dict[str, Any] = {"np": np, t.alias: mod, "gd": gd}
+    data, view = LAYOUTS[c.layout]
+    base = _aligned(eval(data.format(dt=repr("float32" if c.lacked else c.dtype)), ns))
+    npsrc = eval(view.format(x="base"), {"base": base}) if view else base
+    if c.read_only:
+        base.setflags(write=False)
+    src = gd.asarray(npsrc).astype(c.dtype) if c.lacked else gd.from_dlpack(npsrc)
+    want = npsrc.copy(order="C")
+    probe = (OldProbe if c.old else Probe)(src, c.damaged)
+    case: dict[str, Any] = {
+        "case": c.name, "old_producer": c.old, "read_only": c.read_only, "supported": not c.lacked,
+        "dtype": _dtype_triple(np, c.dtype), "shape": list(want.shape), "values": list(want.tobytes()),
+        "copy": c.kwargs.get("copy"), "raised": "", "message": "", "got_dtype": [0, 0, 0], "got_shape": [],
+        "got_values": [], "writable": None, "shares": None,
+    }
+    case["refs_before"] = _native._owner_refs(src)
+    kw = "".join(f", {k}={v!r}" for k, v in c.kwargs.items())
+    y = None
+    try:
+        y = eval((t.from_dlpack or "").format(p="p", kw=kw), dict(ns, p=probe))
+    except Exception as e:
+        case["raised"], case["message"] = _builtin_class(e), str(e)[:300]
+        case["producer_raised"] = e is probe.raised
+    case["damaged"] = "major2" if probe.damaged else ""
+    case["asked"] = probe.asked
+    case["names"] = [_capsule_name(cap) for cap in probe.caps]
+    probe.caps.clear()  # unconsumed capsules' destructors run here
+    gc.collect()
+    case["refs_alive"] = _native._owner_refs(src)
+    if y is not None:
+        ns["y"] = y
+        got = np.asarray(eval(t.to_numpy.format(y="y"), ns))
+        case["got_shape"] = list(got.shape)
+        case["got_values"] = list(got.copy(order="C").tobytes())
+        try:
+            case["got_dtype"] = _dtype_triple(np, got.dtype.name)
+        except Exception:
+            case["got_dtype"] = [-1, 0, 0]
+        if t.writable:
+            case["writable"] = bool(eval(t.writable.format(y="y"), ns))
+        if want.size and not c.lacked and t.pointer:
+            lo = base.__array_interface__["data"][0]
+            case["shares"] = lo <= int(eval(t.pointer.format(y="y"), ns)) < lo + base.nbytes
+        elif want.size and not c.lacked:
+            case["shares"] = _shares(np, base, npsrc, lambda: np.asarray(eval(t.to_numpy.format(y="y"), ns)))
+        del ns["y"], got
+    del y
+    gc.collect()
+    case["refs_after"] = _native._owner_refs(src)
+    return json.loads(_native._judge_import(json.dumps(case)))["results"]
+
+
+def _aligned(a: Any) -> Any:
+    """a copy of numpy array a at a 64-byte boundary, where consumers that
+    need alignment (jax) share memory rather than copy"""
+    import numpy as np
+
+    buf = np.empty(a.nbytes + 64, np.uint8)
+    off = -buf.ctypes.data % 64
+    out = buf[off : off + a.nbytes].view(a.dtype).reshape(a.shape)
+    out[...] = a
+    return out
+
+
+def _aligned_source() -> str:
+    """_aligned's code without its docstring, for reproducers."""
+    import inspect
+
+    lines = inspect.getsource(_aligned).replace("a: Any) -> Any:", "a):").splitlines()
+    keep, doc = [], False
+    for line in lines:
+        if line.strip().startswith('"""'):
+            doc = not line.strip().endswith('"""', 3)
+            continue
+        if doc:
+            doc = not line.strip().endswith('"""')
+            continue
+        if line.strip() and "import numpy" not in line:
+            keep.append(line)
+    return "\n".join(keep) + "\n"
+
+
+_ALIGNED_SRC = _aligned_source()
+
+
+def _shares(np: Any, base: Any, view: Any, read: Any) -> bool:
+    """Whether the consumer's array sees a write through the producer's
+    memory: one byte of the first element flipped in base (the contiguous
+    array view looks into), then restored."""
+    ro = not base.flags.writeable
+    if ro:
+        base.setflags(write=True)
+    raw = base.reshape(-1).view(np.uint8)
+    off = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    before = read().tobytes()
+    raw[off] ^= 0xFF
+    try:
+        return bool(read().tobytes() != before)
+    finally:
+        raw[off] ^= 0xFF
+        if ro:
+            base.setflags(write=False)
 
 
 def target_of(name: str) -> Target:
@@ -207,12 +425,19 @@ def target_of(name: str) -> Target:
     return t
 
 
-def child(target: str, skip: int) -> int:
-    """Runs the cases from index skip on, one JSON line per event."""
+def child(target: str, skip: int, role: str) -> int:
+    """Runs the cases of one role from index skip on, one JSON line per event."""
     t = target_of(target)
     import numpy as np
 
     mod = importlib.import_module(t.module)
+    if role == "consumer":
+        specs = import_cases(t)
+        for spec in specs[skip:]:
+            print(json.dumps({"begin": spec.index}), flush=True)
+            print(json.dumps({"done": spec.index, "results": run_import(t, mod, np, spec)}), flush=True)
+        print(json.dumps({"end": len(specs)}), flush=True)
+        return 0
     src = Sources()
     all_cases = cases(t)
     # the baselines of the skipped cases are asked again (a crash lost them)
@@ -242,19 +467,39 @@ class Report:
         return all(c["result"] in ("PASS", "N/A") for c in self.checks)
 
 
-def check(target: str, verbose: bool = False) -> Report:
-    """Grades TARGET as a DLPack producer: every case, in child processes."""
+ROLES = ("producer", "consumer")
+
+
+def check(target: str, verbose: bool = False, roles: tuple[str, ...] = ROLES) -> Report:
+    """Grades TARGET as a DLPack producer and consumer: every case, in child
+    processes."""
     t = target_of(target)
     mod = importlib.import_module(t.module)  # fails here, in the parent, when it is not installed
     top = sys.modules.get(t.module.split(".")[0])
     version = str(getattr(mod, "__version__", "") or getattr(top, "__version__", "?"))
-    all_cases = cases(t)
     results: list[dict[str, Any]] = []
-    start, skip = time.monotonic(), 0
+    start, calls = time.monotonic(), 0
+    names: dict[tuple[str, str], str] = {}  # (role, case) -> reproducer
+    for role in roles:
+        specs: list[Any] = cases(t) if role == "producer" else import_cases(t)
+        calls += len(specs)
+        for c in specs:
+            names[(role, c.name)] = reproducer(t, c) if role == "producer" else import_reproducer(t, c)
+        for r in _run_children(target, role, specs, verbose):
+            r["reproducer"] = names.get((role, r["case"]), "")
+            results.append(r)
+    return Report(target, version, _grade(results, roles), calls, time.monotonic() - start)
+
+
+def _run_children(target: str, role: str, specs: list[Any], verbose: bool) -> list[dict[str, Any]]:
+    """The results of every case of role, from child processes; a child
+    that dies leaves CRASH for the case it ran, and the next starts after it."""
+    results: list[dict[str, Any]] = []
+    skip = 0
     env = dict(os.environ, PYTHONFAULTHANDLER="0")
-    while skip < len(all_cases):
-        p = subprocess.Popen([sys.executable, "-m", "godlpack._check", "--child", target, "--skip", str(skip)],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    while skip < len(specs):
+        p = subprocess.Popen([sys.executable, "-m", "godlpack._check", "--child", target, "--role", role,
+                              "--skip", str(skip)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         begun, ended = None, False
         assert p.stdout is not None
         for line in p.stdout:
@@ -265,7 +510,7 @@ def check(target: str, verbose: bool = False) -> Report:
                 results.extend(ev["results"])
                 begun = None
                 if verbose:
-                    print(f"  {all_cases[ev['done']].name}", file=sys.stderr)
+                    print(f"  {role}: {specs[ev['done']].name}", file=sys.stderr)
             elif "end" in ev:
                 ended = True
         err = p.stderr.read() if p.stderr else ""
@@ -274,18 +519,17 @@ def check(target: str, verbose: bool = False) -> Report:
             break
         if begun is None:
             raise RuntimeError(f"check {target}: the checker's child process failed (exit {rc}):\n{err[-2000:]}")
-        c = all_cases[begun]
-        results.append({"id": "X.crash", "case": c.name, "result": "CRASH",
+        results.append({"id": "X.crash", "case": specs[begun].name, "result": "CRASH",
                         "evidence": f"the process died (exit {rc}) during the call: {err.strip()[-300:]}"})
         skip = begun + 1
-    return Report(target, version, _grade(t, all_cases, results), len(all_cases), time.monotonic() - start)
+    return results
 
 
-def _grade(t: Target, all_cases: list[Case], results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _grade(results: list[dict[str, Any]], roles: tuple[str, ...]) -> list[dict[str, Any]]:
     """One line per check: FAIL/CRASH when any case did, PASS when one passed, else N/A."""
-    by_name = {c.name: c for c in all_cases}
-    catalogue = json.loads(_native._judge_export("", None)) + [
-        {"id": "X.crash", "rule": "no call of __dlpack__ kills the process"}]
+    catalogue = (json.loads(_native._judge_export("", None)) if "producer" in roles else []) + \
+        (json.loads(_native._judge_import("")) if "consumer" in roles else []) + \
+        [{"id": "X.crash", "rule": "no call of __dlpack__ or from_dlpack kills the process"}]
     out = []
     for chk in catalogue:
         rs = [r for r in results if r["id"] == chk["id"]]
@@ -293,26 +537,24 @@ def _grade(t: Target, all_cases: list[Case], results: list[dict[str, Any]]) -> l
         res = "CRASH" if any(r["result"] == "CRASH" for r in bad) else "FAIL" if bad else "PASS" if rs else "N/A"
         if chk["id"] == "X.crash" and not bad:
             res = "PASS"
-        entry = {"id": chk["id"], "rule": chk["rule"], "result": res, "cases": len(rs), "failed": len(bad),
-                 "evidence": [{"case": r["case"], "evidence": r.get("evidence", ""),
-                               "reproducer": reproducer(t, by_name[r["case"]]) if r["case"] in by_name else ""}
-                              for r in _diverse(bad, by_name)]}
-        out.append(entry)
+        out.append({"id": chk["id"], "rule": chk["rule"], "result": res, "cases": len(rs), "failed": len(bad),
+                    "evidence": [{"case": r["case"], "evidence": r.get("evidence", ""),
+                                  "reproducer": r.get("reproducer", "")} for r in _diverse(bad)]})
     na = [r for r in results if r["result"] == "N/A" and not r["id"]]
     if na:
         out.append({"id": "X.make", "rule": "arrays the target could not make (not graded)", "result": "N/A",
-                    "cases": len(na), "failed": 0, "evidence": [{"case": r["case"], "evidence": r["evidence"],
-                                                                  "reproducer": ""} for r in na[:5]]})
+                    "cases": len(na), "failed": 0,
+                    "evidence": [{"case": r["case"], "evidence": r["evidence"], "reproducer": ""} for r in na[:5]]})
     return out
 
 
-def _diverse(bad: list[dict[str, Any]], by_name: dict[str, Case], n: int = 5) -> list[dict[str, Any]]:
+def _diverse(bad: list[dict[str, Any]], n: int = 5) -> list[dict[str, Any]]:
     """Up to n failures, one per kind of request first: a check that fails
     for copy=True and for copy=False shows both."""
     seen: set[str] = set()
     first = []
     for r in bad:
-        label = by_name[r["case"]].label if r["case"] in by_name else r["case"]
+        label = r["case"].split(": ", 1)[-1]
         if label not in seen:
             seen.add(label)
             first.append(r)
@@ -321,7 +563,7 @@ def _diverse(bad: list[dict[str, Any]], by_name: dict[str, Case], n: int = 5) ->
 
 
 def print_report(r: Report, verbose: bool = False) -> None:
-    print(f"godlpack check {r.target} {r.version}: {r.target}'s __dlpack__ graded by godlpack's core "
+    print(f"godlpack check {r.target} {r.version}: {r.target}'s DLPack graded by godlpack's core "
           f"({r.calls} calls, {r.seconds:.1f} s)")
     for c in r.checks:
         counts = f"({c['failed']} of {c['cases']} cases)" if c["failed"] else f"({c['cases']} cases)"
@@ -339,13 +581,14 @@ def main(argv: list[str]) -> int:
     p.add_argument("target")
     p.add_argument("--json", metavar="FILE")
     p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("--role", choices=("producer", "consumer", "both"), default="both")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--skip", type=int, default=0, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.child:
-        return child(a.target, a.skip)
+        return child(a.target, a.skip, a.role)
     try:
-        r = check(a.target, a.verbose)
+        r = check(a.target, a.verbose, ROLES if a.role == "both" else (a.role,))
     except ImportError as e:
         print(f"check: cannot import {a.target!r} ({e}); install it, or name an importable module", file=sys.stderr)
         return 2

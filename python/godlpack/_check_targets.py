@@ -45,25 +45,46 @@ class Target:
     read_only: str | None = None
     # the library's arrays are 1-d: the expected values are the data raveled
     flat: bool = False
+    # As a consumer: its from_dlpack of producer {p} with keywords {kw}
+    # (None: it has none), its array {y} as numpy data, whether {y} is
+    # writable (None: it cannot say), and godlpack dtypes it lacks.
+    from_dlpack: str | None = None
+    to_numpy: str = "np.asarray({y})"
+    writable: str | None = None
+    # the address of {y}'s first element, to tell a view of the producer's
+    # memory from a copy (None: a write through the producer tells)
+    pointer: str | None = None
+    lacks: tuple[str, ...] = ()
     note: str = ""
 
 
 TARGETS: dict[str, Target] = {
-    "numpy": Target("numpy", "np", "np.array({data})", read_only="_readonly(np.array({data}))"),
+    "numpy": Target("numpy", "np", "np.array({data})", read_only="_readonly(np.array({data}))",
+                    from_dlpack="np.from_dlpack({p}{kw})", writable="{y}.flags.writeable", pointer="{y}.ctypes.data",
+                    lacks=("bfloat16", "float8_e5m2")),
     "godlpack": Target("godlpack", "gd", "gd.asarray(np.array({data}))",
-                       read_only="gd.from_dlpack(_readonly(np.array({data})))"),
+                       read_only="gd.from_dlpack(_readonly(np.array({data})))",
+                       from_dlpack="gd.from_dlpack({p}{kw})", writable="not {y}.readonly", pointer="{y}.data_ptr"),
     "torch": Target("torch", "torch", "torch.from_numpy(np.array({data}))",
                     dtypes=["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64",
                             "complex64", "complex128"],
-                    no_views=("reversed",), note="torch has no negative strides"),
+                    no_views=("reversed",), from_dlpack="torch.from_dlpack({p}{kw})", to_numpy="{y}.numpy()",
+                    pointer="{y}.data_ptr()",
+                    note="torch has no negative strides"),
     "jax": Target("jax.numpy", "jnp", "jnp.asarray(np.array({data}))",
                   dtypes=["bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32",
-                          "complex64"], note="64-bit types need jax_enable_x64"),
+                          "complex64"], from_dlpack="jnp.from_dlpack({p}{kw})", pointer="{y}.unsafe_buffer_pointer()",
+                  writable="False",
+                  note="64-bit types need jax_enable_x64"),
     "array_api_strict": Target("array_api_strict", "xp", "xp.asarray(np.array({data}))",
-                               dtypes=[d for d in DTYPES if d != "float16"], note="the array API has no float16"),
+                               dtypes=[d for d in DTYPES if d != "float16"], from_dlpack="xp.from_dlpack({p}{kw})",
+                               to_numpy="np.asarray({y}._array)", lacks=("bfloat16", "float8_e5m2"),
+                               pointer="{y}._array.ctypes.data", writable="{y}._array.flags.writeable",
+                               note="the array API has no float16"),
     "dpnp": Target("dpnp", "dpnp", "dpnp.asarray(np.array({data}))",
                    dtypes=["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64",
-                           "complex64", "complex128"]),
+                           "complex64", "complex128"], from_dlpack="dpnp.from_dlpack({p}{kw})",
+                   to_numpy="dpnp.asnumpy({y})"),
     "dpctl.tensor": Target("dpctl.tensor", "dpt", "dpt.asarray(np.array({data}))",
                            dtypes=["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32",
                                    "float64", "complex64", "complex128"]),
@@ -76,5 +97,5 @@ TARGETS: dict[str, Target] = {
 
 
 def generic(module: str) -> Target:
-    """An array-API namespace: asarray of numpy data."""
-    return Target(module, "xp", "xp.asarray(np.array({data}))")
+    """An array-API namespace: asarray of numpy data, from_dlpack."""
+    return Target(module, "xp", "xp.asarray(np.array({data}))", from_dlpack="xp.from_dlpack({p}{kw})")

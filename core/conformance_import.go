@@ -1,0 +1,169 @@
+package core
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// The consumer half of the conformance checker: TARGET's from_dlpack is
+// handed instrumented producers (godlpack arrays behind a recorder) and
+// JudgeImport grades what it did by godlpack's consumer rules (C1-C7): what
+// it asked for, whether it renamed the capsule, when the deleter ran (the
+// source array's owner count, read before, with the import alive, and after
+// its death), whether it honoured READ_ONLY, and what it read.
+
+// ImportChecks are the checks of a consumer's from_dlpack, in report order.
+var ImportChecks = []Check{
+	{"C1.versioned", "the consumer asks for a versioned capsule: __dlpack__(max_version=(1, x)) (C1)"},
+	{"C1.fallback", "a producer whose __dlpack__ takes no max_version (TypeError) is asked again without it (C1)"},
+	{"C3.rename", "a consumed capsule is renamed \"used_dltensor\" / \"used_dltensor_versioned\" (C3)"},
+	{"C3.deleter", "the deleter runs exactly once: after the last array over the memory dies, or at once when the consumer copied (C3, C4)"},
+	{"C5.read_only", "memory exported with READ_ONLY is never imported writable (C5)"},
+	{"C.values", "the imported array holds the producer's shape, dtype and elements, bit for bit (S3, S4)"},
+	{"C7.copy", "from_dlpack(x, copy=True) gives memory of its own, copy=False the producer's or a ValueError / BufferError (C7)"},
+	{"C4.refuse", "what the consumer cannot represent (major version 2, dtypes or strides it lacks) is refused with BufferError, never imported or crashed on (C4, S1)"},
+}
+
+// ImportCase is one from_dlpack call of TARGET on an instrumented producer.
+type ImportCase struct {
+	Case string `json:"case"`
+	// The producer: the godlpack array behind it and how it answered.
+	OldProducer bool     `json:"old_producer"` // __dlpack__(stream=None) only
+	ReadOnly    bool     `json:"read_only"`    // exported with READ_ONLY
+	Damaged     string   `json:"damaged"`      // "", "major2": the capsule says version 2.0
+	Supported   bool     `json:"supported"`    // the consumer has the dtype (its own table)
+	DType       [3]int64 `json:"dtype"`
+	Shape       []int64  `json:"shape"`
+	Values      []byte   `json:"values"`
+	// The call: from_dlpack's copy keyword (nil: absent), the keywords each
+	// __dlpack__ call got, the names the capsules had after the import.
+	Copy  *bool            `json:"copy"`
+	Asked []map[string]any `json:"asked"`
+	Names []string         `json:"names"`
+	// ProducerRaised: the exception came from the producer (a request it
+	// refuses), not from the consumer.
+	ProducerRaised bool `json:"producer_raised"`
+	// The outcome: the exception class, else what the array holds and
+	// whether the consumer reports it writable (nil: it cannot say), and
+	// whether it shares the producer's memory (a write through the producer
+	// shows; nil: unknown).
+	Raised   string   `json:"raised"`
+	Message  string   `json:"message"`
+	GotDType [3]int64 `json:"got_dtype"`
+	GotShape []int64  `json:"got_shape"`
+	GotValue []byte   `json:"got_values"`
+	Writable *bool    `json:"writable"`
+	Shares   *bool    `json:"shares"`
+	// The source array's owner references: before the call, with the
+	// import alive (the producer's capsules dropped), and after its death.
+	RefsBefore int64 `json:"refs_before"`
+	RefsAlive  int64 `json:"refs_alive"`
+	RefsAfter  int64 `json:"refs_after"`
+}
+
+// JudgeImport grades one from_dlpack call.
+func JudgeImport(c *ImportCase) Judged {
+	var j Judged
+	add := func(id string, ok bool, evidence string, args ...any) {
+		r := Result{ID: id, Case: c.Case, Result: Pass}
+		if !ok {
+			r.Result, r.Evidence = Fail, fmt.Sprintf(evidence, args...)
+		}
+		j.Results = append(j.Results, r)
+	}
+	if len(c.Asked) > 0 && !c.OldProducer {
+		mv, ok := c.Asked[0]["max_version"].([]any)
+		major, _ := firstNumber(mv)
+		add("C1.versioned", ok && major >= 1, "from_dlpack called __dlpack__(%s)", kwString(c.Asked[0]))
+	}
+	if c.Damaged != "" || !c.Supported {
+		// S1 / C4: refused, and the capsule left to its own destructor
+		what := "a version 2.0 capsule"
+		if c.Damaged == "" {
+			what = fmt.Sprintf("dtype %v, which it lacks,", dtypeOf(c.DType))
+		}
+		if c.Raised == "" {
+			add("C4.refuse", false, "%s was imported (dtype %v, shape %v) instead of refused", what, dtypeOf(c.GotDType), c.GotShape)
+		} else {
+			add("C4.refuse", c.Raised == "BufferError", "%s was refused with %s (%s), expected BufferError", what, c.Raised, c.Message)
+		}
+		if c.Raised != "" {
+			add("C3.deleter", c.RefsAfter == c.RefsBefore, "refused: the deleter ran %d times (expected once, from the capsule's destructor)",
+				c.RefsBefore-c.RefsAfter+1)
+		}
+		return j
+	}
+	if c.Raised != "" {
+		retried := len(c.Asked) >= 1 && len(c.Asked[len(c.Asked)-1]) == 0
+		switch {
+		case c.ProducerRaised:
+			// the producer refused what it was asked (C1 judges the asking)
+		case c.OldProducer && !retried:
+			add("C1.fallback", false, "the producer takes no max_version; from_dlpack raised %s: %s", c.Raised, c.Message)
+		case c.Copy != nil && !*c.Copy && (c.Raised == "ValueError" || c.Raised == "BufferError"):
+			// the standard's class for "a copy would be needed" is ValueError, godlpack's BufferError
+			add("C7.copy", true, "")
+		default:
+			add("C4.refuse", c.Raised == "BufferError", "a %v %v the consumer refused with %s (%s), expected BufferError",
+				dtypeOf(c.DType), c.Shape, c.Raised, c.Message)
+		}
+		return j
+	}
+	if c.OldProducer {
+		add("C1.fallback", len(c.Asked) >= 1 && len(c.Asked[len(c.Asked)-1]) == 0,
+			"the producer takes no max_version; the last call was __dlpack__(%s)", kwString(c.Asked[len(c.Asked)-1]))
+	}
+	for i, n := range c.Names {
+		add("C3.rename", n == "used_dltensor" || n == "used_dltensor_versioned",
+			"capsule %d is still named %q after the import", i, n)
+	}
+	valuesOK := c.GotDType == c.DType && equalDims(c.GotShape, c.Shape) && bytes.Equal(c.GotValue, c.Values)
+	add("C.values", valuesOK, "the producer's %v %v became %v %v%s", dtypeOf(c.DType), c.Shape, dtypeOf(c.GotDType), c.GotShape,
+		map[bool]string{true: "", false: " with other elements"}[bytes.Equal(c.GotValue, c.Values)])
+	shares := c.Shares != nil && *c.Shares
+	// With the import alive the producer's reference is still held when
+	// the memory is shared; a copy may have let it go already.
+	onceAfterDeath := c.RefsAfter == c.RefsBefore && (!shares || c.RefsAlive == c.RefsBefore+1)
+	add("C3.deleter", onceAfterDeath, "owner references of the exported array: %d before, %d with the import alive%s, %d after its death; "+
+		"expected %d after (the deleter once)%s", c.RefsBefore, c.RefsAlive,
+		map[bool]string{true: " (it shares the memory)", false: ""}[shares], c.RefsAfter, c.RefsBefore,
+		map[bool]string{true: fmt.Sprintf(" and %d while it lives", c.RefsBefore+1), false: ""}[shares])
+	if c.ReadOnly && c.Writable != nil && shares {
+		add("C5.read_only", !*c.Writable, "a READ_ONLY capsule became a writable array over the producer's memory")
+	}
+	if c.Copy != nil && c.Shares != nil {
+		want := !*c.Copy
+		add("C7.copy", *c.Shares == want, "from_dlpack(x, copy=%v): the array %s the producer's memory",
+			map[bool]string{true: "True", false: "False"}[*c.Copy], map[bool]string{true: "shares", false: "does not share"}[*c.Shares])
+	}
+	return j
+}
+
+func dtypeOf(t [3]int64) DataType {
+	return DataType{Code: DataTypeCode(t[0]), Bits: uint8(t[1]), Lanes: uint16(t[2])}
+}
+
+func firstNumber(v []any) (float64, bool) {
+	if len(v) == 0 {
+		return 0, false
+	}
+	f, ok := v[0].(float64)
+	return f, ok
+}
+
+// kwString spells recorded keywords.
+func kwString(kw map[string]any) string {
+	var b bytes.Buffer
+	for _, k := range []string{"stream", "max_version", "dl_device", "copy"} {
+		if v, ok := kw[k]; ok {
+			if b.Len() > 0 {
+				b.WriteString(", ")
+			}
+			if v == nil {
+				v = "None"
+			}
+			fmt.Fprintf(&b, "%s=%v", k, v)
+		}
+	}
+	return b.String()
+}

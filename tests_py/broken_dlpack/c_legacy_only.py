@@ -1,0 +1,14 @@
+"""Breaks C1.versioned: from_dlpack never asks for a versioned capsule."""
+
+import godlpack as gd
+import numpy as np
+
+from ._base import CONSUMER, namespace
+
+__dlpack_check__ = CONSUMER
+asarray, Array = namespace(lambda a, kw: a.__dlpack__(**kw))
+
+
+def from_dlpack(x, *, device=None, copy=None):
+    a = gd.from_dlpack(x.__dlpack__())
+    return np.asarray(a.copy() if copy else a)
