@@ -30,7 +30,11 @@ type ImportCase struct {
 	// The producer: the godlpack array behind it and how it answered.
 	OldProducer bool     `json:"old_producer"` // __dlpack__(stream=None) only
 	ReadOnly    bool     `json:"read_only"`    // exported with READ_ONLY
-	Damaged     string   `json:"damaged"`      // "", "major2": the capsule says version 2.0
+	// Damaged: what the producer changed in its capsule: "major2" (the
+	// version says 2.0) and "dtype99" (an unknown type code) must be
+	// refused; "byte_offset" (the data pointer moved back, byte_offset
+	// forward: the same elements) must be read like any other.
+	Damaged string `json:"damaged"`
 	Supported   bool     `json:"supported"`    // the consumer has the dtype (its own table)
 	DType       [3]int64 `json:"dtype"`
 	Shape       []int64  `json:"shape"`
@@ -76,10 +80,13 @@ func JudgeImport(c *ImportCase) Judged {
 		major, _ := firstNumber(mv)
 		add("C1.versioned", ok && major >= 1, "from_dlpack called __dlpack__(%s)", kwString(c.Asked[0]))
 	}
-	if c.Damaged != "" || !c.Supported {
+	if c.Damaged == "major2" || c.Damaged == "dtype99" || !c.Supported {
 		// S1 / C4: refused, and the capsule left to its own destructor
 		what := "a version 2.0 capsule"
-		if c.Damaged == "" {
+		switch c.Damaged {
+		case "dtype99":
+			what = "a tensor of the unknown type code 99"
+		case "":
 			what = fmt.Sprintf("dtype %v, which it lacks,", dtypeOf(c.DType))
 		}
 		if c.Raised == "" {

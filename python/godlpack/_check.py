@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _native
-from ._check_targets import LAYOUTS, TARGETS, Target, generic
+from ._check_targets import HOSTILE, LAYOUTS, TARGETS, Target, generic
 
 # The requests of the keyword sweep: label -> keywords.
 SWEEP: list[tuple[str, dict[str, Any]]] = [
@@ -216,7 +216,7 @@ class ImportSpec:
     label: str
     kwargs: dict[str, Any]
     old: bool = False
-    damaged: str = ""  # "major2": the capsule says DLPack 2.0
+    damaged: str = ""  # Probe's damage: "major2", "dtype99", "byte_offset"
     lacked: bool = False  # a dtype the target does not have
 
     @property
@@ -240,6 +240,10 @@ def import_cases(t: Target) -> list[ImportSpec]:
                 add(dt, layout, False, label, kw, old=old)
     add(SWEEP_DTYPE, "contiguous", True, "from_dlpack(p)", {})
     add(SWEEP_DTYPE, "contiguous", False, "a capsule of version 2.0", {}, damaged="major2")
+    add(SWEEP_DTYPE, "contiguous", False, "an unknown type code", {}, damaged="dtype99")
+    add(SWEEP_DTYPE, "contiguous", False, "a non-zero byte_offset", {}, damaged="byte_offset")
+    for layout in HOSTILE:
+        add(SWEEP_DTYPE, layout, False, "from_dlpack(p)", {})
     for dt in t.lacks:
         add(dt, "contiguous", False, f"{dt}, which it lacks", {}, lacked=True)
     return out
@@ -265,8 +269,8 @@ class Probe:
         except Exception as e:
             self.raised = e
             raise
-        if self.damage == "major2" and _capsule_name(cap) == "dltensor_versioned":
-            _set_major(cap, 2)
+        if self.damage and _capsule_name(cap) == "dltensor_versioned":
+            _damage(cap, self.damage)
             self.damaged = True
         self.caps.append(cap)
         return cap
@@ -279,28 +283,65 @@ class OldProbe(Probe):
         return super().__dlpack__(**({} if stream is None else {"stream": stream}))
 
 
-def _set_major(cap: Any, major: int) -> None:
-    """Writes DLPackVersion.major, the first field of the versioned struct."""
+def _damage(cap: Any, how: str) -> None:
+    """Changes a versioned capsule's struct (DLPack's fixed layout: version
+    at 0, dl_tensor.data at 32, dtype.code at 52, byte_offset at 72)."""
     import ctypes
 
     f = ctypes.pythonapi.PyCapsule_GetPointer
     f.restype, f.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
     ptr = f(cap, b"dltensor_versioned")
-    ctypes.c_uint32.from_address(ptr).value = major
+    if how == "major2":
+        ctypes.c_uint32.from_address(ptr).value = 2
+    elif how == "dtype99":
+        ctypes.c_uint8.from_address(ptr + 52).value = 99
+    elif how == "byte_offset":  # the same first element, reached through byte_offset
+        data = ctypes.c_uint64.from_address(ptr + 32)
+        if data.value:
+            data.value -= 64
+            ctypes.c_uint64.from_address(ptr + 72).value += 64
 
 
 def import_reproducer(t: Target, c: ImportSpec) -> str:
-    data, view = LAYOUTS[c.layout]
+    data, view = HOSTILE[c.layout] if c.layout in HOSTILE else LAYOUTS[c.layout]
     kw = "".join(f", {k}={v!r}" for k, v in c.kwargs.items())
     imp = "" if t.alias in ("np", "gd") else f"import {t.module}\n" if t.alias == t.module else \
         f"import {t.module} as {t.alias}\n"
     if c.lacked:
         src = f"p = gd.asarray({data.format(dt=repr('float32'))}).astype({c.dtype!r})\n"
+    elif c.layout in HOSTILE:
+        src = (f"base = {data.format(dt=repr(c.dtype))}\n"
+               f"p = gd.from_dlpack({view.format(x='base', dt=repr(c.dtype)) if view else 'base'})\n")
     else:
         src = (_ALIGNED_SRC + f"base = _aligned({data.format(dt=repr(c.dtype))})\n" +
                ("base.setflags(write=False)\n" if c.read_only else "") +
                f"p = gd.from_dlpack({view.format(x='base') if view else 'base'})\n")
+    if c.damaged:
+        src += _DAMAGE_SRC.format(how=_DAMAGE_LINES[c.damaged])
     return f"import numpy as np\nimport godlpack as gd\n{imp}{src}y = {(t.from_dlpack or '').format(p='p', kw=kw)}"
+
+
+_DAMAGE_SRC = """import ctypes
+class Damaged:  # the producer changes its versioned capsule
+    def __init__(self, a):
+        self.a = a
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+    def __dlpack__(self, **kw):
+        cap = self.a.__dlpack__(**kw)
+        get = ctypes.pythonapi.PyCapsule_GetPointer
+        get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+        ptr = get(cap, b"dltensor_versioned")
+{how}
+        return cap
+p = Damaged(p)
+"""
+_DAMAGE_LINES = {
+    "major2": "        ctypes.c_uint32.from_address(ptr).value = 2  # version.major",
+    "dtype99": "        ctypes.c_uint8.from_address(ptr + 52).value = 99  # dtype.code",
+    "byte_offset": "        ctypes.c_uint64.from_address(ptr + 32).value -= 64  # data\n"
+                   "        ctypes.c_uint64.from_address(ptr + 72).value += 64  # byte_offset",
+}
 
 
 def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, Any]]:
@@ -309,9 +350,13 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
     import godlpack as gd
 
     ns: dict[str, Any] = {"np": np, t.alias: mod, "gd": gd}
-    data, view = LAYOUTS[c.layout]
-    base = _aligned(eval(data.format(dt=repr("float32" if c.lacked else c.dtype)), ns))
-    npsrc = eval(view.format(x="base"), {"base": base}) if view else base
+    if c.layout in HOSTILE:
+        data, view = HOSTILE[c.layout]
+        base = eval(data.format(dt=repr(c.dtype)), ns)
+    else:
+        data, view = LAYOUTS[c.layout]
+        base = _aligned(eval(data.format(dt=repr("float32" if c.lacked else c.dtype)), ns))
+    npsrc = eval(view.format(x="base", dt=repr(c.dtype)), {"base": base, "np": np}) if view else base
     if c.read_only:
         base.setflags(write=False)
     src = gd.asarray(npsrc).astype(c.dtype) if c.lacked else gd.from_dlpack(npsrc)
@@ -331,7 +376,7 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
     except Exception as e:
         case["raised"], case["message"] = _builtin_class(e), str(e)[:300]
         case["producer_raised"] = e is probe.raised
-    case["damaged"] = "major2" if probe.damaged else ""
+    case["damaged"] = c.damaged if probe.damaged else ""
     case["asked"] = probe.asked
     case["names"] = [_capsule_name(cap) for cap in probe.caps]
     probe.caps.clear()  # unconsumed capsules' destructors run here

@@ -20,13 +20,22 @@ DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"
 # The source arrays, as numpy expressions of dtype {dt}: name -> (data, view).
 # The view is applied to the library's array and, for the expected values,
 # to the numpy data; None views are the data itself.
-LAYOUTS = {
+LAYOUTS: dict[str, tuple[str, str | None]] = {
     "0-d": ("np.asarray(5).astype({dt})", None),
     "empty": ("np.zeros((0, 3), dtype={dt})", None),
     "contiguous": ("(np.arange(24) % 7).reshape(2, 3, 4).astype({dt})", None),
     "transposed": ("(np.arange(12) % 5).reshape(3, 4).astype({dt})", "{x}.T"),
     "reversed": ("(np.arange(10) % 6).astype({dt})", "{x}[::-1]"),
     "sliced": ("(np.arange(30) % 9).reshape(5, 6).astype({dt})", "{x}[1:4, ::2]"),
+}
+
+
+# Producers' layouts that only a consumer meets: (base, view) as numpy
+# expressions of dtype {dt}; the view is what is exported.
+HOSTILE: dict[str, tuple[str, str | None]] = {
+    "zero strides": ("np.arange(4).astype({dt})", "np.broadcast_to({x}, (3, 4))"),
+    "32 dimensions": ("np.arange(2).astype({dt})", "{x}.reshape((1,) * 31 + (2,))"),
+    "unaligned": ("np.zeros(4 * 8 + 1, np.uint8)", "{x}[1:].view({dt})"),
 }
 
 

@@ -59,6 +59,8 @@ def import_capsule(cap: Any, rename: bool = True, honour_read_only: bool = True)
     m = managed(cap)
     if name == "dltensor_versioned" and m.version.major != 1:
         raise BufferError(f"DLPack {m.version.major}.{m.version.minor} is not 1.x")
+    if m.dl_tensor.dtype.code not in _KIND or m.dl_tensor.dtype.lanes != 1:
+        raise BufferError(f"DLPack type code {m.dl_tensor.dtype.code} is not one numpy has")
     ro = name == "dltensor_versioned" and bool(m.flags & 1)
     held = _Held(cap if not rename else None, m, writable=not ro or not honour_read_only)
     if rename:
