@@ -121,3 +121,27 @@ def test_command_line_and_json(tmp_path, broken_path):
     assert all(c["result"] in ("PASS", "FAIL", "N/A", "CRASH") for c in doc["checks"])
     p = subprocess.run([sys.executable, "-m", "godlpack", "check", "no_such_module_xyz"], capture_output=True, text=True)
     assert p.returncode == 2 and "cannot import 'no_such_module_xyz'" in p.stderr
+
+
+@requires("numpy")
+@pytest.mark.parametrize("target,outcome", [("broken_dlpack.stream_ignored", "1 failed, 17 passed"),
+                                            ("godlpack", "18 passed")])
+def test_the_checks_as_pytest_tests(target, outcome, tmp_path, broken_path):
+    """pytest --pyargs godlpack.testing.conformance --dlpack-target=...: one
+    test per check, the failure with its evidence (the option comes from the
+    package's pytest11 entry point)."""
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs",
+                        "godlpack.testing.conformance", f"--dlpack-target={target}"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert outcome in p.stdout, p.stdout[-3000:] + p.stderr[-2000:]
+    if "failed" in outcome:
+        assert "FAILED ::test_dlpack[P5.stream]" in p.stdout and "cap = x.__dlpack__(max_version=(1, 3), stream=5)" in p.stdout
+
+
+@requires("numpy")
+def test_dlpack_report_for_a_libraries_own_tests(broken_path):
+    from godlpack.testing import dlpack_report
+
+    r = dlpack_report("broken_dlpack.read_only_ignored", roles=("producer",))
+    assert not r.ok
+    assert {c["id"] for c in r.checks if c["result"] == "FAIL"} == {"P2.read_only"}

@@ -1,0 +1,16 @@
+"""pytest's hook for godlpack.testing (entry point pytest11 "godlpack"): the
+options of ``pytest --pyargs godlpack.testing.conformance``. Imports nothing
+of godlpack, so that other projects' pytest runs do not start its Go runtime."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+
+def pytest_addoption(parser: Any) -> None:
+    g = parser.getgroup("godlpack", "DLPack conformance (godlpack.testing.conformance)")
+    g.addoption("--dlpack-target", default=os.environ.get("GODLPACK_CHECK_TARGET"),
+                help="the module whose DLPack godlpack.testing.conformance checks (or $GODLPACK_CHECK_TARGET)")
+    g.addoption("--dlpack-role", default="both", choices=("producer", "consumer", "both"),
+                help="check the target's __dlpack__, its from_dlpack, or both (default)")

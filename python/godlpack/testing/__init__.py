@@ -1,0 +1,39 @@
+"""The DLPack conformance checks of ``python -m godlpack check`` as pytest tests,
+for a library's own CI.
+
+Run them against a library::
+
+    pytest --pyargs godlpack.testing.conformance --dlpack-target=mylib
+
+one test per check (PASS, FAIL with the evidence and a reproducer, or a skip
+for a check no case could judge). Or use the report in tests of your own::
+
+    from godlpack.testing import dlpack_report
+
+    def test_mylib_conforms():
+        report = dlpack_report("mylib")
+        assert report.ok, report.failures()
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._check import Report, check
+
+__all__ = ["Report", "dlpack_report"]
+
+
+def dlpack_report(target: str, roles: tuple[str, ...] = ("producer", "consumer")) -> Report:
+    """The conformance report of module target (an importable name), as
+    ``python -m godlpack check`` computes it: every call in a child process."""
+    return check(target, roles=roles)
+
+
+def _failure_text(c: dict[str, Any]) -> str:
+    lines = [f"{c['id']} {c['result']}: {c['rule']} ({c['failed']} of {c['cases']} cases)"]
+    for e in c["evidence"]:
+        lines.append(f"  {e['case']}: {e['evidence']}")
+        if e["reproducer"]:
+            lines.append("    " + e["reproducer"].replace("\n", "\n    "))
+    return "\n".join(lines)
