@@ -41,6 +41,8 @@ var ExportChecks = []Check{
 	{"P4.copy", "copy=True returns fresh memory and sets IS_COPIED; copy=False and None on the same device share the array's memory and leave IS_COPIED clear (P4)"},
 	{"P5.stream", "on the CPU a stream other than None or -1 is refused: an exception, not a capsule (P5; the standard names no class)"},
 	{"P8.device", "__dlpack_device__() names the device the capsule's tensor is on (P8)"},
+	{"P6.destructor", "a capsule dropped unconsumed frees its tensor once, through its destructor (P6)"},
+	{"P7.thread", "a consumed tensor's deleter runs on a thread without the GIL and frees it (P7)"},
 }
 
 // ExportCase is one x.__dlpack__(...) call the checker made on a target's
@@ -62,6 +64,16 @@ type ExportCase struct {
 	// Baseline is the address of the first element of a plain
 	// __dlpack__(max_version=(1, 3)) export of the same array (0: unknown).
 	Baseline uint64 `json:"baseline"`
+	// Release: the case is the end of a capsule of max_version=(1, 3):
+	// "unconsumed" (dropped as it came) or "nogil" (consumed by godlpack
+	// and released by a Go call with the GIL released); the references
+	// to the array before the export, while the capsule or import held it,
+	// and after the release (the deleter's work, where the target's
+	// capsule holds a reference at all).
+	Release    string `json:"release"`
+	RefsBefore int64  `json:"refs_before"`
+	RefsHeld   int64  `json:"refs_held"`
+	RefsAfter  int64  `json:"refs_after"`
 	// The answer: the exception class the call raised ("" when a capsule
 	// came back), its message, and the capsule's name.
 	Raised  string `json:"raised"`
@@ -103,6 +115,18 @@ func JudgeExport(c *ExportCase, managed unsafe.Pointer) Judged {
 	src := Device{Type: DeviceType(c.Device[0]), ID: int32(c.Device[1])}
 	plan, planErr := PlanExport(src, c.ReadOnly, req)
 
+	if c.Release != "" {
+		id, how := "P6.destructor", "dropped unconsumed"
+		if c.Release == "nogil" {
+			id, how = "P7.thread", "released without the GIL"
+		}
+		if c.Raised == "" {
+			add(id, c.RefsHeld <= c.RefsBefore || c.RefsAfter == c.RefsBefore,
+				"references to the array: %d before the export, %d while held, %d after it was %s; expected %d",
+				c.RefsBefore, c.RefsHeld, c.RefsAfter, how, c.RefsBefore)
+		}
+		return j
+	}
 	if c.Raised != "" {
 		judgeRefusal(c, planErr, add)
 		return j

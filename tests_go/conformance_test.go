@@ -114,6 +114,26 @@ func TestJudgeExport(t *testing.T) {
 	}
 }
 
+func TestJudgeRelease(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, release, id   string
+		before, held, after int64
+		result              string
+	}{
+		{"freed by the destructor", "unconsumed", "P6.destructor", 2, 3, 2, core.Pass},
+		{"never freed", "unconsumed", "P6.destructor", 2, 3, 3, core.Fail},
+		{"freed without the GIL", "nogil", "P7.thread", 2, 3, 2, core.Pass},
+		{"freed twice", "nogil", "P7.thread", 2, 3, 1, core.Fail},
+		{"a capsule that holds no reference", "nogil", "P7.thread", 2, 2, 2, core.Pass},
+	}
+	for _, c := range cases {
+		ec := core.ExportCase{MaxVersion: v2(1, 3), Device: [2]int64{1, 0}, Release: c.release,
+			RefsBefore: c.before, RefsHeld: c.held, RefsAfter: c.after}
+		assert.Equal(t, map[string]string{c.id: c.result}, judgedAs(t, core.JudgeExport(&ec, nil)), c.name)
+	}
+}
+
 func TestJudgeRefusals(t *testing.T) {
 	t.Parallel()
 	stream := int64(5)
@@ -147,7 +167,7 @@ func TestExportChecksHaveStableUniqueIDs(t *testing.T) {
 		assert.NotEmpty(t, c.Rule, c.ID)
 	}
 	for _, id := range []string{"P1.name", "P1.version", "S.struct", "S.values", "P2.read_only", "P3.dl_device", "P4.copy",
-		"P5.stream", "P8.device"} {
+		"P5.stream", "P8.device", "P6.destructor", "P7.thread"} {
 		assert.True(t, seen[id], "report files compare by ID: %s must stay", id)
 	}
 }

@@ -27,6 +27,7 @@ BROKEN = {
     "broken_dlpack.copy_unflagged": {"P4.copy"},
     "broken_dlpack.stream_ignored": {"P5.stream"},
     "broken_dlpack.crash_major_two": {"X.crash"},
+    "broken_dlpack.leaky_deleter": {"P6.destructor", "P7.thread"},
     "broken_dlpack.c_legacy_only": {"C1.versioned"},
     "broken_dlpack.c_never_deletes": {"C3.deleter"},
     "broken_dlpack.c_no_rename": {"C3.rename"},
@@ -34,8 +35,10 @@ BROKEN = {
     "broken_dlpack.c_crash_major_two": {"X.crash"},
 }
 # checks a break leaves without a case to judge
-# never asked for a versioned capsule: nothing read-only or damaged reached it
-UNJUDGED = {"broken_dlpack.c_legacy_only": {"C5.read_only", "C4.refuse"}}
+# never asked for a versioned capsule, nothing read-only or damaged reached c_legacy_only
+UNJUDGED = {"broken_dlpack.c_legacy_only": {"C5.read_only", "C4.refuse"},
+            # a capsule of version 2.0 cannot be consumed to be released
+            "broken_dlpack.version_two": {"P7.thread"}}
 
 
 @pytest.fixture
@@ -111,11 +114,12 @@ def test_command_line_and_json(tmp_path, broken_path):
     p = subprocess.run([sys.executable, "-m", "godlpack", "check", "broken_dlpack.stream_ignored", "--json", str(out)],
                        capture_output=True, text=True)
     assert p.returncode == 1, p.stdout + p.stderr
-    assert "P5.stream      FAIL" in p.stdout and "summary: 17 PASS, 1 FAIL, 0 N/A, 0 CRASH" in p.stdout
+    assert "P5.stream      FAIL" in p.stdout and "summary: 19 PASS, 1 FAIL, 0 N/A, 0 CRASH" in p.stdout
     doc = json.loads(out.read_text())
     assert doc["target"] == "broken_dlpack.stream_ignored"
     assert {c["id"] for c in doc["checks"]} == {"P1.name", "P1.version", "S.struct", "S.values", "P2.read_only",
-                                                "P3.dl_device", "P4.copy", "P5.stream", "P8.device", "C1.versioned",
+                                                "P3.dl_device", "P4.copy", "P5.stream", "P8.device", "P6.destructor",
+                                                "P7.thread", "C1.versioned",
                                                 "C1.fallback", "C3.rename", "C3.deleter", "C5.read_only", "C.values",
                                                 "C7.copy", "C4.refuse", "X.crash"}
     assert all(c["result"] in ("PASS", "FAIL", "N/A", "CRASH") for c in doc["checks"])
@@ -124,8 +128,8 @@ def test_command_line_and_json(tmp_path, broken_path):
 
 
 @requires("numpy")
-@pytest.mark.parametrize("target,outcome", [("broken_dlpack.stream_ignored", "1 failed, 17 passed"),
-                                            ("godlpack", "18 passed")])
+@pytest.mark.parametrize("target,outcome", [("broken_dlpack.stream_ignored", "1 failed, 19 passed"),
+                                            ("godlpack", "20 passed")])
 def test_the_checks_as_pytest_tests(target, outcome, tmp_path, broken_path):
     """pytest --pyargs godlpack.testing.conformance --dlpack-target=...: one
     test per check, the failure with its evidence (the option comes from the

@@ -42,6 +42,12 @@ SWEEP: list[tuple[str, dict[str, Any]]] = [
     ("stream=None", {"max_version": (1, 3), "stream": None}),
     ("stream=5", {"max_version": (1, 3), "stream": 5}),
 ]
+# The ends of a capsule: dropped as it came, or consumed by godlpack and
+# released by a Go call with the GIL released (a foreign deleter's P7 case).
+RELEASES: list[tuple[str, dict[str, Any]]] = [
+    ("dropped unconsumed", {"max_version": (1, 3)}),
+    ("released without the GIL", {"max_version": (1, 3)}),
+]
 # Every dtype is also read back with these.
 VALUES_ONLY = SWEEP[:1] + SWEEP[2:3]
 SWEEP_DTYPE = "float32"
@@ -76,6 +82,8 @@ def cases(t: Target) -> list[Case]:
                 if ro and (t.read_only is None or layout != "contiguous"):
                     continue
                 reqs = SWEEP if dt == SWEEP_DTYPE else (VALUES_ONLY if layout in ("contiguous", "transposed") else [])
+                if dt == SWEEP_DTYPE and layout == "contiguous":
+                    reqs = reqs + RELEASES
                 for label, kw in reqs:
                     out.append(Case(len(out), dt, layout, ro, label, kw))
     return out
@@ -164,6 +172,8 @@ def run_case(t: Target, mod: Any, np: Any, c: Case, src: Sources) -> list[dict[s
     for k in ("max_version", "dl_device", "copy", "stream"):
         v = c.kwargs.get(k)
         case[k] = list(v) if isinstance(v, tuple) else v
+    if c.label in ("dropped unconsumed", "released without the GIL"):
+        return _release(x, c, case)
     cap = None
     try:
         cap = x.__dlpack__(**c.kwargs)
@@ -175,6 +185,40 @@ def run_case(t: Target, mod: Any, np: Any, c: Case, src: Sources) -> list[dict[s
         src.baselines[key] = judged["first"]
     del cap
     return judged["results"]
+
+
+def _release(x: Any, c: Case, case: dict[str, Any]) -> list[dict[str, Any]]:
+    """The end of a capsule, counted by the references to x its producer
+    holds: dropped unconsumed (its destructor), or consumed by godlpack and
+    released inside a Go call that runs without the GIL (the deleter's P7
+    case: _gofunc_keep holds the import in Go, _gofunc_drop_kept releases)."""
+    import gc
+
+    import godlpack as gd
+
+    case["release"] = "unconsumed" if c.label == "dropped unconsumed" else "nogil"
+    case["refs_before"] = sys.getrefcount(x)
+    try:
+        cap = x.__dlpack__(**c.kwargs)
+    except Exception as e:
+        case["raised"], case["message"] = _builtin_class(e), str(e)[:300]
+        return json.loads(_native._judge_export(json.dumps(case), None))["results"]
+    case["refs_held"] = sys.getrefcount(x)
+    if case["release"] == "nogil":
+        try:
+            y = gd.from_dlpack(cap)
+        except Exception:  # a capsule godlpack refuses: other checks say why
+            return []
+        del cap
+        _native._gofunc_keep(y)
+        del y
+        gc.collect()
+        _native._gofunc_drop_kept()
+    else:
+        del cap
+    gc.collect()
+    case["refs_after"] = sys.getrefcount(x)
+    return json.loads(_native._judge_export(json.dumps(case), None))["results"]
 
 
 def _readonly(a: Any) -> Any:
