@@ -28,17 +28,17 @@ var ImportChecks = []Check{
 type ImportCase struct {
 	Case string `json:"case"`
 	// The producer: the godlpack array behind it and how it answered.
-	OldProducer bool     `json:"old_producer"` // __dlpack__(stream=None) only
-	ReadOnly    bool     `json:"read_only"`    // exported with READ_ONLY
+	OldProducer bool `json:"old_producer"` // __dlpack__(stream=None) only
+	ReadOnly    bool `json:"read_only"`    // exported with READ_ONLY
 	// Damaged: what the producer changed in its capsule: "major2" (the
 	// version says 2.0) and "dtype99" (an unknown type code) must be
 	// refused; "byte_offset" (the data pointer moved back, byte_offset
 	// forward: the same elements) must be read like any other.
-	Damaged string `json:"damaged"`
-	Supported   bool     `json:"supported"`    // the consumer has the dtype (its own table)
-	DType       [3]int64 `json:"dtype"`
-	Shape       []int64  `json:"shape"`
-	Values      []byte   `json:"values"`
+	Damaged   string   `json:"damaged"`
+	Supported bool     `json:"supported"` // the consumer has the dtype (its own table)
+	DType     [3]int64 `json:"dtype"`
+	Shape     []int64  `json:"shape"`
+	Values    []byte   `json:"values"`
 	// The call: from_dlpack's copy keyword (nil: absent), the keywords each
 	// __dlpack__ call got, the names the capsules had after the import.
 	Copy  *bool            `json:"copy"`
