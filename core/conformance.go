@@ -43,6 +43,8 @@ var ExportChecks = []Check{
 	{"P8.device", "__dlpack_device__() names the device the capsule's tensor is on (P8)"},
 	{"P6.destructor", "a capsule dropped unconsumed frees its tensor once, through its destructor (P6)"},
 	{"P7.thread", "a consumed tensor's deleter runs on a thread without the GIL and frees it (P7)"},
+	{"C9.header", "a type's C exchange API is a \"dlpack_exchange_api\" capsule of version 1.2 or later with every required function (C9)"},
+	{"C9.export", "managed_tensor_from_py_object_no_sync serves a CPU array; its tensor passes the checks of __dlpack__'s (C9)"},
 }
 
 // ExportCase is one x.__dlpack__(...) call the checker made on a target's
@@ -64,6 +66,11 @@ type ExportCase struct {
 	// Baseline is the address of the first element of a plain
 	// __dlpack__(max_version=(1, 3)) export of the same array (0: unknown).
 	Baseline uint64 `json:"baseline"`
+	// API: the case went through the type's C exchange API
+	// (managed_tensor_from_py_object_no_sync) instead of __dlpack__: the
+	// API's version, the required functions it lacks, and what the call
+	// returned; a tensor it gave is judged as a versioned capsule.
+	API *APICase `json:"api"`
 	// Release: the case is the end of a capsule of max_version=(1, 3):
 	// "unconsumed" (dropped as it came) or "nogil" (consumed by godlpack
 	// and released by a Go call with the GIL released); the references
@@ -79,6 +86,13 @@ type ExportCase struct {
 	Raised  string `json:"raised"`
 	Message string `json:"message"`
 	Name    string `json:"name"`
+}
+
+// APICase is what the checker saw of a C exchange API.
+type APICase struct {
+	Version [2]int64 `json:"version"`
+	Missing []string `json:"missing"`
+	RC      int64    `json:"rc"`
 }
 
 // Judged is what JudgeExport found: the results, and the address of the
@@ -115,6 +129,18 @@ func JudgeExport(c *ExportCase, managed unsafe.Pointer) Judged {
 	src := Device{Type: DeviceType(c.Device[0]), ID: int32(c.Device[1])}
 	plan, planErr := PlanExport(src, c.ReadOnly, req)
 
+	if c.API != nil {
+		v := c.API.Version
+		add("C9.header", v[0] == int64(DLPackMajor) && v[1] >= 2 && len(c.API.Missing) == 0,
+			"the API says version (%d, %d) and lacks %v", v[0], v[1], c.API.Missing)
+		if c.API.RC != 0 || managed == nil {
+			cpu := CPUAccessible(src.Type)
+			add("C9.export", !cpu, "managed_tensor_from_py_object_no_sync returned %d for an array on %s",
+				c.API.RC, src.Tuple())
+			return j
+		}
+		add("C9.export", true, "")
+	}
 	if c.Release != "" {
 		id, how := "P6.destructor", "dropped unconsumed"
 		if c.Release == "nogil" {

@@ -135,3 +135,63 @@ PyObject *gd_exchange_api_capsule(gd_state *st) {
   gd_api_state = st;
   return PyCapsule_New(&gd_exchange_api, GD_CAPSULE_EXCHANGE_API, NULL);
 }
+
+/* _exchange_api_export(x): the conformance checker's look at another
+ * library's C exchange API (C9): None when type(x) has none; else
+ * ((major, minor), [required functions that are NULL], rc, capsule) where
+ * rc is what managed_tensor_from_py_object_no_sync(x) returned (-1 when the
+ * API is not a "dlpack_exchange_api" capsule or lacks that function) and
+ * capsule wraps the tensor it gave (a "dltensor_versioned" capsule whose
+ * destructor calls the library's deleter), or None. */
+PyObject *gd_mod_exchange_api_export(PyObject *m, PyObject *x) {
+  (void)m;
+  PyObject *o = PyObject_GetAttrString((PyObject *)Py_TYPE(x), "__dlpack_c_exchange_api__");
+  if (o == NULL) {
+    PyErr_Clear();
+    Py_RETURN_NONE;
+  }
+  const DLPackExchangeAPI *api =
+      PyCapsule_IsValid(o, GD_CAPSULE_EXCHANGE_API) ? PyCapsule_GetPointer(o, GD_CAPSULE_EXCHANGE_API) : NULL;
+  PyObject *missing = PyList_New(0);
+  if (missing == NULL) {
+    Py_DECREF(o);
+    return NULL;
+  }
+  int major = -1, minor = -1, rc = -1;
+  PyObject *cap = Py_None;
+  Py_INCREF(cap);
+  if (api != NULL) {
+    major = (int)api->header.version.major;
+    minor = (int)api->header.version.minor;
+    struct { const char *name; int null; } fns[] = {
+        {"managed_tensor_allocator", api->managed_tensor_allocator == NULL},
+        {"managed_tensor_from_py_object_no_sync", api->managed_tensor_from_py_object_no_sync == NULL},
+        {"managed_tensor_to_py_object_no_sync", api->managed_tensor_to_py_object_no_sync == NULL},
+        {"current_work_stream", api->current_work_stream == NULL},
+    };
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+      PyObject *s = fns[i].null ? PyUnicode_FromString(fns[i].name) : NULL;
+      if (s != NULL) {
+        PyList_Append(missing, s);
+        Py_DECREF(s);
+      }
+    }
+    if (api->managed_tensor_from_py_object_no_sync != NULL) {
+      DLManagedTensorVersioned *t = NULL;
+      rc = api->managed_tensor_from_py_object_no_sync(x, &t);
+      if (rc != 0 || t == NULL) {
+        PyErr_Clear();
+      } else {
+        Py_DECREF(cap);
+        cap = gd_capsule_wrap(t, 1);
+        if (cap == NULL) {
+          Py_DECREF(o);
+          Py_DECREF(missing);
+          return NULL;
+        }
+      }
+    }
+  }
+  Py_DECREF(o);
+  return Py_BuildValue("((ii)NiN)", major, minor, missing, rc, cap);
+}

@@ -190,6 +190,8 @@ int gd_import_describe(gd_state *st, PyObject *x, gd_import_into *into);
 /* Whether tp is exactly numpy.ndarray, from the imports' per-type cache. */
 int gd_type_is_ndarray(gd_state *st, PyTypeObject *tp);
 PyObject *gd_capsule_wrap(void *managed, int versioned);
+/* exchange.c: another library's C exchange API, for the conformance checker. */
+PyObject *gd_mod_exchange_api_export(PyObject *m, PyObject *x);
 
 /* exchange.c: our DLPackExchangeAPI (type(a).__dlpack_c_exchange_api__). */
 PyObject *gd_exchange_api_capsule(gd_state *st);

@@ -218,3 +218,24 @@ func TestJudgeImport(t *testing.T) {
 		}
 	}
 }
+
+func TestJudgeExchangeAPI(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		api    core.APICase
+		device [2]int64
+		header string
+		export string
+	}{
+		{"a whole API that refused a CPU array", core.APICase{Version: [2]int64{1, 3}, RC: -1}, [2]int64{1, 0}, core.Pass, core.Fail},
+		{"functions missing", core.APICase{Version: [2]int64{1, 3}, Missing: []string{"current_work_stream"}, RC: -1}, [2]int64{1, 0}, core.Fail, core.Fail},
+		{"version 1.1", core.APICase{Version: [2]int64{1, 1}, RC: -1}, [2]int64{1, 0}, core.Fail, core.Fail},
+		{"a device tensor refused", core.APICase{Version: [2]int64{1, 3}, RC: -1}, [2]int64{14, 0}, core.Pass, core.Pass},
+	}
+	for _, c := range cases {
+		ec := core.ExportCase{MaxVersion: v2(1, 3), Device: c.device, API: &c.api}
+		got := judgedAs(t, core.JudgeExport(&ec, nil))
+		assert.Equal(t, map[string]string{"C9.header": c.header, "C9.export": c.export}, got, c.name)
+	}
+}

@@ -48,6 +48,9 @@ RELEASES: list[tuple[str, dict[str, Any]]] = [
     ("dropped unconsumed", {"max_version": (1, 3)}),
     ("released without the GIL", {"max_version": (1, 3)}),
 ]
+# The type's C exchange API (C9), where it has one: a tensor through
+# managed_tensor_from_py_object_no_sync, judged as a versioned capsule.
+API: tuple[str, dict[str, Any]] = ("exchange API", {"max_version": (1, 3)})
 # Every dtype is also read back with these.
 VALUES_ONLY = SWEEP[:1] + SWEEP[2:3]
 SWEEP_DTYPE = "float32"
@@ -84,6 +87,8 @@ def cases(t: Target) -> list[Case]:
                 reqs = SWEEP if dt == SWEEP_DTYPE else (VALUES_ONLY if layout in ("contiguous", "transposed") else [])
                 if dt == SWEEP_DTYPE and layout == "contiguous":
                     reqs = reqs + RELEASES
+                if dt == SWEEP_DTYPE or layout == "contiguous":
+                    reqs = reqs + [API]
                 for label, kw in reqs:
                     out.append(Case(len(out), dt, layout, ro, label, kw))
     return out
@@ -174,6 +179,14 @@ def run_case(t: Target, mod: Any, np: Any, c: Case, src: Sources) -> list[dict[s
         case[k] = list(v) if isinstance(v, tuple) else v
     if c.label in ("dropped unconsumed", "released without the GIL"):
         return _release(x, c, case)
+    if c.label == API[0]:
+        got = _native._exchange_api_export(x)
+        if got is None:
+            return []
+        (major, minor), missing, rc, cap = got
+        case["api"] = {"version": [major, minor], "missing": missing, "rc": rc}
+        case["name"] = "dltensor_versioned" if cap is not None else ""
+        return json.loads(_native._judge_export(json.dumps(case), cap))["results"]
     cap = None
     try:
         cap = x.__dlpack__(**c.kwargs)
