@@ -263,23 +263,12 @@ IMPORT_VARIANTS: list[tuple[str, dict[str, Any], bool]] = [
 
 
 @dataclass
-class ImportSpec:
+class ImportSpec(Case):
     """One from_dlpack call of the target on a producer over a godlpack array."""
 
-    index: int
-    dtype: str
-    layout: str
-    read_only: bool
-    label: str
-    kwargs: dict[str, Any]
-    old: bool = False
+    old: bool = False  # a producer from before DLPack 1.0
     damaged: str = ""  # Probe's damage: "major2", "dtype99", "byte_offset"
     lacked: bool = False  # a dtype the target does not have
-
-    @property
-    def name(self) -> str:
-        ro = " read-only" if self.read_only else ""
-        return f"{self.dtype}{ro} {self.layout}: {self.label}"
 
 
 def import_cases(t: Target) -> list[ImportSpec]:
