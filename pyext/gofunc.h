@@ -1,7 +1,7 @@
 /*
  * gofunc.h: the plain-C structures of calls to Go functions registered with
  * package gofunc (gofunc.c, exports_gofunc.go). Numbers are gofunc's:
- * GD_FN_* kinds = gofunc.Kind, checked by pyext/consts_check.go.
+ * GD_FN_* kinds = gofunc.Kind, checked by exports_gofunc.go.
  */
 #ifndef GODLPACK_GOFUNC_H_
 #define GODLPACK_GOFUNC_H_

@@ -130,7 +130,7 @@ static PyObject *gd_alloc_array(gd_state *st, DLDataType dt, int32_t ndim, const
     probe.dtype = dt;
     probe.ndim = ndim;
     probe.device.device_type = kDLCPU;
-    probe.flags = GD_FLAG_HOST; /* gdgo_alloc allocates host memory */
+    probe.flags = GD_FLAG_HOST; /* GD_OP_ALLOC on the CPU allocates host memory */
     chunked = gd_chunk_eligible(&probe, shape);
   }
   gd_op o = {.op = GD_OP_ALLOC, .entry = "empty()", .dtype = dt, .device = {kDLCPU, 0}, .ints = (int64_t *)shape,
