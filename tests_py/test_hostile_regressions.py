@@ -228,6 +228,31 @@ def test_float_encoding_of_full_fill_and_setitem(name):
             assert _same(got, want[i:i + 1], mt, view).all(), (v, hex(got[0]), hex(want[i]))
 
 
+@requires("numpy", "ml_dtypes")
+@pytest.mark.parametrize("name,value", [
+    ("float8_e8m0fnu", 2.5e38), ("float8_e8m0fnu", 6e-39), ("float8_e4m3fn", float("-inf")),
+    ("float8_e4m3fn", 464.0), ("float8_e3m4", float("nan")), ("float8_e4m3", float("nan")),
+    ("float8_e5m2", float("nan")), ("float8_e4m3", -float("nan")), ("float8_e4m3fn", -float("nan")),
+    ("bfloat16", -float("nan")), ("float16", -float("nan")),
+])
+def test_scalar_writes_are_bit_exact_nan_sign_included(name, value):
+    """Issue 27 item 2: the scalar path had an encoder of its own (e8m0fnu
+    2.5e38 gave 0xff, 6e-39 gave 0x00; NaN codes and signs differed; 464.0 gave
+    NaN in float8_e4m3fn). It is core's codec now (gd_elem_write, compared with
+    core.ConvertInto in tests_go/element_test.go): every path gives ml_dtypes'
+    (numpy's for float16) bits, and the same as astype."""
+    import numpy as np
+
+    mt, view = _reference(name)
+    want = np.array([value], dtype=np.float64 if name == "float16" else np.float32).astype(mt).view(view)[0]
+    a = gd.zeros(1, dtype=name)
+    a[0] = value
+    b = gd.asarray([value], dtype=name)
+    c = gd.asarray([value]).astype(name)
+    for arr in (a, b, c):
+        assert int(_bits(arr, view)[0]) == int(want), (hex(int(_bits(arr, view)[0])), hex(int(want)))
+
+
 # ---- 6. a low address-space limit fails the import, not the process ------------
 
 
