@@ -63,6 +63,11 @@ type ImportCase struct {
 	RefsBefore int64 `json:"refs_before"`
 	RefsAlive  int64 `json:"refs_alive"`
 	RefsAfter  int64 `json:"refs_after"`
+	// DeleterAlive and DeleterAfter count the calls of each versioned
+	// capsule's deleter (the checker's counting deleters) at those two
+	// times; empty when no versioned capsule was made.
+	DeleterAlive []int64 `json:"deleter_alive"`
+	DeleterAfter []int64 `json:"deleter_after"`
 }
 
 // JudgeImport grades one from_dlpack call.
@@ -95,8 +100,12 @@ func JudgeImport(c *ImportCase) Judged {
 			add("C4.refuse", c.Raised == "BufferError", "%s was refused with %s (%s), expected BufferError", what, c.Raised, c.Message)
 		}
 		if c.Raised != "" {
-			add("C3.deleter", c.RefsAfter == c.RefsBefore, "refused: the deleter ran %d times (expected once, from the capsule's destructor)",
-				c.RefsBefore-c.RefsAfter+1)
+			calls := c.RefsBefore - c.RefsAfter + 1
+			if len(c.DeleterAfter) > 0 {
+				calls = c.DeleterAfter[0]
+			}
+			add("C3.deleter", calls == 1 && c.RefsAfter == c.RefsBefore,
+				"refused: the deleter ran %d times (expected once, from the capsule's destructor)", calls)
 		}
 		return j
 	}
@@ -131,10 +140,25 @@ func JudgeImport(c *ImportCase) Judged {
 	// With the import alive the producer's reference is still held when
 	// the memory is shared; a copy may have let it go already.
 	onceAfterDeath := c.RefsAfter == c.RefsBefore && (!shares || c.RefsAlive == c.RefsBefore+1)
-	add("C3.deleter", onceAfterDeath, "owner references of the exported array: %d before, %d with the import alive%s, %d after its death; "+
-		"expected %d after (the deleter once)%s", c.RefsBefore, c.RefsAlive,
-		map[bool]string{true: " (it shares the memory)", false: ""}[shares], c.RefsAfter, c.RefsBefore,
-		map[bool]string{true: fmt.Sprintf(" and %d while it lives", c.RefsBefore+1), false: ""}[shares])
+	counted := ""
+	for i, n := range c.DeleterAfter {
+		alive := int64(0)
+		if i < len(c.DeleterAlive) {
+			alive = c.DeleterAlive[i]
+		}
+		if counted == "" && (n != 1 || (shares && alive != 0)) {
+			counted = fmt.Sprintf("capsule %d's deleter ran %d times while the import lived and %d times in all; expected 0 and 1",
+				i, alive, n)
+		}
+	}
+	if counted != "" {
+		add("C3.deleter", false, "%s", counted)
+	} else {
+		add("C3.deleter", onceAfterDeath, "owner references of the exported array: %d before, %d with the import alive%s, %d after its death; "+
+			"expected %d after (the deleter once)%s", c.RefsBefore, c.RefsAlive,
+			map[bool]string{true: " (it shares the memory)", false: ""}[shares], c.RefsAfter, c.RefsBefore,
+			map[bool]string{true: fmt.Sprintf(" and %d while it lives", c.RefsBefore+1), false: ""}[shares])
+	}
 	if c.ReadOnly && c.Writable != nil && shares {
 		add("C5.read_only", !*c.Writable, "a READ_ONLY capsule became a writable array over the producer's memory")
 	}

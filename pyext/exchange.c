@@ -6,6 +6,7 @@
  * process. It lets C consumers (tvm-ffi, other extensions, our own
  * from_dlpack) exchange Arrays without a Python call or a capsule. None of
  * these functions synchronise streams (CPU arrays have none). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "_cgo_export.h"
@@ -194,4 +195,75 @@ PyObject *gd_mod_exchange_api_export(PyObject *m, PyObject *x) {
   }
   Py_DECREF(o);
   return Py_BuildValue("((ii)NiN)", major, minor, missing, rc, cap);
+}
+
+/* Counting deleters for the conformance checker's producers: a probe is a
+ * copy of a managed tensor (versioned or legacy) whose deleter counts its
+ * calls and runs the original's on the first one only. The probe itself is
+ * never freed (a few dozen bytes per checked call), so that a consumer that
+ * calls the deleter twice is counted, not crashed on. */
+typedef struct {
+  DLManagedTensorVersioned t; /* first: the deleter is given its address */
+  DLManagedTensorVersioned *orig;
+  int64_t calls;
+} gd_probe;
+
+typedef struct {
+  DLManagedTensor t;
+  DLManagedTensor *orig;
+  int64_t calls;
+} gd_probe_legacy;
+
+static void gd_probe_deleter(DLManagedTensorVersioned *t) {
+  gd_probe *p = (gd_probe *)t;
+  if (__atomic_add_fetch(&p->calls, 1, __ATOMIC_ACQ_REL) == 1 && p->orig->deleter != NULL) p->orig->deleter(p->orig);
+}
+
+static void gd_probe_deleter_legacy(DLManagedTensor *t) {
+  gd_probe_legacy *p = (gd_probe_legacy *)t;
+  if (__atomic_add_fetch(&p->calls, 1, __ATOMIC_ACQ_REL) == 1 && p->orig->deleter != NULL) p->orig->deleter(p->orig);
+}
+
+/* _probe_capsule(cap): (a capsule of the same kind over a probe of cap's
+ * tensor, the address of the probe's call count); cap is marked consumed. */
+PyObject *gd_mod_probe_capsule(PyObject *m, PyObject *cap) {
+  (void)m;
+  const char *name = PyCapsule_GetName(cap);
+  if (name == NULL) return NULL;
+  int versioned = strcmp(name, GD_CAPSULE_VERSIONED) == 0;
+  if (!versioned && strcmp(name, GD_CAPSULE_LEGACY) != 0)
+    return gd_errf(GD_E_CAPSULE, "_probe_capsule(): a capsule named %s; pass an unused DLPack capsule", name);
+  void *orig = PyCapsule_GetPointer(cap, name);
+  if (orig == NULL) return NULL;
+  void *probe;
+  int64_t *calls;
+  if (versioned) {
+    gd_probe *p = calloc(1, sizeof(gd_probe));
+    if (p == NULL) return PyErr_NoMemory();
+    p->t = *(DLManagedTensorVersioned *)orig;
+    p->t.deleter = gd_probe_deleter;
+    p->orig = orig;
+    probe = &p->t;
+    calls = &p->calls;
+  } else {
+    gd_probe_legacy *p = calloc(1, sizeof(gd_probe_legacy));
+    if (p == NULL) return PyErr_NoMemory();
+    p->t = *(DLManagedTensor *)orig;
+    p->t.deleter = gd_probe_deleter_legacy;
+    p->orig = orig;
+    probe = &p->t;
+    calls = &p->calls;
+  }
+  if (PyCapsule_SetName(cap, versioned ? GD_CAPSULE_VERSIONED_USED : GD_CAPSULE_LEGACY_USED) < 0) return NULL;
+  PyObject *out = gd_capsule_wrap(probe, versioned);
+  if (out == NULL) return NULL;
+  return Py_BuildValue("(NK)", out, (unsigned long long)(uintptr_t)calls);
+}
+
+/* _probe_calls(id): how many times the probe's deleter ran. */
+PyObject *gd_mod_probe_calls(PyObject *m, PyObject *id) {
+  (void)m;
+  unsigned long long v = PyLong_AsUnsignedLongLong(id);
+  if (v == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+  return PyLong_FromLongLong(__atomic_load_n((int64_t *)(uintptr_t)v, __ATOMIC_ACQUIRE));
 }

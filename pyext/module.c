@@ -542,6 +542,8 @@ static PyMethodDef gd_module_methods[] = {
     {"_judge_import", gd_mod_judge_import, METH_VARARGS, NULL},
     {"_owner_refs", gd_mod_owner_refs, METH_O, NULL},
     {"_exchange_api_export", gd_mod_exchange_api_export, METH_O, NULL},
+    {"_probe_capsule", gd_mod_probe_capsule, METH_O, NULL},
+    {"_probe_calls", gd_mod_probe_calls, METH_O, NULL},
     {"_from_flat", gd_mod_from_flat, METH_VARARGS, NULL},
     {"_arange", gd_mod_arange, METH_VARARGS, NULL},
     {"_convert", gd_mod_convert, METH_VARARGS, NULL},

@@ -192,6 +192,8 @@ int gd_type_is_ndarray(gd_state *st, PyTypeObject *tp);
 PyObject *gd_capsule_wrap(void *managed, int versioned);
 /* exchange.c: another library's C exchange API, for the conformance checker. */
 PyObject *gd_mod_exchange_api_export(PyObject *m, PyObject *x);
+PyObject *gd_mod_probe_capsule(PyObject *m, PyObject *cap);
+PyObject *gd_mod_probe_calls(PyObject *m, PyObject *id);
 
 /* exchange.c: our DLPackExchangeAPI (type(a).__dlpack_c_exchange_api__). */
 PyObject *gd_exchange_api_capsule(gd_state *st);

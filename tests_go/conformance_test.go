@@ -239,3 +239,24 @@ func TestJudgeExchangeAPI(t *testing.T) {
 		assert.Equal(t, map[string]string{"C9.header": c.header, "C9.export": c.export}, got, c.name)
 	}
 }
+
+func TestJudgeImportCountedDeleter(t *testing.T) {
+	t.Parallel()
+	vals := f32bytes(1, 2)
+	for _, c := range []struct {
+		name         string
+		alive, after []int64
+		want         string
+	}{
+		{"once, after death", []int64{0}, []int64{1}, core.Pass},
+		{"twice", []int64{0}, []int64{2}, core.Fail},
+		{"never", []int64{0}, []int64{0}, core.Fail},
+		{"before death", []int64{1}, []int64{1}, core.Fail},
+	} {
+		ic := core.ImportCase{Supported: true, DType: [3]int64{2, 32, 1}, Shape: []int64{2}, Values: vals,
+			Asked: []map[string]any{{"max_version": []any{1.0, 3.0}}}, Names: []string{"used_dltensor_versioned"},
+			GotDType: [3]int64{2, 32, 1}, GotShape: []int64{2}, GotValue: vals, Shares: bp(true),
+			RefsBefore: 1, RefsAlive: 2, RefsAfter: 1, DeleterAlive: c.alive, DeleterAfter: c.after}
+		assert.Equal(t, c.want, judgedAs(t, core.JudgeImport(&ic))["C3.deleter"], c.name)
+	}
+}

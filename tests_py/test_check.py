@@ -31,6 +31,7 @@ BROKEN = {
     "broken_dlpack.api_empty": {"C9.header", "C9.export"},
     "broken_dlpack.c_legacy_only": {"C1.versioned"},
     "broken_dlpack.c_never_deletes": {"C3.deleter"},
+    "broken_dlpack.c_deletes_twice": {"C3.deleter"},
     "broken_dlpack.c_no_rename": {"C3.rename"},
     "broken_dlpack.c_read_only_ignored": {"C5.read_only"},
     "broken_dlpack.c_crash_major_two": {"X.crash"},

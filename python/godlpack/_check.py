@@ -302,6 +302,7 @@ class Probe:
     def __init__(self, arr: Any, damage: str = "") -> None:
         self.arr, self.damage, self.damaged = arr, damage, False
         self.raised: BaseException | None = None
+        self.probes: list[int] = []  # counting deleters (_native._probe_capsule)
         self.asked: list[dict[str, Any]] = []
         self.caps: list[Any] = []
 
@@ -318,6 +319,9 @@ class Probe:
         if self.damage and _capsule_name(cap) == "dltensor_versioned":
             _damage(cap, self.damage)
             self.damaged = True
+        if _capsule_name(cap) in ("dltensor_versioned", "dltensor"):
+            cap, probe = _native._probe_capsule(cap)
+            self.probes.append(probe)
         self.caps.append(cap)
         return cap
 
@@ -428,6 +432,7 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
     probe.caps.clear()  # unconsumed capsules' destructors run here
     gc.collect()
     case["refs_alive"] = _native._owner_refs(src)
+    case["deleter_alive"] = [_native._probe_calls(p) for p in probe.probes]
     if y is not None:
         ns["y"] = y
         got = np.asarray(eval(t.to_numpy.format(y="y"), ns))
@@ -448,6 +453,7 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
     del y
     gc.collect()
     case["refs_after"] = _native._owner_refs(src)
+    case["deleter_after"] = [_native._probe_calls(p) for p in probe.probes]
     return json.loads(_native._judge_import(json.dumps(case)))["results"]
 
 

@@ -146,6 +146,8 @@ def _consumer_stream(device_type: int, device_id: int, /) -> Any: ...  # PyCapsu
 def _judge_export(case: str, capsule: Any, /) -> str: ...  # core.JudgeExport: the results of one graded export, as JSON
 def _judge_import(case: str, /) -> str: ...  # core.JudgeImport: the results of one graded from_dlpack, as JSON
 def _owner_refs(a: Array, /) -> int: ...  # references to the memory of a
+def _probe_capsule(cap: Any, /) -> tuple[Any, int]: ...  # a counting-deleter copy of cap (consumed), for godlpack check
+def _probe_calls(probe: int, /) -> int: ...  # how many times that deleter ran
 def _exchange_api_export(x: Any, /) -> tuple[tuple[int, int], list[str], int, Any] | None: ...  # C9, for godlpack check
 def _from_flat(shape: Sequence[int], key: int, items: Sequence[_Scalar], /) -> Array: ...
 def _convert(a: Array, key: int, entry: str, /) -> Array: ...

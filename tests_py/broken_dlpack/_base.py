@@ -51,10 +51,11 @@ class _Held:
         }
 
 
-def import_capsule(cap: Any, rename: bool = True, honour_read_only: bool = True) -> np.ndarray:
+def import_capsule(cap: Any, rename: bool = True, honour_read_only: bool = True, deletes: int = 1) -> np.ndarray:
     """A hand-written consumer: reads the struct, renames the capsule and
     calls the deleter when the array dies (rename=False: leaves the capsule
-    unrenamed, alive as long as the array, so its destructor frees it)."""
+    unrenamed, alive as long as the array, so its destructor frees it;
+    deletes: how many times it calls the deleter)."""
     name = capsule_name(cap)
     m = managed(cap)
     if name == "dltensor_versioned" and m.version.major != 1:
@@ -67,7 +68,8 @@ def import_capsule(cap: Any, rename: bool = True, honour_read_only: bool = True)
         _SetName(cap, _USED[name])
         ptr, deleter = ctypes.addressof(m), m.deleter
         if deleter:
-            weakref.finalize(held, _DELETER(deleter), ptr)
+            fn = _DELETER(deleter)
+            weakref.finalize(held, lambda: [fn(ptr) for _ in range(deletes)])
     return np.asarray(held)
 
 
