@@ -1,7 +1,6 @@
 package core
 
 /*
-#include <string.h>
 #include "godlpack.h"
 */
 import "C"
@@ -137,12 +136,19 @@ func judgeOp(where string, j *C.gd_judge, imports bool) error {
 }
 
 // opEntry is the entry point of o as a Go string over the C string (no
-// copy: it is read while the operation runs, and messages copy it).
+// copy: it is read while the operation runs, and messages copy it). The
+// length is counted in Go: C.strlen would be a call into C on every
+// operation.
 func opEntry(o *C.gd_op) string {
 	if o.entry == nil {
 		return "godlpack"
 	}
-	return unsafe.String((*byte)(unsafe.Pointer(o.entry)), int(C.strlen(o.entry)))
+	p := unsafe.Pointer(o.entry)
+	n := 0
+	for *(*byte)(unsafe.Add(p, n)) != 0 && n < 256 {
+		n++
+	}
+	return unsafe.String((*byte)(p), n)
 }
 
 func cdims(p *C.int64_t, n int) []int64 {
