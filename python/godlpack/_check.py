@@ -334,22 +334,15 @@ class OldProbe(Probe):
 
 
 def _damage(cap: Any, how: str) -> None:
-    """Changes a versioned capsule's struct (DLPack's fixed layout: version
-    at 0, dl_tensor.data at 32, dtype.code at 52, byte_offset at 72)."""
+    """Changes a versioned capsule's struct by the lines its reproducers
+    show (_DAMAGE_LINES: DLPack's fixed layout, version at 0,
+    dl_tensor.data at 32, dtype.code at 52, byte_offset at 72)."""
     import ctypes
+    import textwrap
 
     f = ctypes.pythonapi.PyCapsule_GetPointer
     f.restype, f.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
-    ptr = f(cap, b"dltensor_versioned")
-    if how == "major2":
-        ctypes.c_uint32.from_address(ptr).value = 2
-    elif how == "dtype99":
-        ctypes.c_uint8.from_address(ptr + 52).value = 99
-    elif how == "byte_offset":  # the same first element, reached through byte_offset
-        data = ctypes.c_uint64.from_address(ptr + 32)
-        if data.value:
-            data.value -= 64
-            ctypes.c_uint64.from_address(ptr + 72).value += 64
+    exec(textwrap.dedent(_DAMAGE_LINES[how]), {"ctypes": ctypes, "ptr": f(cap, b"dltensor_versioned")})
 
 
 def import_reproducer(t: Target, c: ImportSpec) -> str:
