@@ -45,6 +45,7 @@ var ExportChecks = []Check{
 	{"P7.thread", "a consumed tensor's deleter runs on a thread without the GIL and frees it (P7)"},
 	{"C9.header", "a type's C exchange API is a \"dlpack_exchange_api\" capsule of version 1.2 or later with every required function (C9)"},
 	{"C9.export", "managed_tensor_from_py_object_no_sync serves a CPU array; its tensor passes the checks of __dlpack__'s (C9)"},
+	{"C9.allocator", "managed_tensor_allocator gives a well-formed tensor of the prototype's dtype, shape and device, with a deleter; a device it cannot allocate on is refused through SetError (C9)"},
 }
 
 // ExportCase is one x.__dlpack__(...) call the checker made on a target's
@@ -58,11 +59,14 @@ type ExportCase struct {
 	Stream     *int64    `json:"stream"`
 	// The array: its __dlpack_device__(), whether it is read-only, and its
 	// elements as the target itself reports them (C order).
-	Device   [2]int64 `json:"device"`
-	ReadOnly bool     `json:"read_only"`
-	DType    [3]int64 `json:"dtype"` // code, bits, lanes
-	Shape    []int64  `json:"shape"`
-	Values   []byte   `json:"values"`
+	Device [2]int64 `json:"device"`
+	// DeviceError: __dlpack_device__() was not a pair of ints (its repr);
+	// Device then holds its type and id 0.
+	DeviceError string   `json:"device_error"`
+	ReadOnly    bool     `json:"read_only"`
+	DType       [3]int64 `json:"dtype"` // code, bits, lanes
+	Shape       []int64  `json:"shape"`
+	Values      []byte   `json:"values"`
 	// Baseline is the address of the first element of a plain
 	// __dlpack__(max_version=(1, 3)) export of the same array (0: unknown).
 	Baseline uint64 `json:"baseline"`
@@ -90,9 +94,14 @@ type ExportCase struct {
 
 // APICase is what the checker saw of a C exchange API.
 type APICase struct {
+	// How: "" for managed_tensor_from_py_object_no_sync of the array,
+	// "allocator" for managed_tensor_allocator of a prototype of the
+	// case's dtype, shape and device.
+	How     string   `json:"how"`
 	Version [2]int64 `json:"version"`
 	Missing []string `json:"missing"`
 	RC      int64    `json:"rc"`
+	Message string   `json:"message"` // what the allocator gave SetError
 }
 
 // Judged is what JudgeExport found: the results, and the address of the
@@ -133,6 +142,10 @@ func JudgeExport(c *ExportCase, managed unsafe.Pointer) Judged {
 		v := c.API.Version
 		add("C9.header", v[0] == int64(DLPackMajor) && v[1] >= 2 && len(c.API.Missing) == 0,
 			"the API says version (%d, %d) and lacks %v", v[0], v[1], c.API.Missing)
+		if c.API.How == "allocator" {
+			judgeAllocated(c, src, managed, add)
+			return j
+		}
 		if c.API.RC != 0 || managed == nil {
 			cpu := CPUAccessible(src.Type)
 			add("C9.export", !cpu, "managed_tensor_from_py_object_no_sync returned %d for an array on %s",
@@ -196,13 +209,15 @@ func JudgeExport(c *ExportCase, managed unsafe.Pointer) Judged {
 	}
 	nd := int(h.Ndim)
 	got := Device(h.Device)
-	if c.DLDevice == nil {
+	if c.DeviceError != "" {
+		add("P8.device", false, "__dlpack_device__() returned %s, not a (DLDeviceType, device_id) tuple of ints", c.DeviceError)
+	} else if c.DLDevice == nil {
 		add("P8.device", got == src, "__dlpack_device__() says %s, the capsule's tensor is on %s", src.Tuple(), got.Tuple())
 	} else {
 		want := Device{Type: DeviceType(c.DLDevice[0]), ID: int32(c.DLDevice[1])}
 		add("P3.dl_device", got == want, "asked dl_device=%s, got a tensor on %s", want.Tuple(), got.Tuple())
 	}
-	if got.Type == KDLCPU || got.Type == KDLCUDAHost || got.Type == KDLROCMHost {
+	if CPUAccessible(got.Type) || Reachable(got) { // a registered backend copies device memory back
 		judgeValues(c, &h, shape[:nd], strides[:nd], add)
 	}
 	// A copy is fresh memory the consumer may write: only the array's own
@@ -269,6 +284,33 @@ func judgeRefusal(c *ExportCase, planErr error, add func(string, bool, string, .
 
 // judgeValues compares the tensor's elements, read in C order through
 // core's own copy, with the values the target reported.
+// judgeAllocated grades what managed_tensor_allocator gave for a prototype
+// of the case's dtype, shape and device (managed nil: it failed).
+func judgeAllocated(c *ExportCase, src Device, managed unsafe.Pointer, add func(string, bool, string, ...any)) {
+	if c.API.RC != 0 || managed == nil {
+		// a device it cannot allocate on is refused through SetError
+		refused := c.API.RC == -1 && c.API.Message != "" && !CPUAccessible(src.Type)
+		add("C9.allocator", refused, "managed_tensor_allocator returned %d for a %v %v prototype on %s (%s)", c.API.RC,
+			dtypeOf(c.DType), c.Shape, src.Tuple(), c.API.Message)
+		return
+	}
+	m := (*DLManagedTensorVersioned)(managed)
+	var h Header
+	var shape, strides [MaxNdim]int64
+	err := DescribeVersioned(m, &h, shape[:], strides[:])
+	switch {
+	case err != nil:
+		add("C9.allocator", false, "the allocated tensor: %v", err)
+	case m.Deleter == nil:
+		add("C9.allocator", false, "the allocated tensor has no deleter: its memory cannot be freed")
+	default:
+		nd := int(h.Ndim)
+		ok := h.DType == dtypeOf(c.DType) && equalDims(shape[:nd], c.Shape) && Device(h.Device) == src
+		add("C9.allocator", ok, "a %v %v prototype on %s gave a %v %v tensor on %s", dtypeOf(c.DType), c.Shape,
+			src.Tuple(), h.DType, shape[:nd], Device(h.Device).Tuple())
+	}
+}
+
 func judgeValues(c *ExportCase, h *Header, shape, strides []int64, add func(string, bool, string, ...any)) {
 	want := DataType{Code: DataTypeCode(c.DType[0]), Bits: uint8(c.DType[1]), Lanes: uint16(c.DType[2])}
 	if h.DType != want || !equalDims(shape, c.Shape) {

@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"fmt"
+	"strings"
 )
 
 // The consumer half of the conformance checker: TARGET's from_dlpack is
@@ -16,11 +17,13 @@ import (
 var ImportChecks = []Check{
 	{"C1.versioned", "the consumer asks for a versioned capsule: __dlpack__(max_version=(1, x)) (C1)"},
 	{"C1.fallback", "a producer whose __dlpack__ takes no max_version (TypeError) is asked again without it (C1)"},
-	{"C3.rename", "a consumed capsule is renamed \"used_dltensor\" / \"used_dltensor_versioned\" (C3)"},
+	{"C3.rename", "the capsule the consumer imports from is renamed \"used_dltensor\" / \"used_dltensor_versioned\"; one it declines keeps its name for its destructor (C3, C4)"},
 	{"C3.deleter", "the deleter runs exactly once: after the last array over the memory dies, or at once when the consumer copied (C3, C4)"},
 	{"C5.read_only", "memory exported with READ_ONLY is never imported writable (C5)"},
 	{"C.values", "the imported array holds the producer's shape, dtype and elements, bit for bit (S3, S4)"},
 	{"C7.copy", "from_dlpack(x, copy=True) gives memory of its own, copy=False the producer's or a ValueError / BufferError (C7)"},
+	{"C9.to_py", "managed_tensor_to_py_object_no_sync takes a CPU tensor and its deleter; the object is then judged as an import (values, READ_ONLY, the deleter once) (C9)"},
+	{"C7.pass", "from_dlpack's copy and device reach __dlpack__ as copy= and dl_device= (C7)"},
 	{"C4.refuse", "what the consumer cannot represent (major version 2, dtypes or strides it lacks) is refused with BufferError, never imported or crashed on (C4, S1)"},
 }
 
@@ -41,9 +44,12 @@ type ImportCase struct {
 	Values    []byte   `json:"values"`
 	// The call: from_dlpack's copy keyword (nil: absent), the keywords each
 	// __dlpack__ call got, the names the capsules had after the import.
-	Copy  *bool            `json:"copy"`
-	Asked []map[string]any `json:"asked"`
-	Names []string         `json:"names"`
+	Copy   *bool     `json:"copy"`
+	Device *[2]int64 `json:"device"` // from_dlpack's device, as a DLPack pair (nil: absent)
+	// The producer's __dlpack_device__().
+	ProducerDevice [2]int64         `json:"producer_device"`
+	Asked          []map[string]any `json:"asked"`
+	Names          []string         `json:"names"`
 	// ProducerRaised: the exception came from the producer (a request it
 	// refuses), not from the consumer.
 	ProducerRaised bool `json:"producer_raised"`
@@ -57,7 +63,14 @@ type ImportCase struct {
 	GotShape []int64  `json:"got_shape"`
 	GotValue []byte   `json:"got_values"`
 	Writable *bool    `json:"writable"`
-	Shares   *bool    `json:"shares"`
+	// ReadbackError: the imported array could not be read (the call and
+	// its exception).
+	ReadbackError string `json:"readback_error"`
+	Shares        *bool  `json:"shares"`
+	// API: the tensor went to the type's C exchange API
+	// (managed_tensor_to_py_object_no_sync) instead of from_dlpack: what
+	// that returned.
+	API *APICase `json:"api"`
 	// The source array's owner references: before the call, with the
 	// import alive (the producer's capsules dropped), and after its death.
 	RefsBefore int64 `json:"refs_before"`
@@ -80,10 +93,20 @@ func JudgeImport(c *ImportCase) Judged {
 		}
 		j.Results = append(j.Results, r)
 	}
+	if c.API != nil {
+		add("C9.to_py", c.API.RC == 0 && c.Raised == "", "managed_tensor_to_py_object_no_sync of a %v %v returned %d",
+			dtypeOf(c.DType), c.Shape, c.API.RC)
+		if c.Raised != "" {
+			return j
+		}
+	}
 	if len(c.Asked) > 0 && !c.OldProducer {
 		mv, ok := c.Asked[0]["max_version"].([]any)
 		major, _ := firstNumber(mv)
 		add("C1.versioned", ok && major >= 1, "from_dlpack called __dlpack__(%s)", kwString(c.Asked[0]))
+	}
+	if len(c.Asked) > 0 && !c.OldProducer && (c.Copy != nil || c.Device != nil) {
+		judgePassed(c, add)
 	}
 	if c.Damaged == "major2" || c.Damaged == "dtype99" || !c.Supported {
 		// S1 / C4: refused, and the capsule left to its own destructor
@@ -129,9 +152,25 @@ func JudgeImport(c *ImportCase) Judged {
 		add("C1.fallback", len(c.Asked) >= 1 && len(c.Asked[len(c.Asked)-1]) == 0,
 			"the producer takes no max_version; the last call was __dlpack__(%s)", kwString(c.Asked[len(c.Asked)-1]))
 	}
-	for i, n := range c.Names {
-		add("C3.rename", n == "used_dltensor" || n == "used_dltensor_versioned",
-			"capsule %d is still named %q after the import", i, n)
+	// A consumer may decline a capsule and ask again (C4: godlpack does,
+	// when the tensor turns out to need its queue); the capsule it imports
+	// from is the one it renames.
+	used := func(i int) bool {
+		return i >= len(c.Names) || c.Names[i] == "used_dltensor" || c.Names[i] == "used_dltensor_versioned"
+	}
+	if len(c.Names) > 0 {
+		renamed := 0
+		for i := range c.Names {
+			if used(i) {
+				renamed++
+			}
+		}
+		add("C3.rename", renamed == 1, "%d of the %d capsules it was given were renamed after the import (names %q); "+
+			"expected the one it imported from", renamed, len(c.Names), c.Names)
+	}
+	if c.ReadbackError != "" {
+		add("C.values", false, "the import succeeded, but reading it back failed: %s", c.ReadbackError)
+		return j
 	}
 	valuesOK := c.GotDType == c.DType && equalDims(c.GotShape, c.Shape) && bytes.Equal(c.GotValue, c.Values)
 	add("C.values", valuesOK, "the producer's %v %v became %v %v%s", dtypeOf(c.DType), c.Shape, dtypeOf(c.GotDType), c.GotShape,
@@ -146,9 +185,10 @@ func JudgeImport(c *ImportCase) Judged {
 		if i < len(c.DeleterAlive) {
 			alive = c.DeleterAlive[i]
 		}
-		if counted == "" && (n != 1 || (shares && alive != 0)) {
-			counted = fmt.Sprintf("capsule %d's deleter ran %d times while the import lived and %d times in all; expected 0 and 1",
-				i, alive, n)
+		// a capsule left unrenamed is freed by its destructor, whenever it dies
+		if counted == "" && (n != 1 || (shares && used(i) && alive != 0)) {
+			counted = fmt.Sprintf("capsule %d's deleter ran %d times while the import lived and %d times in all; expected %s",
+				i, alive, n, map[bool]string{true: "0 and 1", false: "once"}[used(i)])
 		}
 	}
 	if counted != "" {
@@ -168,6 +208,31 @@ func JudgeImport(c *ImportCase) Judged {
 			map[bool]string{true: "True", false: "False"}[*c.Copy], map[bool]string{true: "shares", false: "does not share"}[*c.Shares])
 	}
 	return j
+}
+
+// judgePassed grades whether the first __dlpack__ call carried from_dlpack's
+// copy and device (C7): a producer cannot serve a request it is not told.
+func judgePassed(c *ImportCase, add func(string, bool, string, ...any)) {
+	kw := c.Asked[0]
+	ok := true
+	pdev := Device{Type: DeviceType(c.ProducerDevice[0]), ID: int32(c.ProducerDevice[1])}
+	if c.Copy != nil && !(*c.Copy && NeedsConsumerStream(pdev)) {
+		// C8: copy=True with a queue is withheld (the consumer copies after waiting)
+		v, has := kw["copy"].(bool)
+		ok = has && v == *c.Copy
+	}
+	if c.Device != nil {
+		d, _ := kw["dl_device"].([]any)
+		ok = ok && len(d) == 2 && d[0] == float64(c.Device[0]) && d[1] == float64(c.Device[1])
+	}
+	want := ""
+	if c.Copy != nil {
+		want = fmt.Sprintf("copy=%v", map[bool]string{true: "True", false: "False"}[*c.Copy])
+	}
+	if c.Device != nil {
+		want = strings.TrimPrefix(fmt.Sprintf("%s, dl_device=(%d, %d)", want, c.Device[0], c.Device[1]), ", ")
+	}
+	add("C7.pass", ok, "from_dlpack was given %s; it called __dlpack__(%s)", want, kwString(kw))
 }
 
 func dtypeOf(t [3]int64) DataType {

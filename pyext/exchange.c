@@ -137,15 +137,31 @@ PyObject *gd_exchange_api_capsule(gd_state *st) {
   return PyCapsule_New(&gd_exchange_api, GD_CAPSULE_EXCHANGE_API, NULL);
 }
 
-/* _exchange_api_export(x): the conformance checker's look at another
+/* The allocator's SetError: the checker keeps the last message. */
+static void gd_api_probe_error(void *ctx, const char *kind, const char *message) {
+  snprintf((char *)ctx, GD_MSG_CAP, "%s: %s", kind ? kind : "?", message ? message : "");
+}
+
+/* _exchange_api(x, how, cap): the conformance checker's look at another
  * library's C exchange API (C9): None when type(x) has none; else
- * ((major, minor), [required functions that are NULL], rc, capsule) where
- * rc is what managed_tensor_from_py_object_no_sync(x) returned (-1 when the
- * API is not a "dlpack_exchange_api" capsule or lacks that function) and
- * capsule wraps the tensor it gave (a "dltensor_versioned" capsule whose
- * destructor calls the library's deleter), or None. */
-PyObject *gd_mod_exchange_api_export(PyObject *m, PyObject *x) {
+ * ((major, minor), [required functions that are NULL], rc, result), where
+ * rc is what the function returned (-1 when the API is not a
+ * "dlpack_exchange_api" capsule or lacks it):
+ * - how 0, managed_tensor_from_py_object_no_sync(x): result is a
+ *   "dltensor_versioned" capsule whose destructor calls the library's
+ *   deleter, or None;
+ * - how 1, managed_tensor_to_py_object_no_sync(cap's tensor): cap (an unused
+ *   versioned capsule) is renamed consumed when the call succeeds, and
+ *   result is the library's object;
+ * - how 2, managed_tensor_allocator(cap's tensor as the prototype): result
+ *   is a capsule of the tensor allocated, or the message it gave SetError. */
+PyObject *gd_mod_exchange_api(PyObject *m, PyObject *args) {
   (void)m;
+  PyObject *x, *cap = Py_None;
+  int how;
+  if (!PyArg_ParseTuple(args, "Oi|O", &x, &how, &cap)) return NULL;
+  DLManagedTensorVersioned *given = NULL;
+  if (how != 0 && (given = PyCapsule_GetPointer(cap, GD_CAPSULE_VERSIONED)) == NULL) return NULL;
   PyObject *o = PyObject_GetAttrString((PyObject *)Py_TYPE(x), "__dlpack_c_exchange_api__");
   if (o == NULL) {
     PyErr_Clear();
@@ -153,48 +169,38 @@ PyObject *gd_mod_exchange_api_export(PyObject *m, PyObject *x) {
   }
   const DLPackExchangeAPI *api =
       PyCapsule_IsValid(o, GD_CAPSULE_EXCHANGE_API) ? PyCapsule_GetPointer(o, GD_CAPSULE_EXCHANGE_API) : NULL;
-  PyObject *missing = PyList_New(0);
-  if (missing == NULL) {
-    Py_DECREF(o);
-    return NULL;
-  }
+  PyObject *missing = PyList_New(0), *res = NULL;
   int major = -1, minor = -1, rc = -1;
-  PyObject *cap = Py_None;
-  Py_INCREF(cap);
-  if (api != NULL) {
+  if (api != NULL && missing != NULL) {
     major = (int)api->header.version.major;
     minor = (int)api->header.version.minor;
-    struct { const char *name; int null; } fns[] = {
-        {"managed_tensor_allocator", api->managed_tensor_allocator == NULL},
-        {"managed_tensor_from_py_object_no_sync", api->managed_tensor_from_py_object_no_sync == NULL},
-        {"managed_tensor_to_py_object_no_sync", api->managed_tensor_to_py_object_no_sync == NULL},
-        {"current_work_stream", api->current_work_stream == NULL},
-    };
-    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
-      PyObject *s = fns[i].null ? PyUnicode_FromString(fns[i].name) : NULL;
-      if (s != NULL) {
-        PyList_Append(missing, s);
-        Py_DECREF(s);
-      }
+    const void *fns[] = {api->managed_tensor_allocator, api->managed_tensor_from_py_object_no_sync,
+                         api->managed_tensor_to_py_object_no_sync, api->current_work_stream};
+    const char *names[] = {"managed_tensor_allocator", "managed_tensor_from_py_object_no_sync",
+                           "managed_tensor_to_py_object_no_sync", "current_work_stream"};
+    for (size_t i = 0; i < 4; i++) {
+      PyObject *s = fns[i] == NULL ? PyUnicode_FromString(names[i]) : NULL;
+      if (s != NULL) PyList_Append(missing, s);
+      Py_XDECREF(s);
     }
-    if (api->managed_tensor_from_py_object_no_sync != NULL) {
-      DLManagedTensorVersioned *t = NULL;
+    DLManagedTensorVersioned *t = NULL;
+    void *py = NULL;
+    char err[GD_MSG_CAP] = "";
+    if (how == 0 && api->managed_tensor_from_py_object_no_sync != NULL) {
       rc = api->managed_tensor_from_py_object_no_sync(x, &t);
-      if (rc != 0 || t == NULL) {
-        PyErr_Clear();
-      } else {
-        Py_DECREF(cap);
-        cap = gd_capsule_wrap(t, 1);
-        if (cap == NULL) {
-          Py_DECREF(o);
-          Py_DECREF(missing);
-          return NULL;
-        }
-      }
+    } else if (how == 1 && api->managed_tensor_to_py_object_no_sync != NULL) {
+      rc = api->managed_tensor_to_py_object_no_sync(given, &py);
+      if (rc == 0 && py != NULL && PyCapsule_SetName(cap, GD_CAPSULE_VERSIONED_USED) == 0) res = py;
+    } else if (how == 2 && api->managed_tensor_allocator != NULL) {
+      rc = api->managed_tensor_allocator(&given->dl_tensor, &t, err, gd_api_probe_error);
+      if (rc != 0) res = PyUnicode_FromString(err[0] ? err : "(SetError was not called)");
     }
+    PyErr_Clear();
+    if (rc == 0 && t != NULL) res = gd_capsule_wrap(t, 1);
   }
   Py_DECREF(o);
-  return Py_BuildValue("((ii)NiN)", major, minor, missing, rc, cap);
+  if (missing == NULL) return NULL;
+  return Py_BuildValue("((ii)NiN)", major, minor, missing, rc, res ? res : Py_NewRef(Py_None));
 }
 
 /* Counting deleters for the conformance checker's producers: a probe is a

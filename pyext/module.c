@@ -541,7 +541,7 @@ static PyMethodDef gd_module_methods[] = {
     {"_judge_export", gd_mod_judge_export, METH_VARARGS, NULL},
     {"_judge_import", gd_mod_judge_import, METH_VARARGS, NULL},
     {"_owner_refs", gd_mod_owner_refs, METH_O, NULL},
-    {"_exchange_api_export", gd_mod_exchange_api_export, METH_O, NULL},
+    {"_exchange_api", gd_mod_exchange_api, METH_VARARGS, NULL},
     {"_probe_capsule", gd_mod_probe_capsule, METH_O, NULL},
     {"_probe_calls", gd_mod_probe_calls, METH_O, NULL},
     {"_from_flat", gd_mod_from_flat, METH_VARARGS, NULL},

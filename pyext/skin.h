@@ -191,7 +191,7 @@ int gd_import_describe(gd_state *st, PyObject *x, gd_import_into *into);
 int gd_type_is_ndarray(gd_state *st, PyTypeObject *tp);
 PyObject *gd_capsule_wrap(void *managed, int versioned);
 /* exchange.c: another library's C exchange API, for the conformance checker. */
-PyObject *gd_mod_exchange_api_export(PyObject *m, PyObject *x);
+PyObject *gd_mod_exchange_api(PyObject *m, PyObject *args);
 PyObject *gd_mod_probe_capsule(PyObject *m, PyObject *cap);
 PyObject *gd_mod_probe_calls(PyObject *m, PyObject *id);
 

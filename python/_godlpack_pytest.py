@@ -14,3 +14,5 @@ def pytest_addoption(parser: Any) -> None:
                 help="the module whose DLPack godlpack.testing.conformance checks (or $GODLPACK_CHECK_TARGET)")
     g.addoption("--dlpack-role", default="both", choices=("producer", "consumer", "both"),
                 help="check the target's __dlpack__, its from_dlpack, or both (default)")
+    g.addoption("--dlpack-device", default=None,
+                help="where the target's arrays are made, e.g. cpu or oneapi:0 (default: where the library makes them)")

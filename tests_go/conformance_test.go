@@ -97,10 +97,28 @@ func TestJudgeExport(t *testing.T) {
 			map[string]string{"P5.stream": core.Fail}},
 		{"dl_device on another device", func() core.ExportCase { c := base(); c.DLDevice = v2(1, 0); c.Device = [2]int64{14, 0}; return c },
 			nil, 0, map[string]string{"P3.dl_device": core.Pass}},
+		{"__dlpack_device__ with a None id", func() core.ExportCase { c := base(); c.DeviceError = "(1, None)"; return c }, nil, 0,
+			map[string]string{"P8.device": core.Fail, "S.values": core.Pass}},
+		{"the allocator's tensor", func() core.ExportCase {
+			c := base()
+			c.API = &core.APICase{How: "allocator", Version: [2]int64{1, 3}}
+			return c
+		}, nil, 0, map[string]string{"C9.header": core.Pass, "C9.allocator": core.Pass, "S.values": ""}},
+		{"the allocator's tensor of another shape", func() core.ExportCase {
+			c := base()
+			c.Shape, c.API = []int64{4}, &core.APICase{How: "allocator", Version: [2]int64{1, 3}}
+			return c
+		}, nil, 0, map[string]string{"C9.allocator": core.Fail}},
+		{"the allocator's tensor without a deleter", func() core.ExportCase {
+			c := base()
+			c.API = &core.APICase{How: "allocator", Version: [2]int64{1, 3}}
+			return c
+		}, func(m *core.DLManagedTensorVersioned) { m.Deleter = nil }, 0, map[string]string{"C9.allocator": core.Fail}},
 	}
 	for _, c := range cases {
 		m, err := core.ExportVersioned(&h, []int64{2, 2}, []int64{2, 1}, c.flags)
 		require.NoError(t, err)
+		deleter := m.Deleter
 		if c.damage != nil {
 			c.damage(m)
 		}
@@ -109,7 +127,7 @@ func TestJudgeExport(t *testing.T) {
 		for id, want := range c.want {
 			assert.Equal(t, want, got[id], "%s: %s (%v)", c.name, id, got)
 		}
-		m.Version.Major = 1
+		m.Version.Major, m.Deleter = 1, deleter
 		cfixture.DeleteVersioned(unsafe.Pointer(m))
 	}
 }
@@ -210,6 +228,28 @@ func TestJudgeImport(t *testing.T) {
 		{"version 2 refused", with(func(c *core.ImportCase) { c.Damaged, c.Raised = "major2", "BufferError" }), map[string]string{"C4.refuse": core.Pass, "C3.deleter": core.Pass}},
 		{"a lacked dtype refused with RuntimeError", with(func(c *core.ImportCase) { c.Supported, c.Raised = false, "RuntimeError" }), map[string]string{"C4.refuse": core.Fail}},
 		{"the producer refused", with(func(c *core.ImportCase) { c.Raised, c.ProducerRaised = "BufferError", true }), map[string]string{"C.values": ""}},
+		{"a declined capsule, then the one imported", with(func(c *core.ImportCase) { c.Names = []string{"dltensor_versioned", "used_dltensor_versioned"} }),
+			map[string]string{"C3.rename": core.Pass}},
+		{"two capsules renamed", with(func(c *core.ImportCase) { c.Names = []string{"used_dltensor_versioned", "used_dltensor_versioned"} }),
+			map[string]string{"C3.rename": core.Fail}},
+		{"copy kept from the producer", with(func(c *core.ImportCase) { c.Copy, c.Shares = bp(true), bp(false) }),
+			map[string]string{"C7.pass": core.Fail, "C7.copy": core.Pass}},
+		{"copy passed", with(func(c *core.ImportCase) {
+			c.Copy, c.Shares, c.Asked = bp(true), bp(false), []map[string]any{{"max_version": []any{1.0, 3.0}, "copy": true}}
+		}), map[string]string{"C7.pass": core.Pass}},
+		{"device kept from the producer", with(func(c *core.ImportCase) { c.Device = v2(1, 0) }), map[string]string{"C7.pass": core.Fail}},
+		{"device passed", with(func(c *core.ImportCase) {
+			c.Device, c.Asked = v2(1, 0), []map[string]any{{"max_version": []any{1.0, 3.0}, "dl_device": []any{1.0, 0.0}}}
+		}), map[string]string{"C7.pass": core.Pass}},
+		{"another device passed", with(func(c *core.ImportCase) {
+			c.Device, c.Asked = v2(1, 0), []map[string]any{{"max_version": []any{1.0, 3.0}, "dl_device": []any{14.0, 0.0}}}
+		}), map[string]string{"C7.pass": core.Fail}},
+		{"an import that cannot be read back", with(func(c *core.ImportCase) { c.ReadbackError = "y.numpy(): MemoryError" }),
+			map[string]string{"C.values": core.Fail}},
+		{"the exchange API's to_py", with(func(c *core.ImportCase) { c.API, c.Names, c.Asked = &core.APICase{}, nil, nil }),
+			map[string]string{"C9.to_py": core.Pass, "C.values": core.Pass, "C3.deleter": core.Pass, "C1.versioned": ""}},
+		{"the exchange API's to_py refused", with(func(c *core.ImportCase) { c.API, c.Raised = &core.APICase{RC: -1}, "error" }),
+			map[string]string{"C9.to_py": core.Fail, "C4.refuse": ""}},
 	}
 	for _, c := range cases {
 		got := judgedAs(t, core.JudgeImport(&c.c))
@@ -252,9 +292,15 @@ func TestJudgeImportCountedDeleter(t *testing.T) {
 		{"twice", []int64{0}, []int64{2}, core.Fail},
 		{"never", []int64{0}, []int64{0}, core.Fail},
 		{"before death", []int64{1}, []int64{1}, core.Fail},
+		{"a declined capsule freed by its destructor", []int64{1, 0}, []int64{1, 1}, core.Pass},
+		{"a declined capsule freed twice", []int64{1, 0}, []int64{2, 1}, core.Fail},
 	} {
+		names := []string{"used_dltensor_versioned"}
+		if len(c.after) == 2 {
+			names = []string{"dltensor_versioned", "used_dltensor_versioned"}
+		}
 		ic := core.ImportCase{Supported: true, DType: [3]int64{2, 32, 1}, Shape: []int64{2}, Values: vals,
-			Asked: []map[string]any{{"max_version": []any{1.0, 3.0}}}, Names: []string{"used_dltensor_versioned"},
+			Asked: []map[string]any{{"max_version": []any{1.0, 3.0}}}, Names: names,
 			GotDType: [3]int64{2, 32, 1}, GotShape: []int64{2}, GotValue: vals, Shares: bp(true),
 			RefsBefore: 1, RefsAlive: 2, RefsAfter: 1, DeleterAlive: c.alive, DeleterAfter: c.after}
 		assert.Equal(t, c.want, judgedAs(t, core.JudgeImport(&ic))["C3.deleter"], c.name)

@@ -28,7 +28,9 @@ BROKEN = {
     "broken_dlpack.stream_ignored": {"P5.stream"},
     "broken_dlpack.crash_major_two": {"X.crash"},
     "broken_dlpack.leaky_deleter": {"P6.destructor", "P7.thread"},
-    "broken_dlpack.api_empty": {"C9.header", "C9.export"},
+    "broken_dlpack.api_empty": {"C9.header", "C9.export", "C9.allocator", "C9.to_py"},
+    "broken_dlpack.device_id_none": {"P8.device"},
+    "broken_dlpack.c_drops_keywords": {"C7.pass"},
     "broken_dlpack.c_legacy_only": {"C1.versioned"},
     "broken_dlpack.c_never_deletes": {"C3.deleter"},
     "broken_dlpack.c_deletes_twice": {"C3.deleter"},
@@ -37,7 +39,7 @@ BROKEN = {
     "broken_dlpack.c_crash_major_two": {"X.crash"},
 }
 # the checks of a C exchange API, which numpy's arrays (all but api_empty's) lack
-NO_API = {"C9.header", "C9.export"}
+NO_API = {"C9.header", "C9.export", "C9.allocator", "C9.to_py"}
 # checks a break leaves without a case to judge
 # never asked for a versioned capsule, nothing read-only or damaged reached c_legacy_only
 UNJUDGED = {"broken_dlpack.c_legacy_only": {"C5.read_only", "C4.refuse"},
@@ -125,22 +127,23 @@ def test_command_line_and_json(tmp_path, broken_path):
     p = subprocess.run([sys.executable, "-m", "godlpack", "check", "broken_dlpack.stream_ignored", "--json", str(out)],
                        capture_output=True, text=True)
     assert p.returncode == 1, p.stdout + p.stderr
-    assert "P5.stream      FAIL" in p.stdout and "summary: 19 PASS, 1 FAIL, 2 N/A, 0 CRASH" in p.stdout
+    assert "P5.stream      FAIL" in p.stdout and "summary: 20 PASS, 1 FAIL, 4 N/A, 0 CRASH" in p.stdout
     doc = json.loads(out.read_text())
     assert doc["target"] == "broken_dlpack.stream_ignored"
     assert {c["id"] for c in doc["checks"]} == {"P1.name", "P1.version", "S.struct", "S.values", "P2.read_only",
                                                 "P3.dl_device", "P4.copy", "P5.stream", "P8.device", "P6.destructor",
-                                                "P7.thread", "C9.header", "C9.export", "C1.versioned",
-                                                "C1.fallback", "C3.rename", "C3.deleter", "C5.read_only", "C.values",
-                                                "C7.copy", "C4.refuse", "X.crash"}
+                                                "P7.thread", "C9.header", "C9.export", "C9.allocator",
+                                                "C1.versioned", "C1.fallback", "C3.rename", "C3.deleter",
+                                                "C5.read_only", "C.values", "C7.copy", "C9.to_py", "C7.pass",
+                                                "C4.refuse", "X.crash"}
     assert all(c["result"] in ("PASS", "FAIL", "N/A", "CRASH") for c in doc["checks"])
     p = subprocess.run([sys.executable, "-m", "godlpack", "check", "no_such_module_xyz"], capture_output=True, text=True)
     assert p.returncode == 2 and "cannot import 'no_such_module_xyz'" in p.stderr
 
 
 @requires("numpy")
-@pytest.mark.parametrize("target,outcome", [("broken_dlpack.stream_ignored", "1 failed, 19 passed, 2 skipped"),
-                                            ("godlpack", "22 passed")])
+@pytest.mark.parametrize("target,outcome", [("broken_dlpack.stream_ignored", "1 failed, 20 passed, 4 skipped"),
+                                            ("godlpack", "25 passed")])
 def test_the_checks_as_pytest_tests(target, outcome, tmp_path, broken_path):
     """pytest --pyargs godlpack.testing.conformance --dlpack-target=...: one
     test per check, the failure with its evidence (the option comes from the
@@ -160,3 +163,25 @@ def test_dlpack_report_for_a_libraries_own_tests(broken_path):
     r = dlpack_report("broken_dlpack.read_only_ignored", roles=("producer",))
     assert not r.ok
     assert {c["id"] for c in r.checks if c["result"] == "FAIL"} == {"P2.read_only"}
+
+
+@requires("dpnp")
+def test_on_a_device():
+    """--device oneapi:0: godlpack's arrays made on the SYCL device pass every
+    check that bears on them (the values read back through the device's
+    backend); read-only arrays and the host-only routes are N/A there."""
+    r = _check.check("godlpack", device="oneapi:0")
+    got = _outcome(r)
+    assert r.device == "oneapi:0" and r.ok, got
+    assert {k for k, v in got.items() if v == "N/A"} == {"P2.read_only", "C5.read_only", "C9.to_py"}, got
+    values = next(c for c in r.checks if c["id"] == "S.values")
+    assert values["cases"] > 100
+    # dpnp makes its arrays there; it is checked there by default
+    assert _check.check("dpnp", roles=("producer",)).device == "oneapi:0"
+
+
+@requires("numpy")
+def test_a_device_the_target_has_not_is_refused_with_the_choices():
+    p = subprocess.run([sys.executable, "-m", "godlpack", "check", "numpy", "--device", "oneapi:0"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "numpy is checked on cpu; pick one of those" in p.stderr, p.stderr

@@ -234,10 +234,12 @@ def _parser() -> argparse.ArgumentParser:
                        "with its evidence and a reproducer. Calls run in a child process: a crash is reported, "
                        "not fatal. Exit status 0 only without FAIL or CRASH. See docs/conformance.md.")
     c.add_argument("target", metavar="TARGET", help="an importable module: numpy, torch, jax, dpnp, "
-                   "array_api_strict, pyarrow, godlpack, or any array-API namespace")
+                   "array_api_strict, pyarrow, tensorflow, paddle, cupy, godlpack, or any array-API namespace")
     c.add_argument("--role", choices=("producer", "consumer", "both"), default="both",
                    help="grade TARGET's __dlpack__ (producer), its from_dlpack (consumer), or both (default)")
     c.add_argument("--json", metavar="FILE", help="also write the report as JSON (stable check IDs)")
+    c.add_argument("--device", metavar="DEVICE", help="where TARGET's arrays are made: cpu, oneapi:0, cuda:0 "
+                   "(default: where the library makes them)")
     c.add_argument("-v", "--verbose", action="store_true", help="list every case as it runs")
     e = sub.add_parser("build-ext", help="build a Python module from Go packages (the extension kit)",
                        description="Build the abi3 extension module NAME: godlpack's whole API plus the Go "
@@ -264,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         from . import _check
 
         return _check.main([args.target, "--role", args.role] + (["--json", args.json] if args.json else []) +
-                           (["-v"] if args.verbose else []))
+                           (["-v"] if args.verbose else []) + (["--device", args.device] if args.device else []))
     if args.command == "build-ext":
         from ._buildext import build_ext
 

@@ -51,6 +51,9 @@ RELEASES: list[tuple[str, dict[str, Any]]] = [
 # The type's C exchange API (C9), where it has one: a tensor through
 # managed_tensor_from_py_object_no_sync, judged as a versioned capsule.
 API: tuple[str, dict[str, Any]] = ("exchange API", {"max_version": (1, 3)})
+# ... and its managed_tensor_allocator, given a prototype of the array's
+# dtype, shape and device (its own capsule, read and dropped).
+ALLOC: tuple[str, dict[str, Any]] = ("exchange API allocator", {"max_version": (1, 3)})
 # Every dtype is also read back with these.
 VALUES_ONLY = SWEEP[:1] + SWEEP[2:3]
 SWEEP_DTYPE = "float32"
@@ -82,13 +85,15 @@ def cases(t: Target) -> list[Case]:
             if layout in t.no_views:
                 continue
             for ro in (False, True):
-                if ro and (t.read_only is None or layout != "contiguous"):
+                if ro and (t.read_only is None or layout != "contiguous" or not t.home):
                     continue
                 reqs = SWEEP if dt == SWEEP_DTYPE else (VALUES_ONLY if layout in ("contiguous", "transposed") else [])
                 if dt == SWEEP_DTYPE and layout == "contiguous":
                     reqs = reqs + RELEASES
                 if dt == SWEEP_DTYPE or layout == "contiguous":
                     reqs = reqs + [API]
+                if dt == SWEEP_DTYPE and layout == "contiguous" and not ro:
+                    reqs = reqs + [ALLOC]
                 for label, kw in reqs:
                     out.append(Case(len(out), dt, layout, ro, label, kw))
     return out
@@ -99,9 +104,10 @@ def _source(t: Target, c: Case) -> tuple[str, str | None]:
     data, view = LAYOUTS[c.layout]
     data = data.format(dt=repr(c.dtype))
     make = (t.read_only if c.read_only and t.read_only else t.make).format(data=data)
+    make = t.devices[t.device].format(x=make) if t.device else make
     if view is None:
         return make, None
-    return view.format(x=f"({make})"), view.format(x=f"({data})")
+    return t.views.get(c.layout, view).format(x=f"({make})"), view.format(x=f"({data})")
 
 
 def reproducer(t: Target, c: Case) -> str:
@@ -161,10 +167,15 @@ def run_case(t: Target, mod: Any, np: Any, c: Case, src: Sources) -> list[dict[s
     if t.flat:
         want = want.ravel()
     want = want.copy(order="C")  # C order, 0-d kept
-    dev = x.__dlpack_device__()
+    dev, bad = x.__dlpack_device__(), ""
+    try:
+        pair = [int(dev[0]), int(dev[1])]
+    except Exception:  # P8 grades it; the other checks go on with id 0
+        pair, bad = [int(dev[0]) if isinstance(dev[0], int) else 0, 0], repr(dev)
     case = {
         "case": c.name,
-        "device": [int(dev[0]), int(dev[1])],
+        "device": pair,
+        "device_error": bad,
         "read_only": c.read_only,
         "dtype": _dtype_triple(np, c.dtype),
         "shape": list(want.shape),
@@ -179,12 +190,23 @@ def run_case(t: Target, mod: Any, np: Any, c: Case, src: Sources) -> list[dict[s
         case[k] = list(v) if isinstance(v, tuple) else v
     if c.label in ("dropped unconsumed", "released without the GIL"):
         return _release(x, c, case)
-    if c.label == API[0]:
-        got = _native._exchange_api_export(x)
+    if c.label in (API[0], ALLOC[0]):
+        how = 2 if c.label == ALLOC[0] else 0
+        proto = None
+        if how == 2 and getattr(type(x), "__dlpack_c_exchange_api__", None) is not None:
+            try:
+                proto = x.__dlpack__(max_version=(1, 3))
+            except Exception:  # P1 grades the refusal
+                pass
+        if how == 2 and _capsule_name(proto) != "dltensor_versioned":  # no API, or P1 grades it
+            return []
+        got = _native._exchange_api(x, how, proto)
         if got is None:
             return []
         (major, minor), missing, rc, cap = got
-        case["api"] = {"version": [major, minor], "missing": missing, "rc": rc}
+        case["api"] = {"how": "allocator" if how == 2 else "", "version": [major, minor], "missing": missing,
+                       "rc": rc, "message": cap if isinstance(cap, str) else ""}
+        cap = None if isinstance(cap, str) else cap
         case["name"] = "dltensor_versioned" if cap is not None else ""
         return json.loads(_native._judge_export(json.dumps(case), cap))["results"]
     cap = None
@@ -271,10 +293,29 @@ class ImportSpec(Case):
     lacked: bool = False  # a dtype the target does not have
 
 
+class Expr:
+    """A keyword value that is a Python expression of the target's (its
+    device object): written as is in reproducers, evaluated in the child."""
+
+    def __init__(self, src: str) -> None:
+        self.src = src
+
+    def __repr__(self) -> str:
+        return self.src
+
+
+# The consumer's side of the C exchange API: a godlpack tensor handed to the
+# type's managed_tensor_to_py_object_no_sync.
+TO_PY = "exchange API to_py"
+
+
 def import_cases(t: Target) -> list[ImportSpec]:
     out: list[ImportSpec] = []
-    if t.from_dlpack is None:
+    if t.from_dlpack is None or t.feed not in TARGETS["godlpack"].devices:
         return out
+    variants = [v for v in IMPORT_VARIANTS if (t.takes_copy or "copy" not in v[1]) and not (t.takes_capsule and v[2])]
+    if t.cpu_device and t.feed == "cpu":
+        variants.append(("device=cpu", {"device": Expr(t.cpu_device)}, False))
 
     def add(dt: str, layout: str, ro: bool, label: str, kw: dict[str, Any], **extra: Any) -> None:
         out.append(ImportSpec(len(out), dt, layout, ro, label, kw, **extra))
@@ -282,13 +323,16 @@ def import_cases(t: Target) -> list[ImportSpec]:
     for dt in t.dtypes:
         layouts = [la for la in LAYOUTS if la not in t.no_views] if dt == SWEEP_DTYPE else ["contiguous"]
         for layout in layouts:
-            for label, kw, old in IMPORT_VARIANTS if dt == SWEEP_DTYPE else IMPORT_VARIANTS[:1]:
+            for label, kw, old in variants if dt == SWEEP_DTYPE else variants[:1]:
                 add(dt, layout, False, label, kw, old=old)
-    add(SWEEP_DTYPE, "contiguous", True, "from_dlpack(p)", {})
+    if t.feed == "cpu":  # a move to a device makes a writable copy
+        add(SWEEP_DTYPE, "contiguous", True, "from_dlpack(p)", {})
+        add(SWEEP_DTYPE, "contiguous", False, TO_PY, {})
+        add(SWEEP_DTYPE, "contiguous", True, TO_PY, {})
     add(SWEEP_DTYPE, "contiguous", False, "a capsule of version 2.0", {}, damaged="major2")
     add(SWEEP_DTYPE, "contiguous", False, "an unknown type code", {}, damaged="dtype99")
     add(SWEEP_DTYPE, "contiguous", False, "a non-zero byte_offset", {}, damaged="byte_offset")
-    for layout in HOSTILE:
+    for layout in HOSTILE if t.feed == "cpu" else ():  # a move to a device would undo them
         add(SWEEP_DTYPE, layout, False, "from_dlpack(p)", {})
     for dt in t.lacks:
         add(dt, "contiguous", False, f"{dt}, which it lacks", {}, lacked=True)
@@ -310,7 +354,8 @@ class Probe:
         return self.arr.__dlpack_device__()
 
     def __dlpack__(self, **kw: Any) -> Any:
-        self.asked.append({k: list(v) if isinstance(v, tuple) else v for k, v in kw.items()})
+        self.asked.append({k: list(v) if isinstance(v, tuple) else v if v is None or isinstance(v, (bool, int))
+                           else repr(v) for k, v in kw.items()})
         try:
             cap = self.arr.__dlpack__(**kw)
         except Exception as e:
@@ -358,10 +403,20 @@ def import_reproducer(t: Target, c: ImportSpec) -> str:
     else:
         src = (_ALIGNED_SRC + f"base = _aligned({data.format(dt=repr(c.dtype))})\n" +
                ("base.setflags(write=False)\n" if c.read_only else "") +
-               f"p = gd.from_dlpack({view.format(x='base') if view else 'base'})\n")
+               f"p = {_on_device(t, 'gd.from_dlpack(' + (view.format(x='base') if view else 'base') + ')')}\n")
     if c.damaged:
         src += _DAMAGE_SRC.format(how=_DAMAGE_LINES[c.damaged])
-    return f"import numpy as np\nimport godlpack as gd\n{imp}{src}y = {(t.from_dlpack or '').format(p='p', kw=kw)}"
+    if c.label == TO_PY:
+        call = (f"cap = p.__dlpack__(max_version=(1, 3))\n"
+                f"_, _, rc, y = gd._native._exchange_api({t.make.format(data='np.zeros(1)')}, 1, cap)")
+    else:
+        call = f"y = {(t.from_dlpack or '').format(p='p', kw=kw)}"
+    return f"import numpy as np\nimport godlpack as gd\n{imp}{src}{call}"
+
+
+def _on_device(t: Target, gd_array: str) -> str:
+    """godlpack's array expression moved to where the target's producers live."""
+    return TARGETS["godlpack"].devices[t.feed].format(x=gd_array)
 
 
 _DAMAGE_SRC = """import ctypes
@@ -403,6 +458,8 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
     if c.read_only:
         base.setflags(write=False)
     src = gd.asarray(npsrc).astype(c.dtype) if c.lacked else gd.from_dlpack(npsrc)
+    if t.feed != "cpu":
+        src = eval(_on_device(t, "src"), {"src": src})
     want = npsrc.copy(order="C")
     probe = (OldProbe if c.old else Probe)(src, c.damaged)
     case: dict[str, Any] = {
@@ -410,25 +467,37 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
         "dtype": _dtype_triple(np, c.dtype), "shape": list(want.shape), "values": list(want.tobytes()),
         "copy": c.kwargs.get("copy"), "raised": "", "message": "", "got_dtype": [0, 0, 0], "got_shape": [],
         "got_values": [], "writable": None, "shares": None,
+        "device": [1, 0] if "device" in c.kwargs else None,
+        "producer_device": [int(v) for v in src.__dlpack_device__()],
     }
     case["refs_before"] = _native._owner_refs(src)
     kw = "".join(f", {k}={v!r}" for k, v in c.kwargs.items())
     y = None
-    try:
-        y = eval((t.from_dlpack or "").format(p="p", kw=kw), dict(ns, p=probe))
-    except Exception as e:
-        case["raised"], case["message"] = _builtin_class(e), str(e)[:300]
-        case["producer_raised"] = e is probe.raised
+    if c.label == TO_PY:
+        y = _to_py(t, ns, src, probe, case)
+        if y is False:
+            return []
+    else:
+        try:
+            y = eval((t.from_dlpack or "").format(p="p", kw=kw), dict(ns, p=probe))
+        except Exception as e:
+            case["raised"], case["message"] = _builtin_class(e), str(e)[:300]
+            case["producer_raised"] = e is probe.raised
     case["damaged"] = c.damaged if probe.damaged else ""
-    case["asked"] = probe.asked
-    case["names"] = [_capsule_name(cap) for cap in probe.caps]
+    case["asked"] = [] if t.takes_capsule else probe.asked
+    if c.label != TO_PY:
+        case["names"] = [_capsule_name(cap) for cap in probe.caps]
     probe.caps.clear()  # unconsumed capsules' destructors run here
     gc.collect()
     case["refs_alive"] = _native._owner_refs(src)
     case["deleter_alive"] = [_native._probe_calls(p) for p in probe.probes]
     if y is not None:
         ns["y"] = y
-        got = np.asarray(eval(t.to_numpy.format(y="y"), ns))
+        try:
+            got = np.asarray(eval(t.to_numpy.format(y="y"), ns))
+        except Exception as e:  # an import that cannot be read back: C.values says so
+            case["readback_error"] = f"{t.to_numpy.format(y='y')}: {_builtin_class(e)}: {str(e)[:200]}"
+            got = np.zeros(0, np.uint8)
         case["got_shape"] = list(got.shape)
         case["got_values"] = list(got.copy(order="C").tobytes())
         try:
@@ -437,10 +506,14 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
             case["got_dtype"] = [-1, 0, 0]
         if t.writable:
             case["writable"] = bool(eval(t.writable.format(y="y"), ns))
+        on_host = t.feed == "cpu"
         if want.size and not c.lacked and t.pointer:
-            lo = base.__array_interface__["data"][0]
-            case["shares"] = lo <= int(eval(t.pointer.format(y="y"), ns)) < lo + base.nbytes
-        elif want.size and not c.lacked:
+            lo, n = (base.__array_interface__["data"][0], base.nbytes) if on_host else (src.data_ptr, src.nbytes)
+            try:
+                case["shares"] = lo <= int(eval(t.pointer.format(y="y"), ns)) < lo + n
+            except Exception:  # an array of another kind than the row expects: unknown
+                case["shares"] = None
+        elif want.size and not c.lacked and on_host:
             case["shares"] = _shares(np, base, npsrc, lambda: np.asarray(eval(t.to_numpy.format(y="y"), ns)))
         del ns["y"], got
     del y
@@ -448,6 +521,25 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
     case["refs_after"] = _native._owner_refs(src)
     case["deleter_after"] = [_native._probe_calls(p) for p in probe.probes]
     return json.loads(_native._judge_import(json.dumps(case)))["results"]
+
+
+def _to_py(t: Target, ns: dict[str, Any], src: Any, probe: Probe, case: dict[str, Any]) -> Any:
+    """src's versioned tensor (behind a counting deleter) through the target
+    type's managed_tensor_to_py_object_no_sync: its object, None when the
+    call failed, False when the type has no exchange API."""
+    inst = eval(t.make.format(data="np.zeros(1)"), ns)
+    cap, pid = _native._probe_capsule(src.__dlpack__(max_version=(1, 3)))
+    got = _native._exchange_api(inst, 1, cap)
+    if got is None:
+        return False
+    (major, minor), missing, rc, y = got
+    case["api"] = {"version": [major, minor], "missing": missing, "rc": rc}
+    probe.probes.append(pid)
+    probe.caps.append(cap)
+    case["names"] = []  # the checker renamed the capsule for the API, which takes the tensor
+    if y is None:
+        case["raised"], case["message"] = "error", f"managed_tensor_to_py_object_no_sync returned {rc}"
+    return y
 
 
 def _aligned(a: Any) -> Any:
@@ -502,22 +594,23 @@ def _shares(np: Any, base: Any, view: Any, read: Any) -> bool:
             base.setflags(write=False)
 
 
-def target_of(name: str) -> Target:
-    """The table's entry, else an array-API namespace; a module may describe
-    itself with a ``__dlpack_check__`` dict of Target fields (how to make a
-    read-only array, the dtypes it has, the views it lacks)."""
+def target_of(name: str, device: str | None = None) -> Target:
+    """The table's entry, else an array-API namespace, checked on device
+    (None: where the library makes arrays); a module may describe itself
+    with a ``__dlpack_check__`` dict of Target fields (how to make a
+    read-only array, the dtypes it has, the views it lacks, its devices)."""
     if name in TARGETS:
-        return TARGETS[name]
+        return TARGETS[name].on(device)
     t = generic(name)
     hook = getattr(importlib.import_module(name), "__dlpack_check__", None)
     for k, v in (hook or {}).items():
         setattr(t, k, tuple(v) if k == "no_views" else v)
-    return t
+    return t.on(device)
 
 
-def child(target: str, skip: int, role: str) -> int:
+def child(target: str, skip: int, role: str, device: str | None = None) -> int:
     """Runs the cases of one role from index skip on, one JSON line per event."""
-    t = target_of(target)
+    t = target_of(target, device)
     import numpy as np
 
     mod = importlib.import_module(t.module)
@@ -548,6 +641,7 @@ def child(target: str, skip: int, role: str) -> int:
 class Report:
     target: str
     version: str
+    device: str
     checks: list[dict[str, Any]]
     calls: int
     seconds: float
@@ -560,10 +654,10 @@ class Report:
 ROLES = ("producer", "consumer")
 
 
-def check(target: str, verbose: bool = False, roles: tuple[str, ...] = ROLES) -> Report:
-    """Grades TARGET as a DLPack producer and consumer: every case, in child
-    processes."""
-    t = target_of(target)
+def check(target: str, verbose: bool = False, roles: tuple[str, ...] = ROLES, device: str | None = None) -> Report:
+    """Grades TARGET as a DLPack producer and consumer on device (None: where
+    it makes arrays): every case, in child processes."""
+    t = target_of(target, device)
     mod = importlib.import_module(t.module)  # fails here, in the parent, when it is not installed
     top = sys.modules.get(t.module.split(".")[0])
     version = str(getattr(mod, "__version__", "") or getattr(top, "__version__", "?"))
@@ -575,21 +669,22 @@ def check(target: str, verbose: bool = False, roles: tuple[str, ...] = ROLES) ->
         calls += len(specs)
         for c in specs:
             names[(role, c.name)] = reproducer(t, c) if role == "producer" else import_reproducer(t, c)
-        for r in _run_children(target, role, specs, verbose):
+        for r in _run_children(target, role, specs, verbose, t.device if t.named else None):
             r["reproducer"] = names.get((role, r["case"]), "")
             results.append(r)
-    return Report(target, version, _grade(results, roles), calls, time.monotonic() - start)
+    return Report(target, version, t.device, _grade(results, roles), calls, time.monotonic() - start)
 
 
-def _run_children(target: str, role: str, specs: list[Any], verbose: bool) -> list[dict[str, Any]]:
+def _run_children(target: str, role: str, specs: list[Any], verbose: bool, device: str | None) -> list[dict[str, Any]]:
     """The results of every case of role, from child processes; a child
     that dies leaves CRASH for the case it ran, and the next starts after it."""
     results: list[dict[str, Any]] = []
     skip = 0
     env = dict(os.environ, PYTHONFAULTHANDLER="0")
     while skip < len(specs):
-        p = subprocess.Popen([sys.executable, "-m", "godlpack._check", "--child", target, "--role", role,
-                              "--skip", str(skip)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        argv = [sys.executable, "-m", "godlpack._check", "--child", target, "--role", role, "--skip", str(skip)]
+        p = subprocess.Popen(argv + (["--device", device] if device else []), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=env)
         begun, ended = None, False
         assert p.stdout is not None
         for line in p.stdout:
@@ -597,7 +692,7 @@ def _run_children(target: str, role: str, specs: list[Any], verbose: bool) -> li
             if "begin" in ev:
                 begun = ev["begin"]
             elif "done" in ev:
-                results.extend(ev["results"])
+                results.extend(ev["results"] or [])
                 begun = None
                 if verbose:
                     print(f"  {role}: {specs[ev['done']].name}", file=sys.stderr)
@@ -653,7 +748,7 @@ def _diverse(bad: list[dict[str, Any]], n: int = 5) -> list[dict[str, Any]]:
 
 
 def print_report(r: Report, verbose: bool = False) -> None:
-    print(f"godlpack check {r.target} {r.version}: {r.target}'s DLPack graded by godlpack's core "
+    print(f"godlpack check {r.target} {r.version} on {r.device}: {r.target}'s DLPack graded by godlpack's core "
           f"({r.calls} calls, {r.seconds:.1f} s)")
     for c in r.checks:
         counts = f"({c['failed']} of {c['cases']} cases)" if c["failed"] else f"({c['cases']} cases)"
@@ -672,20 +767,26 @@ def main(argv: list[str]) -> int:
     p.add_argument("--json", metavar="FILE")
     p.add_argument("-v", "--verbose", action="store_true")
     p.add_argument("--role", choices=("producer", "consumer", "both"), default="both")
+    p.add_argument("--device", help="where the target's arrays are made (default: where the library makes "
+                   "them; e.g. cpu, oneapi:0, cuda:0)")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--skip", type=int, default=0, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.child:
-        return child(a.target, a.skip, a.role)
+        return child(a.target, a.skip, a.role, a.device)
     try:
-        r = check(a.target, a.verbose, ROLES if a.role == "both" else (a.role,))
+        r = check(a.target, a.verbose, ROLES if a.role == "both" else (a.role,), a.device)
     except ImportError as e:
         print(f"check: cannot import {a.target!r} ({e}); install it, or name an importable module", file=sys.stderr)
+        return 2
+    except ValueError as e:  # a device the target is not checked on
+        print(e, file=sys.stderr)
         return 2
     print_report(r, a.verbose)
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"target": r.target, "version": r.version, "checks": r.checks}, f, indent=1)
+            json.dump({"target": r.target, "version": r.version, "device": r.device, "checks": r.checks}, f,
+                      indent=1)
     return 0 if r.ok else 1
 
 

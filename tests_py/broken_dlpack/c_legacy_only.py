@@ -10,5 +10,5 @@ asarray, Array = namespace(lambda a, kw: a.__dlpack__(**kw))
 
 
 def from_dlpack(x, *, device=None, copy=None):
-    a = gd.from_dlpack(x.__dlpack__())
+    a = gd.from_dlpack(x.__dlpack__(**({} if copy is None else {"copy": copy})))
     return np.asarray(a.copy() if copy else a)

@@ -24,10 +24,11 @@ from .._check import Report, check
 __all__ = ["Report", "dlpack_report"]
 
 
-def dlpack_report(target: str, roles: tuple[str, ...] = ("producer", "consumer")) -> Report:
-    """The conformance report of module target (an importable name), as
-    ``python -m godlpack check`` computes it: every call in a child process."""
-    return check(target, roles=roles)
+def dlpack_report(target: str, roles: tuple[str, ...] = ("producer", "consumer"), device: str | None = None) -> Report:
+    """The conformance report of module target (an importable name) on device
+    (None: where the library makes arrays), as ``python -m godlpack check``
+    computes it: every call in a child process."""
+    return check(target, roles=roles, device=device)
 
 
 def _failure_text(c: dict[str, Any]) -> str:

@@ -23,7 +23,8 @@ def dlpack_report(request: Any) -> Report:
         pytest.fail("godlpack.testing.conformance: name the library with --dlpack-target=MODULE "
                     "(or GODLPACK_CHECK_TARGET=MODULE)")
     role = request.config.getoption("--dlpack-role", default="both")
-    return check(target, roles=ROLES if role == "both" else (role,))
+    device = request.config.getoption("--dlpack-device", default=None)
+    return check(target, roles=ROLES if role == "both" else (role,), device=device)
 
 
 @pytest.mark.parametrize("check_id", CHECK_IDS)

@@ -1,0 +1,15 @@
+"""Breaks C7.pass: from_dlpack asks for a versioned capsule but keeps its
+copy keyword to itself (it copies afterwards, so C7.copy still holds)."""
+
+import godlpack as gd
+import numpy as np
+
+from ._base import CONSUMER, ask, namespace
+
+__dlpack_check__ = CONSUMER
+asarray, Array = namespace(lambda a, kw: a.__dlpack__(**kw))
+
+
+def from_dlpack(x, *, device=None, copy=None):
+    a = gd.from_dlpack(ask(x))  # copy is not passed on
+    return np.asarray(a.copy() if copy else a)
