@@ -10,7 +10,7 @@ import (
 // Kind is the Python-facing kind of a parameter or result.
 type Kind uint8
 
-// Kinds. The numbers cross into the C skin (pyext/gofunc.h, GD_FN_*).
+// Kinds. The numbers cross into the C skin (core/godlpack.h, GD_FN_*; checked in cabi.go).
 const (
 	KindArray   Kind = 1 // *core.Array <-> godlpack.Array (any DLPack / buffer object in)
 	KindInt     Kind = 2 // int, int64 <-> int

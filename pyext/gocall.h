@@ -45,9 +45,6 @@ int gd_go_refused(char *msg, const char *entry);
     __atomic_add_fetch(&gd_go_crossings, 1, __ATOMIC_RELAXED);   \
   } while (0)
 
-/* The types the kit's exports take. */
-#include "gofunc.h"
-
 /* Every other gd_go_* wrapper: generated from the //export functions and one
  * table (internal/gentables/gates, `make tables`). */
 #include "gocall_gen.h"

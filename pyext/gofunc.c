@@ -5,7 +5,7 @@
  *
  * Each is a METH_FASTCALL | METH_KEYWORDS builtin whose self is its index.
  * A call matches the arguments to the parameters, turns each into a plain C
- * slot (gofunc.h): an array is described in C (a godlpack.Array as it is;
+ * slot (gd_fn_val, core/godlpack.h): an array is described in C (a godlpack.Array as it is;
  * any other object through from_dlpack's import, whose fast path makes no Go
  * call, straight into the slot with no Array object: the slot holds the
  * import's owner reference until Go returns; or the buffer protocol),

@@ -1,0 +1,273 @@
+package gofunc
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../core
+#include <stdlib.h>
+#include "godlpack.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/godlpack/godlpack/core"
+)
+
+// The C side of a call: the extension's skin turns the Python arguments
+// into gd_fn_val slots (core/godlpack.h: arrays described in C by the
+// import fast path, or by core once) and makes ONE call into Go, which
+// lends them to the function as borrowed Arrays, runs it and writes its
+// results back into slots. A function that takes a context.Context runs on
+// a goroutine instead, so that the skin can check for Ctrl-C between waits
+// (WaitC) and cancel the context.
+
+var (
+	_ = [1]struct{}{}[C.GD_FN_ARRAY-int64(KindArray)]
+	_ = [1]struct{}{}[C.GD_FN_INT-int64(KindInt)]
+	_ = [1]struct{}{}[C.GD_FN_FLOAT-int64(KindFloat)]
+	_ = [1]struct{}{}[C.GD_FN_BOOL-int64(KindBool)]
+	_ = [1]struct{}{}[C.GD_FN_COMPLEX-int64(KindComplex)]
+	_ = [1]struct{}{}[C.GD_FN_STRING-int64(KindString)]
+	_ = [1]struct{}{}[C.GD_FN_INTS-int64(KindInts)]
+	_ = [1]struct{}{}[C.GD_FN_CONTEXT-int64(KindContext)]
+	_ = [1]struct{}{}[C.GD_FN_MAX_PARAMS-MaxParams]
+	_ = [1]struct{}{}[C.GD_FN_MAX_RESULTS-MaxResults]
+)
+
+// table is the registry as the module was built from it (Open).
+var table []*Entry
+
+// Open closes the registry and returns how many functions the module
+// offers; CallC and DescribeC number them from 0.
+func Open() int {
+	table = Entries()
+	return len(table)
+}
+
+// Opened is the registry as Open closed it.
+func Opened() []*Entry { return table }
+
+func hdr(p unsafe.Pointer) *core.Header { return (*core.Header)(p) }
+
+func dims(p *C.int64_t, n int) []int64 {
+	if n <= 0 || p == nil {
+		return nil
+	}
+	return unsafe.Slice((*int64)(unsafe.Pointer(p)), n)
+}
+
+// DescribeC fills the gd_fn_desc at d for function i; its strings are
+// malloc'ed and live as long as the process.
+func DescribeC(i int, d unsafe.Pointer) {
+	e, c := table[i], (*C.gd_fn_desc)(d)
+	c.name, c.doc = C.CString(e.Name), C.CString(e.Docstring())
+	c.nparams, c.nresults = C.int32_t(len(e.Params)), C.int32_t(len(e.Results))
+	c.tuple, c.context, c.quick = cbool(e.Tuple), cbool(e.Context), cbool(e.Quick)
+	for k := range e.Params {
+		p := &e.Params[k]
+		c.kinds[k], c.names[k], c.optional[k] = C.int32_t(p.Kind), C.CString(p.Name), cbool(p.Optional())
+	}
+	for k, r := range e.Results {
+		c.rkinds[k] = C.int32_t(r)
+	}
+}
+
+func cbool(b bool) C.int32_t {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// toValue turns one C argument into a Value; arrays are borrowed.
+func toValue(c *C.gd_fn_val, v *Value) {
+	v.Kind = Kind(c.kind)
+	switch v.Kind {
+	case KindArray:
+		H := hdr(unsafe.Pointer(&c.h))
+		nd := int(H.Ndim)
+		v.Array = core.Borrow(*H, dims(c.shape, nd), dims(c.strides, nd))
+	case KindInt, KindBool:
+		v.I = int64(c.i)
+	case KindFloat:
+		v.F = float64(c.f)
+	case KindComplex:
+		v.C = complex(float64(c.f), float64(c.im))
+	case KindString:
+		if c.n > 0 {
+			v.S = strings.Clone(unsafe.String((*byte)(unsafe.Pointer(c.s)), int(c.n)))
+		}
+	case KindInts:
+		v.Ints = make([]int64, int(c.n))
+		if c.n > 0 {
+			copy(v.Ints, unsafe.Slice((*int64)(unsafe.Pointer(c.s)), int(c.n)))
+		}
+	}
+}
+
+// putResults writes the results into the skin's slots: arrays with a new
+// owner reference each, strings and int lists in malloc'ed memory. On
+// failure nothing is left behind.
+func putResults(rs []Value, cs []C.gd_fn_val) error {
+	for k := range rs {
+		v, c := &rs[k], &cs[k]
+		c.kind = C.int32_t(v.Kind)
+		c.s, c.n = nil, 0
+		var err error
+		switch v.Kind {
+		case KindArray:
+			if v.Array == nil {
+				c.kind = 0 // None
+				continue
+			}
+			if e := v.Array.AcquireHeader(hdr(unsafe.Pointer(&c.h)), dims(c.shape, core.MaxNdim), dims(c.strides, core.MaxNdim)); e != nil {
+				err = core.WithClass(core.ClassRuntime, fmt.Sprintf("result %d is an array the Go function had already "+
+					"released (%v); return a.Retain() to hand back an array it keeps using", k, e), e)
+			}
+		case KindInt, KindBool:
+			c.i = C.int64_t(v.I)
+		case KindFloat:
+			c.f = C.double(v.F)
+		case KindComplex:
+			c.f, c.im = C.double(real(v.C)), C.double(imag(v.C))
+		case KindString:
+			c.n, c.s = C.int64_t(len(v.S)), (*C.char)(C.malloc(C.size_t(len(v.S)+1)))
+			if c.s != nil {
+				copy(unsafe.Slice((*byte)(unsafe.Pointer(c.s)), len(v.S)), v.S)
+			}
+		case KindInts:
+			c.n, c.s = C.int64_t(len(v.Ints)), (*C.char)(C.malloc(C.size_t(8*len(v.Ints)+8)))
+			if c.s != nil {
+				copy(unsafe.Slice((*int64)(unsafe.Pointer(c.s)), len(v.Ints)), v.Ints)
+			}
+		}
+		if err == nil && (v.Kind == KindString || v.Kind == KindInts) && c.s == nil {
+			err = core.ErrNoMemory
+		}
+		if err != nil {
+			c.kind = 0
+			dropResults(cs[:k])
+			return err
+		}
+	}
+	return nil
+}
+
+// dropResults undoes putResults for the slots already written.
+func dropResults(cs []C.gd_fn_val) {
+	for k := range cs {
+		c := &cs[k]
+		switch Kind(c.kind) {
+		case KindArray:
+			if o := hdr(unsafe.Pointer(&c.h)).Owner; o != nil {
+				o.Release()
+			}
+		case KindString, KindInts:
+			C.free(unsafe.Pointer(c.s))
+		}
+		c.kind = 0
+	}
+}
+
+// finish hands the results to the skin and ends every array of the call:
+// results (handed over: Python holds them now) and arguments (borrowed).
+func finish(e *Entry, args, rs []Value, err error, res unsafe.Pointer) error {
+	if err == nil && len(rs) > 0 {
+		if err = putResults(rs, unsafe.Slice((*C.gd_fn_val)(res), len(rs))); err != nil {
+			err = core.WithClass(core.ClassOf(err), e.Name+"(): "+err.Error(), err)
+		}
+	}
+	for _, vs := range [][]Value{rs, args} {
+		for k := range vs {
+			if vs[k].Kind == KindArray && vs[k].Array != nil {
+				vs[k].Array.Release()
+			}
+		}
+	}
+	return err
+}
+
+// CallC calls function i with the nargs gd_fn_val slots at args; res has
+// room for its results. A function that takes a context.Context is started
+// and waited for up to wait: pending then says it still runs, and handle
+// names it for WaitC.
+func CallC(i int, args unsafe.Pointer, nargs int, res unsafe.Pointer, wait time.Duration) (pending bool, handle int64, err error) {
+	n := min(nargs, MaxParams)
+	if i < 0 || i >= len(table) {
+		return false, 0, fmt.Errorf("gofunc: no function %d: %w", i, core.ErrInternal)
+	}
+	e, cargs := table[i], unsafe.Slice((*C.gd_fn_val)(args), n)
+	if !e.Context {
+		return false, 0, callNow(e, cargs, res)
+	}
+	p := &Pending{Entry: e, NArgs: n}
+	for k := range cargs {
+		toValue(&cargs[k], &p.Args[k])
+	}
+	p.Start()
+	if !p.Wait(wait) {
+		return true, p.ID(), nil
+	}
+	return false, 0, finish(p.Entry, p.Args[:p.NArgs], p.Res[:len(p.Entry.Results)], p.Err, res)
+}
+
+// WaitC waits up to wait for the call handle; cancel cancels its context
+// first (Ctrl-C).
+func WaitC(handle int64, wait time.Duration, cancel bool, res unsafe.Pointer) (pending bool, err error) {
+	p := Parked(handle)
+	if p == nil {
+		return false, fmt.Errorf("gofunc: no pending call %d: %w", handle, core.ErrInternal)
+	}
+	if cancel {
+		p.Cancel()
+	}
+	if !p.Wait(wait) {
+		return true, nil
+	}
+	return false, finish(p.Entry, p.Args[:p.NArgs], p.Res[:len(p.Entry.Results)], p.Err, res)
+}
+
+// callNow runs a function that takes no context on the calling thread.
+// One deferred recover serves the whole call: a panic of the Go function
+// is its author's bug (Entry.PanicError, the arguments released as after
+// any error), any other is godlpack's.
+func callNow(e *Entry, cargs []C.gd_fn_val, res unsafe.Pointer) (err error) {
+	f := e.NewFrame()
+	n, inFn := len(cargs), false
+	defer func() {
+		if r := recover(); r != nil {
+			if inFn {
+				err = finish(e, f.Args[:n], nil, e.PanicError(r), res)
+			} else {
+				err = fmt.Errorf("gofunc: godlpack internal error (recovered Go panic: %v); please report it: %w", r,
+					core.ErrInternal)
+			}
+		}
+		e.FreeFrame(f)
+	}()
+	for k := range cargs {
+		if c := &cargs[k]; Kind(c.kind) == KindArray {
+			H := hdr(unsafe.Pointer(&c.h))
+			nd := int(H.Ndim)
+			v := &f.Args[k]
+			v.Kind = KindArray
+			if e.Quick {
+				v.Array = f.Lend(k, *H, dims(c.shape, nd), dims(c.strides, nd))
+			} else {
+				v.Array = f.Borrow(*H, dims(c.shape, nd), dims(c.strides, nd))
+			}
+			continue
+		}
+		toValue(&cargs[k], &f.Args[k])
+	}
+	err = e.Prepare(nil, f, n)
+	if err == nil {
+		inFn = true
+		err = e.Run(f)
+		inFn = false
+	}
+	return finish(e, f.Args[:n], f.Res[:len(e.Results)], err, res)
+}

@@ -1,0 +1,106 @@
+package kitabi
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/godlpack/godlpack/core"
+	"github.com/godlpack/godlpack/gofunc"
+)
+
+func init() {
+	gofunc.Func2("scale", func(a *core.Array, f float64) (*core.Array, error) {
+		out, err := core.Empty(core.Float64, a.Shape()...)
+		if err != nil {
+			return nil, err
+		}
+		src, _ := a.Float64s()
+		dst, _ := out.Float64s()
+		for i, v := range src {
+			dst[i] = v * f
+		}
+		return out, nil
+	})
+	gofunc.Func2("greet", func(s string, n int64) (string, error) { return s + "!" + string(rune('0'+n)), nil },
+		gofunc.Params(gofunc.Arg("s"), gofunc.Arg("n").Default(int64(1))))
+	gofunc.Func0("boom", func() (float64, error) { panic("kit bug") })
+	gofunc.Func0("fails", func() (float64, error) { return 0, errors.New("bad input") })
+	gofunc.Func1("slow", func(ctx context.Context) (int64, error) { <-ctx.Done(); return 7, nil })
+}
+
+func index(t *testing.T, name string) int {
+	for i, e := range gofunc.Opened() {
+		if e.Name == name {
+			return i
+		}
+	}
+	t.Fatalf("%s is not registered", name)
+	return -1
+}
+
+func TestCallThroughTheCABI(t *testing.T) {
+	n := gofunc.Open()
+	require.Equal(t, 5, n)
+	require.Len(t, gofunc.Opened(), n)
+
+	name, kinds, optional := Describe(func(d unsafe.Pointer) { gofunc.DescribeC(index(t, "greet"), d) })
+	assert.Equal(t, "greet", name)
+	assert.Equal(t, []int{int(gofunc.KindString), int(gofunc.KindInt)}, kinds)
+	assert.Equal(t, []bool{false, true}, optional)
+
+	// an array lent, an array handed back with an owner reference of its own
+	a, err := core.Empty(core.Float64, 3)
+	require.NoError(t, err)
+	s, _ := a.Float64s()
+	copy(s, []float64{1, 2, 3})
+	args, res := NewSlots(2), NewSlots(1)
+	defer args.Free()
+	defer res.Free()
+	args.SetArray(0, a.Header(), []int64{3}, []int64{1})
+	args.SetFloat(1, 2)
+	pending, _, err := gofunc.CallC(index(t, "scale"), args.Ptr(), 2, res.Ptr(), 0)
+	require.NoError(t, err)
+	assert.False(t, pending)
+	require.Equal(t, int(gofunc.KindArray), res.Kind(0))
+	h, shape := res.Array(0)
+	assert.Equal(t, []int64{3}, shape)
+	assert.Equal(t, []float64{2, 4, 6}, unsafe.Slice((*float64)(h.Data), 3))
+	h.Owner.Release()
+	a.Release()
+
+	// strings in, a malloc'ed string out
+	args2 := NewSlots(2)
+	defer args2.Free()
+	args2.SetString(0, "hi")
+	args2.SetInt(1, 3)
+	_, _, err = gofunc.CallC(index(t, "greet"), args2.Ptr(), 2, res.Ptr(), 0)
+	require.NoError(t, err)
+	assert.Equal(t, "hi!3", res.String(0))
+
+	// the author's panic and error are the call's error, worded for the user
+	_, _, err = gofunc.CallC(index(t, "boom"), nil, 0, res.Ptr(), 0)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "boom()")
+	assert.Contains(t, err.Error(), "kit bug")
+	_, _, err = gofunc.CallC(index(t, "fails"), nil, 0, res.Ptr(), 0)
+	require.ErrorContains(t, err, "bad input")
+	_, _, err = gofunc.CallC(99, nil, 0, res.Ptr(), 0)
+	assert.ErrorIs(t, err, core.ErrInternal)
+
+	// a context function is pending until cancelled through WaitC
+	pending, handle, err := gofunc.CallC(index(t, "slow"), nil, 0, res.Ptr(), time.Millisecond)
+	require.NoError(t, err)
+	require.True(t, pending)
+	pending, err = gofunc.WaitC(handle, time.Second, true, res.Ptr())
+	require.False(t, pending)
+	require.NoError(t, err) // the function saw its context cancelled and returned
+	assert.Equal(t, int64(7), res.Int(0))
+	_, err = gofunc.WaitC(handle, 0, false, res.Ptr())
+	assert.ErrorIs(t, err, core.ErrInternal) // a finished call's handle is gone
+}
