@@ -53,8 +53,11 @@ func (s *Slots) Free() {
 func (s *Slots) Kind(k int) int { return int(s.slice()[k].kind) }
 
 // SetFloat, SetInt and SetString fill argument slot k.
-func (s *Slots) SetFloat(k int, f float64) { c := &s.slice()[k]; c.kind, c.f = C.GD_FN_FLOAT, C.double(f) }
-func (s *Slots) SetInt(k int, i int64)     { c := &s.slice()[k]; c.kind, c.i = C.GD_FN_INT, C.int64_t(i) }
+func (s *Slots) SetFloat(k int, f float64) {
+	c := &s.slice()[k]
+	c.kind, c.f = C.GD_FN_FLOAT, C.double(f)
+}
+func (s *Slots) SetInt(k int, i int64) { c := &s.slice()[k]; c.kind, c.i = C.GD_FN_INT, C.int64_t(i) }
 
 // SetString lends s's bytes to slot k until FreeStrings.
 func (s *Slots) SetString(k int, v string) {
