@@ -563,4 +563,30 @@ typedef struct gd_fn_desc {
   int32_t rkinds[GD_FN_MAX_RESULTS];
 } gd_fn_desc;
 
+/* ---- long operations in interruptible chunks (chunk.c) ----
+ * Copies, fills, conversions and reductions bigger than gd_chunk_bytes()
+ * bytes (default GD_CHUNK_MIB MiB; environment variable GODLPACK_CHUNK_MIB,
+ * read once) on CPU arrays of byte-sized elements run as one Go call per
+ * chunk; the skin re-takes the GIL and checks for Ctrl-C between chunks. */
+#define GD_CHUNK_MIB 32
+int64_t gd_chunk_bytes(void);
+/* 1 when an operation over shape on h is long enough to chunk, else 0 (one
+ * Go call does it all). */
+int gd_chunk_eligible(const gd_header *h, const int64_t *shape);
+/* The chunks of an nd-dimensional operation with elements of itemsize
+ * bytes: gd_chunks_next writes the next chunk's shape into sub and returns
+ * 1, or 0 after the last; gd_chunks_offset is the element offset of its
+ * first element in a layout of the given strides. Every element is in
+ * exactly one chunk, in C order of the chunks. */
+typedef struct {
+  int32_t nd, k;            /* axes before k are walked one index at a time, k in runs */
+  int32_t started, done;
+  int64_t run;              /* indices of axis k per chunk */
+  const int64_t *shape;
+  int64_t idx[GD_MAX_NDIM]; /* the chunk's first index on axes 0..k */
+} gd_chunks;
+void gd_chunks_init(gd_chunks *c, int32_t nd, const int64_t *shape, int64_t itemsize);
+int gd_chunks_next(gd_chunks *c, int64_t *sub);
+int64_t gd_chunks_offset(const gd_chunks *c, const int64_t *strides);
+
 #endif /* GODLPACK_GODLPACK_H_ */

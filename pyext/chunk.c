@@ -1,8 +1,8 @@
 //go:build pyext
 
 /* chunk.c: long copies, fills and reductions in interruptible chunks (Ctrl-C):
- * each chunk is one Go call with the GIL released, and signals are checked
- * between chunks. See chunk.h. */
+ * core plans the chunks (core/chunk.c); each is one Go call with the GIL
+ * released, and signals are checked between chunks. See chunk.h. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,34 +10,6 @@
 #include "_cgo_export.h"
 #include "chunk.h"
 #include "gocall.h"
-
-/* ------------------------------------------------------------------ */
-/* chunked copy / fill                                                */
-
-int64_t gd_chunk_bytes(void) {
-  static int64_t bytes = 0;
-  if (bytes == 0) {
-    int64_t mib = GD_CHUNK_MIB;
-    const char *env = getenv("GODLPACK_CHUNK_MIB");
-    if (env != NULL && atol(env) > 0 && atol(env) <= 65536) mib = atol(env);
-    bytes = mib << 20;
-  }
-  return bytes;
-}
-
-int gd_chunk_eligible(const gd_header *h, const int64_t *shape) {
-  if (h->ndim < 1 || !gd_host(h)) return 0;
-  if ((int64_t)h->dtype.bits * h->dtype.lanes < 8) return 0; /* sub-byte: one Go call */
-  int64_t is = gd_itemsize(h->dtype);
-  if (is == 0) return 0;
-  int64_t n = is;
-  for (int32_t i = 0; i < h->ndim; i++) {
-    if (shape[i] == 0) return 0;
-    if (n > gd_chunk_bytes()) continue; /* already big; avoid overflow */
-    n *= shape[i];
-  }
-  return n > gd_chunk_bytes();
-}
 
 /* mode: the gd_op of each chunk (GD_OP_COPY_INTO, GD_OP_FILL,
  * GD_OP_CONVERT_INTO, GD_OP_REDUCE_CHUNK). */
@@ -64,37 +36,6 @@ static int gd_chunk_call(gd_chunker *c) {
   return PyErr_CheckSignals();
 }
 
-/* Walks axes 0..k-1 one index at a time until the rest is at most one
- * chunk, then takes whole runs of axis k per call. */
-static int gd_chunk_rec(gd_chunker *c, int32_t k) {
-  int32_t nd = c->dst.ndim;
-  int64_t row = c->itemsize;
-  for (int32_t j = k + 1; j < nd; j++) row *= c->shape[j];
-  int64_t d0 = c->dst.offset, s0 = c->src.offset;
-  int64_t n = c->shape[k];
-  if (row <= gd_chunk_bytes() || k == nd - 1) {
-    int64_t rows = row > 0 ? gd_chunk_bytes() / row : n;
-    if (rows < 1) rows = 1;
-    for (int64_t i = 0; i < n; i += rows) {
-      c->sub[k] = (n - i < rows) ? n - i : rows;
-      c->dst.offset = d0 + i * c->dstr[k];
-      if (c->mode != GD_OP_FILL) c->src.offset = s0 + i * c->sstr[k];
-      if (gd_chunk_call(c) < 0) return -1;
-    }
-  } else {
-    c->sub[k] = 1;
-    for (int64_t i = 0; i < n; i++) {
-      c->dst.offset = d0 + i * c->dstr[k];
-      if (c->mode != GD_OP_FILL) c->src.offset = s0 + i * c->sstr[k];
-      if (gd_chunk_rec(c, k + 1) < 0) return -1;
-    }
-  }
-  c->dst.offset = d0;
-  c->src.offset = s0;
-  c->sub[k] = n;
-  return 0;
-}
-
 /* The chunker is ~500 bytes: heap, not the C stack of a deep call. src
  * and sstr may be NULL (fill). */
 static gd_chunker *gd_chunker_new(int mode, const gd_header *dst, const int64_t *shape, const int64_t *dstr,
@@ -119,8 +60,18 @@ static gd_chunker *gd_chunker_new(int mode, const gd_header *dst, const int64_t 
   return c;
 }
 
+/* Runs the chunks core plans (gd_chunks, core/chunk.c). */
 static int gd_chunker_run(gd_chunker *c) {
-  int rc = c == NULL ? -1 : gd_chunk_rec(c, 0);
+  if (c == NULL) return -1;
+  gd_chunks it;
+  gd_chunks_init(&it, c->dst.ndim, c->shape, c->itemsize);
+  int64_t d0 = c->dst.offset, s0 = c->src.offset;
+  int rc = 0;
+  while (rc == 0 && gd_chunks_next(&it, c->sub)) {
+    c->dst.offset = d0 + gd_chunks_offset(&it, c->dstr);
+    if (c->mode != GD_OP_FILL) c->src.offset = s0 + gd_chunks_offset(&it, c->sstr);
+    rc = gd_chunk_call(c);
+  }
   PyMem_Free(c);
   return rc;
 }

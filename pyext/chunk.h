@@ -6,19 +6,10 @@
 
 #include "skin.h"
 
-/* Long copies and fills run in chunks of at most gd_chunk_bytes() bytes
- * (default GD_CHUNK_MIB MiB; environment variable GODLPACK_CHUNK_MIB, read
- * once), each one Go call with the GIL released; between chunks the GIL is
- * re-taken and PyErr_CheckSignals runs, so Ctrl-C interrupts within one chunk
- * (a few ms). Copies (copy(), __dlpack__(copy=True), from_dlpack(copy=True),
- * asarray copies), fills (fill(), full/zeros/ones, a[slice] = v) and
- * reductions (sum(), max(), ... over any axes) all go through it. */
-#define GD_CHUNK_MIB 32
-int64_t gd_chunk_bytes(void);
-
-/* Work bigger than gd_chunk_bytes() on a CPU array of byte-sized elements
- * (1), or 0: then one Go call does it all. */
-int gd_chunk_eligible(const gd_header *h, const int64_t *shape);
+/* Long operations run in the chunks core plans (gd_chunk_eligible,
+ * gd_chunks in core/godlpack.h): copies (copy(), __dlpack__(copy=True),
+ * from_dlpack(copy=True), asarray copies), fills (fill(), full/zeros/ones,
+ * a[slice] = v) and reductions (sum(), max(), ... over any axes). */
 
 /* The chunked operations: 0, or -1 with an exception set (KeyboardInterrupt
  * from a signal handler between chunks, or a Go error). Called with the

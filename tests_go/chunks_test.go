@@ -1,0 +1,54 @@
+package tests_go
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/godlpack/godlpack/tests_go/cfixture"
+)
+
+// core's chunk plan (core/chunk.c), which the skin runs one Go call per
+// chunk with Ctrl-C checked between: the chunks tile the array in C order,
+// each element once, and none is bigger than a chunk's bytes unless one
+// index of its run axis already is. Shapes are planned, never allocated.
+func TestChunksTileTheArray(t *testing.T) {
+	t.Parallel()
+	const mib = int64(1) << 20
+	for _, c := range []struct {
+		name     string
+		shape    []int64
+		itemsize int64
+		chunks   int
+	}{
+		{"1-d, 3.5 chunks", []int64{14 * mib}, 8, 4},
+		{"rows of half a chunk", []int64{5, 16 * mib}, 1, 3},
+		{"rows bigger than a chunk", []int64{3, 5, 4 * mib}, 8, 15},
+		{"one row far bigger than a chunk", []int64{2, 1, 96 * mib}, 1, 6},
+		{"small", []int64{10, 10}, 8, 1},
+		{"an empty axis", []int64{4, 0, 64 * mib}, 8, 0},
+		{"complex rows of three quarters of a chunk", []int64{4, 3, mib / 2}, 16, 4},
+	} {
+		chunks, bytes := cfixture.Chunks(c.shape, c.itemsize)
+		assert.Equal(t, 32*mib, bytes, "GODLPACK_CHUNK_MIB is unset in the test")
+		assert.Len(t, chunks, c.chunks, c.name)
+		total, next := int64(1), int64(0)
+		for _, d := range c.shape {
+			total *= d
+		}
+		for i, ch := range chunks {
+			n := int64(1)
+			for _, d := range ch.Sub {
+				n *= d
+			}
+			assert.Equal(t, next, ch.First, "%s: chunk %d starts where the last ended", c.name, i)
+			next += n
+			one := c.itemsize // a chunk is one index of its run axis at least
+			for j := len(ch.Sub) - 1; j >= 0 && ch.Sub[j] == c.shape[j]; j-- {
+				one *= c.shape[j]
+			}
+			assert.True(t, n*c.itemsize <= bytes || n*c.itemsize <= one, "%s: chunk %d has %d bytes", c.name, i, n*c.itemsize)
+		}
+		assert.Equal(t, total, next, "%s: every element in one chunk", c.name)
+	}
+}
