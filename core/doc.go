@@ -42,6 +42,7 @@
 //	                      CopyInto, Fill, Sum, float16/bfloat16 decoding
 //	owner.c               C: owner refcounting and deleters
 //	chunk.c               C: the chunks of a long operation (Ctrl-C between them)
+//	probe.c               C: the conformance checker's counting deleters
 //	fastpath.c, glue.h    C: the zero-crossing twin of the no-copy export
 //	                      and import, and the glue that runs it before the
 //	                      one call into Go (ServeExport / ServeImport)

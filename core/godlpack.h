@@ -589,4 +589,11 @@ void gd_chunks_init(gd_chunks *c, int32_t nd, const int64_t *shape, int64_t item
 int gd_chunks_next(gd_chunks *c, int64_t *sub);
 int64_t gd_chunks_offset(const gd_chunks *c, const int64_t *strides);
 
+/* ---- the conformance checker's counting deleters (probe.c) ----
+ * A probe of a managed tensor (versioned: DLManagedTensorVersioned, else
+ * DLManagedTensor) is a copy whose deleter counts its calls in *calls and
+ * runs the original's on the first; NULL without memory. */
+void *gd_probe_new(void *orig, int versioned, int64_t **calls);
+int64_t gd_probe_calls(const int64_t *calls);
+
 #endif /* GODLPACK_GODLPACK_H_ */

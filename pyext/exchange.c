@@ -203,33 +203,6 @@ PyObject *gd_mod_exchange_api(PyObject *m, PyObject *args) {
   return Py_BuildValue("((ii)NiN)", major, minor, missing, rc, res ? res : Py_NewRef(Py_None));
 }
 
-/* Counting deleters for the conformance checker's producers: a probe is a
- * copy of a managed tensor (versioned or legacy) whose deleter counts its
- * calls and runs the original's on the first one only. The probe itself is
- * never freed (a few dozen bytes per checked call), so that a consumer that
- * calls the deleter twice is counted, not crashed on. */
-typedef struct {
-  DLManagedTensorVersioned t; /* first: the deleter is given its address */
-  DLManagedTensorVersioned *orig;
-  int64_t calls;
-} gd_probe;
-
-typedef struct {
-  DLManagedTensor t;
-  DLManagedTensor *orig;
-  int64_t calls;
-} gd_probe_legacy;
-
-static void gd_probe_deleter(DLManagedTensorVersioned *t) {
-  gd_probe *p = (gd_probe *)t;
-  if (__atomic_add_fetch(&p->calls, 1, __ATOMIC_ACQ_REL) == 1 && p->orig->deleter != NULL) p->orig->deleter(p->orig);
-}
-
-static void gd_probe_deleter_legacy(DLManagedTensor *t) {
-  gd_probe_legacy *p = (gd_probe_legacy *)t;
-  if (__atomic_add_fetch(&p->calls, 1, __ATOMIC_ACQ_REL) == 1 && p->orig->deleter != NULL) p->orig->deleter(p->orig);
-}
-
 /* _probe_capsule(cap): (a capsule of the same kind over a probe of cap's
  * tensor, the address of the probe's call count); cap is marked consumed. */
 PyObject *gd_mod_probe_capsule(PyObject *m, PyObject *cap) {
@@ -241,25 +214,9 @@ PyObject *gd_mod_probe_capsule(PyObject *m, PyObject *cap) {
     return gd_errf(GD_E_CAPSULE, "_probe_capsule(): a capsule named %s; pass an unused DLPack capsule", name);
   void *orig = PyCapsule_GetPointer(cap, name);
   if (orig == NULL) return NULL;
-  void *probe;
   int64_t *calls;
-  if (versioned) {
-    gd_probe *p = calloc(1, sizeof(gd_probe));
-    if (p == NULL) return PyErr_NoMemory();
-    p->t = *(DLManagedTensorVersioned *)orig;
-    p->t.deleter = gd_probe_deleter;
-    p->orig = orig;
-    probe = &p->t;
-    calls = &p->calls;
-  } else {
-    gd_probe_legacy *p = calloc(1, sizeof(gd_probe_legacy));
-    if (p == NULL) return PyErr_NoMemory();
-    p->t = *(DLManagedTensor *)orig;
-    p->t.deleter = gd_probe_deleter_legacy;
-    p->orig = orig;
-    probe = &p->t;
-    calls = &p->calls;
-  }
+  void *probe = gd_probe_new(orig, versioned, &calls);
+  if (probe == NULL) return PyErr_NoMemory();
   if (PyCapsule_SetName(cap, versioned ? GD_CAPSULE_VERSIONED_USED : GD_CAPSULE_LEGACY_USED) < 0) return NULL;
   PyObject *out = gd_capsule_wrap(probe, versioned);
   if (out == NULL) return NULL;
@@ -271,5 +228,5 @@ PyObject *gd_mod_probe_calls(PyObject *m, PyObject *id) {
   (void)m;
   unsigned long long v = PyLong_AsUnsignedLongLong(id);
   if (v == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
-  return PyLong_FromLongLong(__atomic_load_n((int64_t *)(uintptr_t)v, __ATOMIC_ACQUIRE));
+  return PyLong_FromLongLong(gd_probe_calls((const int64_t *)(uintptr_t)v));
 }

@@ -2,6 +2,7 @@ package tests_go
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 
@@ -50,5 +51,33 @@ func TestChunksTileTheArray(t *testing.T) {
 			assert.True(t, n*c.itemsize <= bytes || n*c.itemsize <= one, "%s: chunk %d has %d bytes", c.name, i, n*c.itemsize)
 		}
 		assert.Equal(t, total, next, "%s: every element in one chunk", c.name)
+	}
+}
+
+// The checker's counting deleters (core/probe.c): every call is counted,
+// the original deleter runs on the first only.
+func TestProbeCountsDeleterCalls(t *testing.T) {
+	t.Parallel()
+	for _, versioned := range []bool{true, false} {
+		var m unsafe.Pointer
+		var orig func() int64
+		if versioned {
+			v := cfixture.Versioned(cfixture.Spec{Shape: []int64{2}})
+			m, orig = unsafe.Pointer(v), func() int64 { return cfixture.Calls(v) }
+		} else {
+			l := cfixture.Legacy(cfixture.Spec{Shape: []int64{2}})
+			m, orig = unsafe.Pointer(l), func() int64 { return cfixture.Calls(l) }
+		}
+		p, calls := cfixture.Probe(m, versioned)
+		assert.Equal(t, int64(0), calls())
+		for range 2 {
+			if versioned {
+				cfixture.DeleteVersioned(p)
+			} else {
+				cfixture.DeleteLegacy(p)
+			}
+		}
+		assert.Equal(t, int64(2), calls(), "versioned=%v", versioned)
+		assert.Equal(t, int64(1), orig(), "versioned=%v: the original deleter once", versioned)
 	}
 }
