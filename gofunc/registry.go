@@ -13,10 +13,13 @@ import (
 )
 
 // MaxParams is the most Python parameters a function may take, and
-// MaxResults the most values it may return (a tuple).
+// MaxResults the most values it may return (a tuple); MaxFunctions is the
+// most functions one module may register (each has a C entry point of its
+// own, pyext/gofunc_gen.h).
 const (
-	MaxParams  = 8
-	MaxResults = 3
+	MaxParams    = 8
+	MaxResults   = 3
+	MaxFunctions = 256
 )
 
 // Entry is one registered function, as the CPython skin sees it.
@@ -158,6 +161,10 @@ func register(name string, fn any, goKinds []Kind, results []Kind, tuple bool, o
 	}
 	if old, dup := byName[name]; dup {
 		panic(fmt.Sprintf("gofunc: %q registered twice (%s and %s)", name, old.GoName, e.GoName))
+	}
+	if len(entries) == MaxFunctions {
+		panic(fmt.Sprintf("gofunc: registering %q: a module has at most %d functions; build the rest into another "+
+			"module", name, MaxFunctions))
 	}
 	byName[name] = e
 	entries = append(entries, e)

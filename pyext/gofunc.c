@@ -3,7 +3,9 @@
 /* gofunc.c: the Go functions registered with package gofunc, as functions of
  * the module.
  *
- * Each is a METH_FASTCALL | METH_KEYWORDS builtin whose self is its index.
+ * Each is a METH_FASTCALL | METH_KEYWORDS builtin whose self is its module
+ * (so that __module__, __qualname__, repr and pickling are a module
+ * function's), with a C entry point of its own (gofunc_gen.h).
  * A call matches the arguments to the parameters, turns each into a plain C
  * slot (gd_fn_val, core/godlpack.h): an array is described in C (a godlpack.Array as it is;
  * any other object through from_dlpack's import, whose fast path makes no Go
@@ -38,7 +40,7 @@ typedef struct {
 static gd_fn **gd_fns = NULL;
 static int gd_nfns = 0;
 
-static PyObject *gd_fn_trampoline(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+#include "gofunc_gen.h"
 
 /* _gofuncs(): the registered functions as JSON (build-ext writes the .pyi
  * stub from it). */
@@ -90,9 +92,9 @@ int gd_gofunc_install(PyObject *m, const char *fullname) {
     return -1;
   }
   int n = gd_go_fn_count();
-  if (n < 0) {
+  if (n < 0 || n > GD_FN_ENTRIES) {
     Py_DECREF(modname);
-    PyErr_SetString(PyExc_ImportError, "godlpack: the Go function registry failed");
+    PyErr_Format(PyExc_ImportError, "import %s: the Go function registry failed", fullname);
     return -1;
   }
   gd_fns = (gd_fn **)calloc(n > 0 ? n : 1, sizeof(gd_fn *));
@@ -128,15 +130,12 @@ int gd_gofunc_install(PyObject *m, const char *fullname) {
     f->module = m;
     f->st = gd_state_of_module(m);
     f->def.ml_name = f->d.name;
-    f->def.ml_meth = (PyCFunction)(void (*)(void))gd_fn_trampoline;
+    f->def.ml_meth = gd_fn_entries[i];
     f->def.ml_flags = METH_FASTCALL | METH_KEYWORDS;
     f->def.ml_doc = f->d.doc;
     gd_fns[i] = f;
     gd_nfns = i + 1;
-    PyObject *idx = PyLong_FromLong(i);
-    if (idx == NULL) goto fail;
-    PyObject *fn = PyCFunction_NewEx(&f->def, idx, modname);
-    Py_DECREF(idx);
+    PyObject *fn = PyCFunction_NewEx(&f->def, m, modname);
     if (fn == NULL) goto fail;
     if (PyModule_AddObject(m, f->d.name, fn) < 0) {
       Py_DECREF(fn);
@@ -490,8 +489,7 @@ static void gd_fn_drop(gd_fn_val *res, int n) {
   }
 }
 
-static PyObject *gd_fn_trampoline(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  long idx = PyLong_AsLong(self);
+static PyObject *gd_fn_call(int idx, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   if (idx < 0 || idx >= gd_nfns || gd_fns[idx] == NULL) {
     PyErr_SetString(PyExc_RuntimeError, "godlpack: unknown Go function");
     return NULL;

@@ -84,6 +84,24 @@ def test_godlpack_after_imgkit_uses_it(built):
     assert p.stdout.split() == ["True", "(3,)", "[0.0,", "0.0]"]
 
 
+def test_kit_functions_are_module_functions_and_pickle_to_spawned_workers(built):
+    """A kit function is a function of its module (__module__, __qualname__,
+    repr), pickles by reference, and so maps over a spawn pool (issue 25)."""
+    code = ("import imgkit, pickle, multiprocessing as mp, numpy as np\n"
+            "f = imgkit.histogram\n"
+            "print(f.__module__, f.__qualname__, repr(f), pickle.loads(pickle.dumps(f)) is f)\n"
+            "if __name__ == '__main__':\n"
+            "    data = [np.full(10, i, np.uint8) for i in range(3)]\n"
+            "    with mp.get_context('spawn').Pool(2) as pool:\n"
+            "        out = pool.map(f, data, chunksize=1)\n"
+            "    print([int(np.asarray(h)[i]) for i, h in enumerate(out)])\n")
+    p = run_group([sys.executable, "-c", code], 120, _env(built))
+    assert p is not None and p.returncode == 0, p and (p.stdout + p.stderr)
+    first = p.stdout.splitlines()[0]
+    assert first == "imgkit histogram <built-in function histogram> True", p.stdout
+    assert p.stdout.splitlines()[-1] == "[10, 10, 10]", p.stdout
+
+
 MYKIT_GO = '''package mykit
 
 import (

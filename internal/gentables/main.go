@@ -1,7 +1,9 @@
 // Command gentables writes the files generated from the tables of package
 // core: python/godlpack/_tables.py (package pytables), pyext/errors_gen.h
 // and the sentinel table of docs/exceptions.md (package errtables), and
-// pyext/gocall_gen.h, the gates into Go (package gates). Run it
+// pyext/gocall_gen.h, the gates into Go (package gates), and
+// pyext/gofunc_gen.h, the C entry points of Go functions (package
+// fnentries). Run it
 // from the repository root:
 //
 //	go run ./internal/gentables
@@ -12,6 +14,7 @@ import (
 	"os"
 
 	"github.com/godlpack/godlpack/internal/gentables/errtables"
+	"github.com/godlpack/godlpack/internal/gentables/fnentries"
 	"github.com/godlpack/godlpack/internal/gentables/gates"
 	"github.com/godlpack/godlpack/internal/gentables/pytables"
 )
@@ -40,6 +43,7 @@ func main() {
 		{errtables.HeaderPath, errtables.RenderHeader()},
 		{errtables.DocsPath, docs},
 		{gates.Path, gocall},
+		{fnentries.Path, fnentries.Render()},
 	} {
 		if err := os.WriteFile(f.path, f.src, 0o644); err != nil {
 			fail(err)
