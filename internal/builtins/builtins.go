@@ -42,6 +42,9 @@ func init() {
 	gofunc.Func0("_gofunc_stale", stale, gofunc.Doc("Returns an array it released (a test probe of the refusal)."))
 	gofunc.Func2("_gofunc_sleep", sleep, gofunc.Params(gofunc.Arg("seconds")),
 		gofunc.Doc("Waits seconds or until Ctrl-C cancels its context; True when cancelled (a test probe)."))
+	gofunc.Func1("_gofunc_box3", box3, gofunc.Params(gofunc.Array("img").DType(core.Float64)),
+		gofunc.Doc("The 3x3 box mean of the interior of a float64 image of any layout, through core.ReadRows\n"+
+			"(make bench row 13: a stencil over strided views)."))
 	gofunc.Func1("_gofunc_write_any", writeAny, gofunc.Params(gofunc.Array("a")),
 		gofunc.Doc("Tries to write a through core's typed slices and Set; returns the error text (a test probe)."))
 }

@@ -55,6 +55,12 @@ Rows:
      the same probe registered gofunc.Quick() (the GIL held) as info rows,
      and _gofunc_floor: an empty Go export called with the GIL released,
      the least any such call pays, alone and right after gd.from_dlpack.
+ 13  a Go stencil over strided views (group "gofunc"): _gofunc_box3, a 3x3
+     box mean written with core.ReadRows (internal/builtins/stencil.go),
+     on a 1500x1500 float64 crop of a bigger image (rows of another stride)
+     vs the same function on the contiguous copy <= 1.5x; on a transposed
+     view (each row gathered) and numpy's nine-slice box on the contiguous
+     image as info rows.
 """
 
 from __future__ import annotations
@@ -212,6 +218,22 @@ class Bench:
         if torch is not None:
             self.add("i", "Quick Go function(torch.Tensor) -> float", res["quick(t)"], res["gd.from_dlpack(t)"],
                      "gd.from_dlpack(Tensor)", None)
+        self.stencils(np)
+
+    # ---- row 13: a Go stencil over strided views -----------------------------
+
+    def stencils(self, np: Any) -> None:
+        big = np.random.default_rng(0).random((1600, 1600))
+        crop = big[50:1550, 50:1550]
+        c = np.ascontiguousarray(crop)
+        env = {"box": _native._gofunc_box3, "crop": crop, "c": c, "t": np.ascontiguousarray(c.T).T}
+        stmts = ["box(crop)", "box(c)", "box(t)",
+                 "(c[:-2, :-2] + c[:-2, 1:-1] + c[:-2, 2:] + c[1:-1, :-2] + c[1:-1, 1:-1] + c[1:-1, 2:]"
+                 " + c[2:, :-2] + c[2:, 1:-1] + c[2:, 2:]) / 9"]
+        res = interleaved(stmts, env, 5 if self.quick else 11, self.batch_s)
+        self.add("13", "Go 3x3 box (ReadRows) of a strided crop", res[0], res[1], "the same, contiguous", 1.5)
+        self.add("i", "Go 3x3 box (ReadRows) of a transposed view", res[2], res[1], "the same, contiguous", None)
+        self.add("i", "numpy's nine-slice 3x3 box", res[3], res[1], "Go 3x3 box, contiguous", None)
 
     # ---- row 6: copies --------------------------------------------------
 
