@@ -34,10 +34,11 @@
 //	                      DescribeVersioned/Legacy, ImportVersioned/Legacy,
 //	                      ExportVersioned/Legacy, ExportView
 //	layout.go             C- and Fortran-contiguity, contiguous strides
-//	array.go, view.go, desc.go, typed.go, iter.go
+//	array.go, view.go, desc.go, typed.go, iter.go, rows.go
 //	                      Array, Empty/Zeros, views (Index, Slice, Transpose,
 //	                      Reshape), zero-allocation descriptor kernels
 //	                      (ApplyIndex, ReshapeDesc), typed access, iteration
+//	                      (All, Values; Rows, ReadRows: rows as slices)
 //	copy.go, fill.go, sum.go, float16.go
 //	                      CopyInto, Fill, Sum, float16/bfloat16 decoding
 //	owner.c               C: owner refcounting and deleters
