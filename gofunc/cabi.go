@@ -41,10 +41,14 @@ var (
 var table []*Entry
 
 // Open closes the registry and returns how many functions the module
-// offers; CallC and DescribeC number them from 0.
-func Open() int {
+// offers (CallC and DescribeC number them from 0), or the registrations
+// that failed (Err).
+func Open() (int, error) {
 	table = Entries()
-	return len(table)
+	if err := Err(); err != nil {
+		return 0, err
+	}
+	return len(table), nil
 }
 
 // Opened is the registry as Open closed it.

@@ -18,6 +18,14 @@
 // signatures and doc comments. godlpack's own module is built the same way
 // and registers some of its functions here too.
 //
+// A registration that cannot work (a parameter type gofunc does not take, a
+// name used twice, more than MaxFunctions functions) registers nothing and
+// is recorded: Err returns it (a kit's Go test can assert Err() == nil), and
+// importing the module built from the registry raises ImportError naming it,
+// instead of the process dying in a Go init. In Python a registered function
+// is a function of its module (its __module__, __qualname__ and repr), and
+// pickles by reference.
+//
 // # Parameters and results
 //
 // Parameters may be *core.Array (any Python object with __dlpack__ or the

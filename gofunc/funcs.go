@@ -30,6 +30,7 @@ func mustResults[R any]() ([]Kind, bool) {
 // Func0 registers fn as the Python function name returning one value (or a
 // Tuple2/Tuple3).
 func Func0[R any](name string, fn func() (R, error), opts ...Option) {
+	defer noteBad(name)
 	rk, tuple := mustResults[R]()
 	register(name, fn, mustKinds(), rk, tuple, opts, func(a, res []Value) error {
 		r, err := fn()
@@ -51,6 +52,7 @@ func Proc0(name string, fn func() error, opts ...Option) {
 // Func1 registers fn as the Python function name returning one value (or a
 // Tuple2/Tuple3).
 func Func1[P1, R any](name string, fn func(P1) (R, error), opts ...Option) {
+	defer noteBad(name)
 	rk, tuple := mustResults[R]()
 	register(name, fn, mustKinds(kindOf[P1]), rk, tuple, opts, func(a, res []Value) error {
 		r, err := fn(get[P1](&a[0]))
@@ -64,6 +66,7 @@ func Func1[P1, R any](name string, fn func(P1) (R, error), opts ...Option) {
 
 // Proc1 registers fn as the Python function name returning None.
 func Proc1[P1 any](name string, fn func(P1) error, opts ...Option) {
+	defer noteBad(name)
 	register(name, fn, mustKinds(kindOf[P1]), nil, false, opts, func(a, _ []Value) error {
 		return fn(get[P1](&a[0]))
 	})
@@ -72,6 +75,7 @@ func Proc1[P1 any](name string, fn func(P1) error, opts ...Option) {
 // Func2 registers fn as the Python function name returning one value (or a
 // Tuple2/Tuple3).
 func Func2[P1, P2, R any](name string, fn func(P1, P2) (R, error), opts ...Option) {
+	defer noteBad(name)
 	rk, tuple := mustResults[R]()
 	register(name, fn, mustKinds(kindOf[P1], kindOf[P2]), rk, tuple, opts, func(a, res []Value) error {
 		r, err := fn(get[P1](&a[0]), get[P2](&a[1]))
@@ -85,6 +89,7 @@ func Func2[P1, P2, R any](name string, fn func(P1, P2) (R, error), opts ...Optio
 
 // Proc2 registers fn as the Python function name returning None.
 func Proc2[P1, P2 any](name string, fn func(P1, P2) error, opts ...Option) {
+	defer noteBad(name)
 	register(name, fn, mustKinds(kindOf[P1], kindOf[P2]), nil, false, opts, func(a, _ []Value) error {
 		return fn(get[P1](&a[0]), get[P2](&a[1]))
 	})
@@ -93,6 +98,7 @@ func Proc2[P1, P2 any](name string, fn func(P1, P2) error, opts ...Option) {
 // Func3 registers fn as the Python function name returning one value (or a
 // Tuple2/Tuple3).
 func Func3[P1, P2, P3, R any](name string, fn func(P1, P2, P3) (R, error), opts ...Option) {
+	defer noteBad(name)
 	rk, tuple := mustResults[R]()
 	register(name, fn, mustKinds(kindOf[P1], kindOf[P2], kindOf[P3]), rk, tuple, opts, func(a, res []Value) error {
 		r, err := fn(get[P1](&a[0]), get[P2](&a[1]), get[P3](&a[2]))
@@ -106,6 +112,7 @@ func Func3[P1, P2, P3, R any](name string, fn func(P1, P2, P3) (R, error), opts 
 
 // Proc3 registers fn as the Python function name returning None.
 func Proc3[P1, P2, P3 any](name string, fn func(P1, P2, P3) error, opts ...Option) {
+	defer noteBad(name)
 	register(name, fn, mustKinds(kindOf[P1], kindOf[P2], kindOf[P3]), nil, false, opts, func(a, _ []Value) error {
 		return fn(get[P1](&a[0]), get[P2](&a[1]), get[P3](&a[2]))
 	})
@@ -114,6 +121,7 @@ func Proc3[P1, P2, P3 any](name string, fn func(P1, P2, P3) error, opts ...Optio
 // Func4 registers fn as the Python function name returning one value (or a
 // Tuple2/Tuple3).
 func Func4[P1, P2, P3, P4, R any](name string, fn func(P1, P2, P3, P4) (R, error), opts ...Option) {
+	defer noteBad(name)
 	rk, tuple := mustResults[R]()
 	register(name, fn, mustKinds(kindOf[P1], kindOf[P2], kindOf[P3], kindOf[P4]), rk, tuple, opts, func(a, res []Value) error {
 		r, err := fn(get[P1](&a[0]), get[P2](&a[1]), get[P3](&a[2]), get[P4](&a[3]))
@@ -127,6 +135,7 @@ func Func4[P1, P2, P3, P4, R any](name string, fn func(P1, P2, P3, P4) (R, error
 
 // Proc4 registers fn as the Python function name returning None.
 func Proc4[P1, P2, P3, P4 any](name string, fn func(P1, P2, P3, P4) error, opts ...Option) {
+	defer noteBad(name)
 	register(name, fn, mustKinds(kindOf[P1], kindOf[P2], kindOf[P3], kindOf[P4]), nil, false, opts, func(a, _ []Value) error {
 		return fn(get[P1](&a[0]), get[P2](&a[1]), get[P3](&a[2]), get[P4](&a[3]))
 	})
@@ -135,6 +144,7 @@ func Proc4[P1, P2, P3, P4 any](name string, fn func(P1, P2, P3, P4) error, opts 
 // Func5 registers fn as the Python function name returning one value (or a
 // Tuple2/Tuple3).
 func Func5[P1, P2, P3, P4, P5, R any](name string, fn func(P1, P2, P3, P4, P5) (R, error), opts ...Option) {
+	defer noteBad(name)
 	rk, tuple := mustResults[R]()
 	register(name, fn, mustKinds(kindOf[P1], kindOf[P2], kindOf[P3], kindOf[P4], kindOf[P5]), rk, tuple, opts, func(a, res []Value) error {
 		r, err := fn(get[P1](&a[0]), get[P2](&a[1]), get[P3](&a[2]), get[P4](&a[3]), get[P5](&a[4]))
@@ -148,6 +158,7 @@ func Func5[P1, P2, P3, P4, P5, R any](name string, fn func(P1, P2, P3, P4, P5) (
 
 // Proc5 registers fn as the Python function name returning None.
 func Proc5[P1, P2, P3, P4, P5 any](name string, fn func(P1, P2, P3, P4, P5) error, opts ...Option) {
+	defer noteBad(name)
 	register(name, fn, mustKinds(kindOf[P1], kindOf[P2], kindOf[P3], kindOf[P4], kindOf[P5]), nil, false, opts, func(a, _ []Value) error {
 		return fn(get[P1](&a[0]), get[P2](&a[1]), get[P3](&a[2]), get[P4](&a[3]), get[P5](&a[4]))
 	})
@@ -156,6 +167,7 @@ func Proc5[P1, P2, P3, P4, P5 any](name string, fn func(P1, P2, P3, P4, P5) erro
 // Func6 registers fn as the Python function name returning one value (or a
 // Tuple2/Tuple3).
 func Func6[P1, P2, P3, P4, P5, P6, R any](name string, fn func(P1, P2, P3, P4, P5, P6) (R, error), opts ...Option) {
+	defer noteBad(name)
 	rk, tuple := mustResults[R]()
 	register(name, fn, mustKinds(kindOf[P1], kindOf[P2], kindOf[P3], kindOf[P4], kindOf[P5], kindOf[P6]), rk, tuple, opts, func(a, res []Value) error {
 		r, err := fn(get[P1](&a[0]), get[P2](&a[1]), get[P3](&a[2]), get[P4](&a[3]), get[P5](&a[4]), get[P6](&a[5]))
@@ -169,6 +181,7 @@ func Func6[P1, P2, P3, P4, P5, P6, R any](name string, fn func(P1, P2, P3, P4, P
 
 // Proc6 registers fn as the Python function name returning None.
 func Proc6[P1, P2, P3, P4, P5, P6 any](name string, fn func(P1, P2, P3, P4, P5, P6) error, opts ...Option) {
+	defer noteBad(name)
 	register(name, fn, mustKinds(kindOf[P1], kindOf[P2], kindOf[P3], kindOf[P4], kindOf[P5], kindOf[P6]), nil, false, opts, func(a, _ []Value) error {
 		return fn(get[P1](&a[0]), get[P2](&a[1]), get[P3](&a[2]), get[P4](&a[3]), get[P5](&a[4]), get[P6](&a[5]))
 	})

@@ -2,9 +2,11 @@ package gofunc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -85,6 +87,34 @@ func SetSource(goName, doc string, params ...string) {
 	mu.Lock()
 	defer mu.Unlock()
 	sources[goName] = sourceInfo{doc: doc, params: params}
+}
+
+// badRegs are the registrations that failed (a wrong type, a name used
+// twice, ...): Err returns them, and the module built from the registry
+// refuses to import with them (ImportError) instead of the process dying
+// in a Go init.
+var badRegs []error
+
+// noteBad turns a failed registration's panic into a recorded error.
+func noteBad(name string) {
+	if r := recover(); r != nil {
+		mu.Lock()
+		defer mu.Unlock()
+		msg := fmt.Sprint(r)
+		if !strings.Contains(msg, strconv.Quote(name)) {
+			msg = fmt.Sprintf("registering %q: %s", name, strings.TrimPrefix(msg, "gofunc: "))
+		}
+		badRegs = append(badRegs, errors.New(msg))
+	}
+}
+
+// Err returns the registrations that failed so far, joined, or nil: a
+// kit's Go test can assert it is nil, and the module built from the
+// registry raises ImportError with it.
+func Err() error {
+	mu.Lock()
+	defer mu.Unlock()
+	return errors.Join(badRegs...)
 }
 
 // Entries returns the registered functions in registration order and

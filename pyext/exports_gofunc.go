@@ -8,6 +8,7 @@ package pyext
 import "C"
 
 import (
+	"fmt"
 	"time"
 	"unsafe"
 
@@ -26,16 +27,22 @@ import (
 func gdgo_fn_floor() C.int { return 0 }
 
 // gdgo_fn_count closes the registry and returns how many functions the
-// module offers.
+// module offers, or -1 with the registrations that failed in msg.
 //
 //export gdgo_fn_count
-func gdgo_fn_count() (n C.int) {
+func gdgo_fn_count(msg *C.char) (n C.int) {
 	defer func() {
-		if recover() != nil {
+		if r := recover(); r != nil {
+			writeMsg(msg, fmt.Sprintf("godlpack internal error (recovered Go panic: %v); please report it", r))
 			n = -1
 		}
 	}()
-	return C.int(gofunc.Open())
+	count, err := gofunc.Open()
+	if err != nil {
+		writeMsg(msg, err.Error())
+		return -1
+	}
+	return C.int(count)
 }
 
 // gdgo_fn_describe fills d for function i (gofunc.DescribeC).

@@ -13,9 +13,9 @@ static inline int gd_go_fn_call(int i, gd_fn_val *args, int nargs, gd_fn_val *re
   return gdgo_fn_call(i, args, nargs, res, waitMs, handle, msg);
 }
 
-static inline int gd_go_fn_count(void) {
+static inline int gd_go_fn_count(char *msg) {
   if (gd_in_fork_child) return 0;
-  return gdgo_fn_count();
+  return gdgo_fn_count(msg);
 }
 
 static inline int gd_go_fn_describe(int i, gd_fn_desc *d, char *msg) {

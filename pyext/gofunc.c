@@ -91,10 +91,13 @@ int gd_gofunc_install(PyObject *m, const char *fullname) {
     Py_DECREF(modname);
     return -1;
   }
-  int n = gd_go_fn_count();
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int n = gd_go_fn_count(msg);
   if (n < 0 || n > GD_FN_ENTRIES) {
     Py_DECREF(modname);
-    PyErr_Format(PyExc_ImportError, "import %s: the Go function registry failed", fullname);
+    PyErr_Format(PyExc_ImportError, "import %s: a Go function could not be registered: %s; fix the registration "
+                 "and rebuild the module", fullname, msg[0] ? msg : "the registry failed");
     return -1;
   }
   gd_fns = (gd_fn **)calloc(n > 0 ? n : 1, sizeof(gd_fn *));

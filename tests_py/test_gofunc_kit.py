@@ -102,6 +102,38 @@ def test_kit_functions_are_module_functions_and_pickle_to_spawned_workers(built)
     assert p.stdout.splitlines()[-1] == "[10, 10, 10]", p.stdout
 
 
+BADKIT_GO = '''package badkit
+
+import "github.com/godlpack/godlpack/gofunc"
+
+func init() {
+	gofunc.Func1("good", func(x float64) (float64, error) { return 2 * x, nil })
+	gofunc.Func1("half", func(x float32) (float32, error) { return x / 2, nil })
+}
+'''
+
+
+def test_a_registration_mistake_is_an_import_error_not_a_crash(tmp_path):
+    """A function registered with a type gofunc does not take builds, but
+    build-ext and every import then say which registration failed
+    (ImportError), instead of the process dying in a Go init (issue 25)."""
+    if shutil.which(os.environ.get("GO", "go")) is None:
+        missing("the Go toolchain is needed to build a kit")
+    (tmp_path / "badkit").mkdir()
+    (tmp_path / "go.mod").write_text("module example.com/badkit\n\ngo 1.26\n")
+    (tmp_path / "badkit" / "badkit.go").write_text(BADKIT_GO)
+    env = dict(os.environ, PYTHONPATH=PYDIR)
+    p = subprocess.run([sys.executable, "-m", "godlpack", "build-ext", "badkit", "./badkit", "-o", str(tmp_path)],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert 'registering "half": type float32 is not a supported parameter' in p.stdout + p.stderr
+    code = "try:\n import badkit\nexcept ImportError as e:\n print('ImportError:', e)\n"
+    q = run_group([sys.executable, "-c", code], 60, dict(env, PYTHONPATH=os.pathsep.join([str(tmp_path), PYDIR])))
+    assert q is not None and q.returncode == 0, q and q.stderr
+    assert q.stdout.startswith("ImportError: import badkit: a Go function could not be registered: "
+                               'registering "half"'), q.stdout
+
+
 MYKIT_GO = '''package mykit
 
 import (

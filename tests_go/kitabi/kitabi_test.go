@@ -45,7 +45,8 @@ func index(t *testing.T, name string) int {
 }
 
 func TestCallThroughTheCABI(t *testing.T) {
-	n := gofunc.Open()
+	n, err := gofunc.Open()
+	require.NoError(t, err)
 	require.Equal(t, 5, n)
 	require.Len(t, gofunc.Opened(), n)
 

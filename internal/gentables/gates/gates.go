@@ -54,7 +54,7 @@ var Table = map[string]Gate{
 	"gdgo_test_panic":      {Entry: `"_test_panic()"`},
 	"gdgo_test_gc":         {Entry: `"_test_go_gc()"`},
 	"gdgo_go_allocs":       {Child: "0", Name: "gd_go_allocs"},
-	"gdgo_fn_count":        {Child: "0"},
+	"gdgo_fn_count":        {Child: "0"}, // a forked child's module has no Go functions
 	"gdgo_fn_floor":        {Entry: `"_gofunc_floor()"`, MsgArg: true},
 	"gdgo_fn_describe":     {Entry: `"import"`},
 	"gdgo_fn_meta":         {Entry: `"_gofuncs()"`},
