@@ -139,8 +139,14 @@ test-cgocheck2: setup
 # rounds), absolute times, targets, PASS/MISS. BENCH_QUICK=1: a few-second
 # smoke run (CI runs it from `make test`); never timed assertions.
 BENCH_QUICK ?=
-bench: setup
+BENCH_REQ := requirements-bench.txt
+bench: setup $(VENV)/.bench
 	$(PY) -m godlpack bench $(if $(filter-out 0,$(BENCH_QUICK)),--quick)
+
+# numba for row 10's comparison (requirements-bench.txt), once.
+$(VENV)/.bench: $(VENV)/.deps $(BENCH_REQ)
+	$(PIP) install -r $(BENCH_REQ)
+	@touch $@
 
 # ---- generated tables -----------------------------------------------------
 # python/godlpack/_tables.py: the device and dtype tables the Python side

@@ -49,12 +49,15 @@ Rows:
      (scatter, an identity task, result) vs numpy's <= 1.1x (the last two
      not under --quick; 9 rounds each)
  10  a registered Go function (the extension kit, group "gofunc") called with
-     one array of 16 float64 returning a float, godlpack._native._gofunc_probe:
-     with an ndarray vs gd.from_dlpack(ndarray) <= 1.5x, with a torch tensor
-     vs gd.from_dlpack(tensor) <= 1.5x (the Go call includes the import);
-     the same probe registered gofunc.Quick() (the GIL held) as info rows,
-     and _gofunc_floor: an empty Go export called with the GIL released,
-     the least any such call pays, alone and right after gd.from_dlpack.
+     one array of 16 float64 returning a float, godlpack._native._gofunc_probe,
+     against what a user would pick instead: a numba @njit function of the
+     same work (its element count) on the same ndarray, the default call
+     (the GIL released) <= 2.5x and the same probe registered gofunc.Quick()
+     (the GIL held) <= 1.5x (numba from requirements-bench.txt; without it
+     the rows say so). Info rows: np.add.reduce of the array, the calls with
+     a torch tensor and a gd.Array, gd.from_dlpack(ndarray), and
+     _gofunc_floor: an empty Go export called with the GIL released, the
+     least any such call pays, alone and right after gd.from_dlpack.
  13  a Go stencil over strided views (group "gofunc"): _gofunc_box3, a 3x3
      box mean written with core.ReadRows (internal/builtins/stencil.go),
      on a 1500x1500 float64 crop of a bigger image (rows of another stride)
@@ -189,22 +192,36 @@ class Bench:
     def gofuncs(self, np: Any, torch: Any) -> None:
         n = np.arange(16, dtype=np.float64)
         env: dict[str, Any] = {"gd": gd, "n": n, "probe": _native._gofunc_probe, "a": gd.from_dlpack(n),
-                               "quick": _native._gofunc_probe_quick, "floor": _native._gofunc_floor}
-        stmts = ["probe(n)", "gd.from_dlpack(n)", "probe(a)", "quick(n)", "floor(n)", "floor(gd.from_dlpack(n))"]
+                               "quick": _native._gofunc_probe_quick, "floor": _native._gofunc_floor,
+                               "add": np.add}
+        stmts = ["probe(n)", "quick(n)", "gd.from_dlpack(n)", "probe(a)", "floor(n)", "floor(gd.from_dlpack(n))",
+                 "add.reduce(n)"]
+        try:
+            import numba
+        except ImportError:
+            numba = None
+        if numba is not None:
+            env["nb"] = numba.njit(lambda x: float(x.size))
+            env["nb"](n)  # compiled before the rounds
+            stmts.append("nb(n)")
         if torch is not None:
             env["t"] = torch.arange(16, dtype=torch.float64)
             stmts += ["probe(t)", "gd.from_dlpack(t)", "quick(t)", "floor(gd.from_dlpack(t))"]
         res = dict(zip(stmts, interleaved(stmts, env, self.rounds, self.batch_s)))
-        self.add("10", "Go function(ndarray) -> float", res["probe(n)"], res["gd.from_dlpack(n)"],
-                 "gd.from_dlpack(ndarray)", 1.5)
-        if torch is not None:
-            self.add("10", "Go function(torch.Tensor) -> float", res["probe(t)"], res["gd.from_dlpack(t)"],
-                     "gd.from_dlpack(Tensor)", 1.5)
+        if numba is not None:
+            self.add("10", "Go function(ndarray) -> float", res["probe(n)"], res["nb(n)"], "numba @njit(ndarray)", 2.5)
+            self.add("10", "Quick Go function(ndarray) -> float", res["quick(n)"], res["nb(n)"],
+                     "numba @njit(ndarray)", 1.5)
+            self.add("i", "np.add.reduce(ndarray)", res["add.reduce(n)"], res["nb(n)"], "numba @njit(ndarray)", None)
         else:
-            self.note("10", "Go function(torch.Tensor) -> float", "torch not installed")
-        self.add("i", "Go function(gd.Array) -> float", res["probe(a)"], res["gd.from_dlpack(n)"],
+            self.note("10", "Go function(ndarray) -> float", "numba not installed (requirements-bench.txt)")
+            self.note("10", "Quick Go function(ndarray) -> float", "numba not installed (requirements-bench.txt)")
+        self.add("i", "Go function(ndarray) -> float", res["probe(n)"], res["gd.from_dlpack(n)"],
                  "gd.from_dlpack(ndarray)", None)
-        self.add("i", "Quick Go function(ndarray) -> float", res["quick(n)"], res["gd.from_dlpack(n)"],
+        if torch is not None:
+            self.add("i", "Go function(torch.Tensor) -> float", res["probe(t)"], res["gd.from_dlpack(t)"],
+                     "gd.from_dlpack(Tensor)", None)
+        self.add("i", "Go function(gd.Array) -> float", res["probe(a)"], res["gd.from_dlpack(n)"],
                  "gd.from_dlpack(ndarray)", None)
         self.add("i", "empty Go call, GIL released (the floor)", res["floor(n)"], res["gd.from_dlpack(n)"],
                  "gd.from_dlpack(ndarray)", None)
@@ -215,7 +232,6 @@ class Bench:
         if torch is not None:
             self.add("i", "floor(gd.from_dlpack(torch.Tensor))", res["floor(gd.from_dlpack(t))"],
                      res["gd.from_dlpack(t)"], "gd.from_dlpack(Tensor)", None)
-        if torch is not None:
             self.add("i", "Quick Go function(torch.Tensor) -> float", res["quick(t)"], res["gd.from_dlpack(t)"],
                      "gd.from_dlpack(Tensor)", None)
         self.stencils(np)
