@@ -212,3 +212,51 @@ def test_setuptools_helper_builds_a_downstream_module(installed):
     assert p.returncode == 0, p.stdout + p.stderr
     assert list(proj.glob("mykit*.so"))
     assert _total(lib, proj).startswith("15.0 ")
+
+
+def test_init_kit_writes_a_package_go_tools_and_build_ext_accept(tmp_path):
+    """python -m godlpack init-kit DIR: a Go module that go vet and go test
+    accept with no edits (go.mod replaces godlpack with these Go sources),
+    whose module build-ext builds and Python imports (issue 25)."""
+    go = shutil.which(os.environ.get("GO", "go"))
+    if go is None:
+        missing("the Go toolchain is needed for a kit")
+    env = dict(os.environ, PYTHONPATH=PYDIR)
+    d = tmp_path / "mytools"
+    p = subprocess.run([sys.executable, "-m", "godlpack", "init-kit", str(d)], env=env, capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert sorted(f.name for f in d.iterdir()) == ["go.mod", "mytools.go", "mytools_test.go", "pyproject.toml",
+                                                   "setup.py"]
+    for cmd in (["vet", "./..."], ["test", "./..."]):
+        q = subprocess.run([go, *cmd], cwd=d, capture_output=True, text=True, timeout=300)
+        assert q.returncode == 0, (cmd, q.stdout + q.stderr)
+    q = subprocess.run([sys.executable, "-m", "godlpack", "build-ext", "mytools", ".", "-o", "."], cwd=d, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert q.returncode == 0, q.stdout + q.stderr
+    code = "import mytools, numpy as np; print(mytools.total(np.arange(6.0).reshape(2, 3)[:, ::2]))"
+    r = run_group([sys.executable, "-c", code], 60, dict(env, PYTHONPATH=os.pathsep.join([str(d), PYDIR])))
+    assert r is not None and r.returncode == 0 and r.stdout.strip() == "10.0", r and (r.stdout + r.stderr)
+    # never overwrites; refuses a name that is no identifier
+    again = subprocess.run([sys.executable, "-m", "godlpack", "init-kit", str(d)], env=env, capture_output=True,
+                           text=True)
+    assert again.returncode == 1 and "nothing was written" in again.stderr
+    bad = subprocess.run([sys.executable, "-m", "godlpack", "init-kit", str(tmp_path / "my-tools")], env=env,
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "pass --name NAME" in bad.stderr
+
+
+def test_go_compile_errors_point_at_the_users_files(tmp_path):
+    """A Go compile error names the user's file as the user knows it, and the
+    closing line asks for the fix, not for a toolchain check."""
+    if shutil.which(os.environ.get("GO", "go")) is None:
+        missing("the Go toolchain is needed for a kit")
+    env = dict(os.environ, PYTHONPATH=PYDIR)
+    d = tmp_path / "broken"
+    assert subprocess.run([sys.executable, "-m", "godlpack", "init-kit", str(d)], env=env).returncode == 0
+    src = (d / "broken.go").read_text().replace("var s float64", "var s float64\n\tundefinedThing()")
+    (d / "broken.go").write_text(src)
+    q = subprocess.run([sys.executable, "-m", "godlpack", "build-ext", "broken", ".", "-o", "."], cwd=d, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert q.returncode == 1
+    assert "\nbroken.go:" in q.stderr and "undefined: undefinedThing" in q.stderr, q.stderr
+    assert "fix the code they point at" in q.stderr and "C compiler" not in q.stderr

@@ -241,6 +241,14 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--device", metavar="DEVICE", help="where TARGET's arrays are made: cpu, oneapi:0, cuda:0 "
                    "(default: where the library makes them)")
     c.add_argument("-v", "--verbose", action="store_true", help="list every case as it runs")
+    k = sub.add_parser("init-kit", help="start a Go package for Python (go.mod, one function, its Go test, pip files)",
+                       description="Write a Go module in DIR that go build, go vet, go test and gopls accept as it "
+                       "is (go.mod requires godlpack and replaces it with the Go sources of this godlpack), one "
+                       "function registered with gofunc, a Go test of the registrations, and pyproject.toml / "
+                       "setup.py for pip install. Existing files are never overwritten.")
+    k.add_argument("dir", metavar="DIR", help="the directory (created when missing); its name is the default NAME")
+    k.add_argument("--name", help="the Python module and Go package name (default: DIR's name)")
+    k.add_argument("--module", help="the Go module path (default: example.com/NAME)")
     e = sub.add_parser("build-ext", help="build a Python module from Go packages (the extension kit)",
                        description="Build the abi3 extension module NAME: godlpack's whole API plus the Go "
                        "functions that the Go packages PKG (directories or import paths) register with "
@@ -267,6 +275,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return _check.main([args.target, "--role", args.role] + (["--json", args.json] if args.json else []) +
                            (["-v"] if args.verbose else []) + (["--device", args.device] if args.device else []))
+    if args.command == "init-kit":
+        from ._initkit import init_kit
+
+        return init_kit(args.dir, args.name, args.module)
     if args.command == "build-ext":
         from ._buildext import build_ext
 

@@ -196,10 +196,11 @@ class Bench:
                                "add": np.add}
         stmts = ["probe(n)", "quick(n)", "gd.from_dlpack(n)", "probe(a)", "floor(n)", "floor(gd.from_dlpack(n))",
                  "add.reduce(n)"]
+        numba: Any = None
         try:
             import numba
         except ImportError:
-            numba = None
+            pass
         if numba is not None:
             env["nb"] = numba.njit(lambda x: float(x.size))
             env["nb"](n)  # compiled before the rounds

@@ -20,6 +20,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 import sysconfig
 from collections.abc import Mapping, Sequence
 
@@ -57,6 +58,10 @@ def _go_version(root: str) -> str:
     return m.group(1) if m else "1.26"
 
 
+def _version_key(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", v)[:3])
+
+
 def _module_root(d: str) -> tuple[str, str]:
     """(module root, module path) of the Go module holding directory d."""
     cur = os.path.abspath(d)
@@ -68,6 +73,14 @@ def _module_root(d: str) -> tuple[str, str]:
         if parent == cur:
             raise SystemExit(f"error: {d} is not inside a Go module (no go.mod above it); run `go mod init` there")
         cur = parent
+
+
+def _enclosing_module() -> tuple[str, str] | None:
+    """(root, module path) of the Go module around the working directory."""
+    try:
+        return _module_root(os.getcwd())
+    except SystemExit:
+        return None
 
 
 def resolve_packages(pkgs: Sequence[str], gosrc: str) -> tuple[list[str], list[str], dict[str, str]]:
@@ -90,6 +103,11 @@ def resolve_packages(pkgs: Sequence[str], gosrc: str) -> tuple[list[str], list[s
             ip = p
             if ip == GODLPACK_MODULE or ip.startswith(GODLPACK_MODULE + "/"):
                 dirs[ip] = os.path.join(gosrc, ip[len(GODLPACK_MODULE) + 1 :])
+            elif (here := _enclosing_module()) is not None and (ip == here[1] or ip.startswith(here[1] + "/")):
+                # an import path of the module around the working directory
+                dirs[ip] = os.path.join(here[0], ip[len(here[1]) + 1 :]) if ip != here[1] else here[0]
+                if here[0] not in roots:
+                    roots.append(here[0])
         if ip not in imports:
             imports.append(ip)
     return imports, roots, dirs
@@ -180,7 +198,9 @@ func init() {{
 
 func main() {{}}
 """
-    ver = _go_version(gosrc)
+    # go.work must not say less than any module it uses (`go mod init` writes
+    # the toolchain's full version, e.g. 1.26.8): the highest go line wins.
+    ver = max([_go_version(gosrc)] + [_go_version(r) for r in roots], key=_version_key)
     files = {
         "main.go": main,
         "go.mod": f"module godlpackext/{short}\n\ngo {ver}\n",
@@ -273,16 +293,38 @@ def build_module(
     cmd, env = go_build_command(go, os.path.abspath(out), workdir, debug=debug)
     shown = [f"{k}={shlex.quote(env[k])}" for k in ("GOEXPERIMENT", "CGO_CFLAGS", "CC", "GOWORK") if env.get(k)]
     print(f"(cd {shlex.quote(workdir)} && " + " ".join(shown + [shlex.join(cmd)]) + ")", flush=True)
-    rc = subprocess.run(cmd, cwd=workdir, env=env).returncode
-    if rc != 0:
+    p = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True)
+    said = user_paths(p.stdout + p.stderr, workdir)
+    print(said, end="", file=sys.stderr, flush=True)
+    if p.returncode != 0 and re.search(r"\.go:\d+(:\d+)?: ", said):
+        raise SystemExit(f"error: building {what or fullname} failed: the Go compiler's messages are above; fix the "
+                         "code they point at and build again.")
+    if p.returncode != 0:
         raise SystemExit(
-            f"error: building {what or fullname} with `go build` failed (exit status {rc}); the Go "
+            f"error: building {what or fullname} with `go build` failed (exit status {p.returncode}); the Go "
             "toolchain's messages are above. Check that Go 1.26+ and a C compiler work "
             "(`go version`, `go env CC`), then run the build again."
         )
     header = os.path.splitext(os.path.abspath(out))[0] + ".h"  # c-shared also writes a C header
     if os.path.exists(header):
         os.remove(header)
+
+
+def user_paths(text: str, workdir: str) -> str:
+    """The Go toolchain's messages with the paths of files, which it prints
+    relative to the generated main package's temporary folder, made the
+    user's: relative to the working directory when under it, else absolute."""
+    cwd = os.getcwd()
+
+    def fix(m: re.Match[str]) -> str:
+        path = m.group(1)
+        full = os.path.normpath(path if os.path.isabs(path) else os.path.join(workdir, path))
+        if not os.path.exists(full):
+            return m.group(0)
+        rel = os.path.relpath(full, cwd)
+        return (full if rel.startswith("..") else rel) + m.group(2)
+
+    return re.sub(r"((?:[\w.~/-]+/)?[\w.-]+\.go)(:\d+)", fix, text)
 
 
 # ---- setuptools -----------------------------------------------------------

@@ -1,0 +1,133 @@
+"""``python -m godlpack init-kit DIR``: a Go package for Python that builds,
+vets and tests as it is.
+
+It writes a Go module in DIR (``go.mod`` requiring godlpack and replacing it
+with the Go sources of the godlpack installed here, so that ``go build``,
+``go vet``, ``go test`` and gopls resolve it without the network), one
+function registered with gofunc, a Go test that checks the registrations,
+and a ``pyproject.toml`` / ``setup.py`` that ``pip install`` builds with
+godlpack's ``build_go_ext``. Existing files are never overwritten.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+from ._gobuild import GODLPACK_MODULE, _go_version, go_source_root
+
+GO = '''// Package {name} holds the Go functions of the Python module {name}.
+package {name}
+
+import (
+	"github.com/godlpack/godlpack/core"
+	"github.com/godlpack/godlpack/gofunc"
+)
+
+func init() {{
+	gofunc.Func1("total", Total, gofunc.Params(gofunc.Array("a").DType(core.Float64)))
+}}
+
+// Total returns the sum of a float64 array of any layout (a numpy array,
+// a torch tensor, a transposed or sliced view: each row is a slice).
+func Total(a *core.Array) (float64, error) {{
+	rows, err := core.ReadRows[float64](a)
+	if err != nil {{
+		return 0, err
+	}}
+	var s float64
+	for _, r := range rows {{
+		for i := range r.Len() {{
+			s += r.At(i)
+		}}
+	}}
+	return s, nil
+}}
+'''
+
+GO_TEST = '''package {name}
+
+import (
+	"testing"
+
+	"github.com/godlpack/godlpack/core"
+	"github.com/godlpack/godlpack/gofunc"
+)
+
+// Every gofunc registration of the package worked (a failed one is an
+// ImportError of the Python module).
+func TestRegistrations(t *testing.T) {{
+	if err := gofunc.Err(); err != nil {{
+		t.Fatal(err)
+	}}
+}}
+
+func TestTotal(t *testing.T) {{
+	a, err := core.Empty(core.Float64, 2, 3)
+	if err != nil {{
+		t.Fatal(err)
+	}}
+	defer a.Release()
+	s, _ := a.Float64s()
+	for i := range s {{
+		s[i] = float64(i)
+	}}
+	if got, err := Total(a.T()); err != nil || got != 15 {{
+		t.Fatalf("Total(a.T()) = %v, %v; want 15", got, err)
+	}}
+}}
+'''
+
+PYPROJECT = '''[build-system]
+# godlpack must be installable where pip builds: from an index, or
+# `pip install --find-links DIR .` with DIR holding godlpack's wheel.
+requires = ["setuptools>=64", "godlpack"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "{name}"
+version = "0.1.0"
+requires-python = ">=3.11"
+dependencies = ["godlpack"]
+'''
+
+SETUP = '''from setuptools import setup
+
+from godlpack.build import GoExtension, build_go_ext
+
+setup(ext_modules=[GoExtension("{name}", ["."])], cmdclass={{"build_ext": build_go_ext}})
+'''
+
+
+def init_kit(directory: str, name: str | None = None, module: str | None = None) -> int:
+    name = name or os.path.basename(os.path.abspath(directory))
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or name in ("godlpack", "main"):
+        print(f"init-kit: {name!r} is not a name for a Python module and Go package; pass --name NAME "
+              "(a Python identifier)", file=sys.stderr)
+        return 2
+    gosrc = go_source_root()
+    module = module or f"example.com/{name}"
+    files = {
+        "go.mod": (f"module {module}\n\ngo {_go_version(gosrc)}\n\nrequire {GODLPACK_MODULE} v0.0.0\n\n"
+                   f"// godlpack's Go sources, as the installed godlpack ships them\n"
+                   f"replace {GODLPACK_MODULE} => {gosrc}\n"),
+        f"{name}.go": GO.format(name=name),
+        f"{name}_test.go": GO_TEST.format(name=name),
+        "pyproject.toml": PYPROJECT.format(name=name),
+        "setup.py": SETUP.format(name=name),
+    }
+    os.makedirs(directory, exist_ok=True)
+    there = [f for f in files if os.path.exists(os.path.join(directory, f))]
+    if there:
+        print(f"init-kit: {directory} already has {', '.join(there)}; nothing was written (pick an empty "
+              "directory)", file=sys.stderr)
+        return 1
+    for f, text in files.items():
+        with open(os.path.join(directory, f), "w", encoding="utf-8") as out:
+            out.write(text)
+    print(f"wrote the Go package {module} (Python module {name}) in {directory}:\n"
+          f"  cd {directory} && go vet ./... && go test ./...   # Go's own tools work as they are\n"
+          f"  python -m godlpack build-ext {name} . -o .        # {name}.abi3.so and {name}.pyi here\n"
+          f"  pip install .                                      # or: pip install --find-links DIR .")
+    return 0
