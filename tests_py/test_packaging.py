@@ -50,10 +50,18 @@ def test_go_build_command_does_not_need_vcs():
     assert "-buildvcs=false" in argv
 
 
-def test_failed_go_build_ends_in_one_line_not_a_traceback(tmp_path):
-    # a Go toolchain that fails: the build prints its command, then one error line
+@pytest.mark.parametrize("said,closing", [
+    ("pyext/x.go:1:1: something broke", r"error: building godlpack's extension failed: the Go compiler's messages "
+                                        r"are above; fix the code they point at"),
+    ("cgo: C compiler \"gcc\" not found: something broke",
+     r"error: building godlpack's extension with `go build` failed \(exit status 1\).*C compiler work"),
+])
+def test_failed_go_build_ends_in_one_line_not_a_traceback(tmp_path, said, closing):
+    # a Go toolchain that fails: the build prints its command, then one error
+    # line, which asks for a fix of the code after a compile error and for a
+    # check of the toolchain otherwise
     fake = tmp_path / "go"
-    fake.write_text("#!/bin/sh\necho 'pyext/x.go:1:1: something broke' >&2\nexit 1\n")
+    fake.write_text(f"#!/bin/sh\necho '{said}' >&2\nexit 1\n")
     fake.chmod(0o755)
     env = dict(os.environ, GO=str(fake))
     p = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(tmp_path / "out")],
@@ -61,7 +69,7 @@ def test_failed_go_build_ends_in_one_line_not_a_traceback(tmp_path):
     assert p.returncode != 0
     assert "Traceback" not in p.stderr, p.stderr
     assert "something broke" in p.stderr
-    assert re.search(r"error: building godlpack's extension with `go build` failed \(exit status 1\)", p.stderr)
+    assert re.search(closing, p.stderr), p.stderr
 
 
 def _cli(*args):

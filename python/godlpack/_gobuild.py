@@ -228,12 +228,21 @@ def go_build_command(
 
     debug=False strips symbols and DWARF and trims source paths (release
     builds); debug=True keeps all three. CGO_CFLAGS gets the CPython include
-    directory in front of the caller's flags (default -O2 -g)."""
+    directory in front of the caller's flags (default -O2, and -g when
+    debug). A release build links with -s through the external linker as
+    well, and its default CGO_LDFLAGS has no -g: a C linker that reads the
+    later -g as undoing Go's early -s (zig cc) would keep DWARF and build
+    paths."""
     env = dict(environ)
     env["CGO_ENABLED"] = "1"
-    env["CGO_CFLAGS"] = f"-I{sysconfig.get_paths()['include']} " + environ.get("CGO_CFLAGS", "-O2 -g")
+    env["CGO_CFLAGS"] = f"-I{sysconfig.get_paths()['include']} " + environ.get("CGO_CFLAGS",
+                                                                                "-O2 -g" if debug else "-O2")
+    if not debug:
+        env.setdefault("CGO_LDFLAGS", "-O2")
     env["GOWORK"] = os.path.join(os.path.abspath(workdir), "go.work")
-    ldflags = f"-extldflags=-Wl,--version-script={os.path.join(os.path.abspath(workdir), 'module.map')}"
+    script = os.path.join(os.path.abspath(workdir), "module.map")
+    ext = f"-Wl,--version-script={script}" + ("" if debug else " -s")
+    ldflags = f"'-extldflags={ext}'"  # quoted: one flag for Go's linker, split by it for the C linker
     # -buildvcs=false: the build must not depend on git (a checkout owned by
     # another user, an sdist, a source tree without .git)
     argv = [go, "build", "-buildvcs=false", "-tags", "pyext", "-buildmode=c-shared"]
