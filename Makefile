@@ -163,8 +163,9 @@ tables:
 # wheel       dist/godlpack-VERSION-cp311-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64.whl,
 #             built by a venv of build tools only (build/tools, requirements-build.txt): cgo
 #             compiles and links with `zig cc` (ziglang from PyPI) for glibc 2.17, auditwheel
-#             gives the manylinux2014 tag, then auditwheel show, abi3audit --strict and
-#             twine check --strict print their verdicts (any finding fails the target).
+#             gives the manylinux2014 tag, then auditwheel show, tools/check_release_so.py
+#             (stripped, no build paths), abi3audit --strict and twine check --strict print
+#             their verdicts (any finding fails the target).
 # sdist       dist/godlpack-VERSION.tar.gz, and a wheel built from it with Go offline
 #             (GOPROXY=off, an empty module cache): the extension needs no module download.
 # test-wheel  the wheel installed into fresh venvs (WHEEL_TEST_VERSIONS) and the Python suite
@@ -196,6 +197,7 @@ wheel: $(TOOLS)/.created
 	  $(TOOLS_PY) -m pip wheel --no-build-isolation --no-deps -w build/wheel-raw .
 	PATH="$(CURDIR)/$(TOOLS)/bin:$$PATH" $(TOOLS_PY) -m auditwheel repair --plat $(WHEEL_PLAT) --only-plat -w dist build/wheel-raw/godlpack-$(VERSION)-*.whl
 	$(TOOLS_PY) -m auditwheel show $(WHEEL)
+	$(TOOLS_PY) tools/check_release_so.py $(WHEEL) "$(CURDIR)" "$$HOME" "$$($(TOOLS_PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
 	$(TOOLS)/bin/abi3audit --strict --verbose $(WHEEL)
 	$(TOOLS)/bin/twine check --strict $(WHEEL)
 	@echo "wheel: $(WHEEL)"

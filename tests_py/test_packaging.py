@@ -120,3 +120,37 @@ def test_licence_is_apache_2():
     assert "Apache License" in text and "Version 2.0, January 2004" in text
     with open(os.path.join(ROOT, "pyproject.toml")) as f:
         assert 'license = "Apache-2.0"' in f.read()
+
+
+def test_release_gate_finds_symbols_debug_info_and_build_paths(tmp_path):
+    """tools/check_release_so.py, the gate of `make wheel`, fails a wheel
+    whose .so keeps .symtab / .debug_* sections or a build path, and passes
+    the same library stripped."""
+    import shutil
+    import zipfile
+
+    cc = shutil.which("gcc") or shutil.which("cc")
+    assert cc is not None, "a C compiler builds godlpack; none is on PATH"
+    src = tmp_path / "x.c"
+    src.write_text(f'const char *where = "{tmp_path}/secret";\nint f(void) {{ return 1; }}\n')
+    lib = tmp_path / "x.so"
+    subprocess.run([cc, "-g", "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
+
+    def wheel(so, name):
+        w = tmp_path / name
+        with zipfile.ZipFile(w, "w") as z:
+            z.write(so, "godlpack/_native.abi3.so")
+        return w
+
+    gate = [sys.executable, os.path.join(ROOT, "tools", "check_release_so.py")]
+    bad = subprocess.run(gate + [str(wheel(lib, "bad.whl")), str(tmp_path)], capture_output=True, text=True)
+    assert bad.returncode == 1
+    assert "section .symtab (not stripped)" in bad.stderr and "section .debug_info" in bad.stderr
+    assert f"contains the build path {str(tmp_path)!r}" in bad.stderr
+    stripped = tmp_path / "s.so"
+    (tmp_path / "y.c").write_text("int f(void) { return 1; }\n")
+    subprocess.run([cc, "-s", "-shared", "-fPIC", "-o", str(stripped), str(tmp_path / "y.c")], check=True)
+    good = subprocess.run(gate + [str(wheel(stripped, "good.whl")), str(tmp_path / "elsewhere")],
+                          capture_output=True, text=True)
+    assert good.returncode == 0, good.stderr
+    assert "stripped, no build paths" in good.stdout
