@@ -43,7 +43,7 @@ def go_build_command(go, out, workdir=".", debug=False, environ=os.environ):
 # `python -m godlpack build-ext` and godlpack.build work from an installed
 # godlpack with only Go and a C compiler.
 GOSRC_DIRS = ("core", "backends", "pyext", "gofunc", "internal/builtins")
-GOSRC_FILES = ("go.mod", "go.sum", "LICENSE", "NOTICE")
+GOSRC_FILES = ("go.mod", "go.sum")  # the licences are the wheel's own (.dist-info/licenses)
 GOSRC_EXT = (".go", ".c", ".h", ".s")
 
 

@@ -114,12 +114,27 @@ def test_one_version_source():
     assert re.fullmatch(r"\d+\.\d+\.\d+", gd.__version__)
 
 
-def test_licence_is_apache_2():
+def test_licences_are_declared_and_shipped():
+    """godlpack is Apache-2.0; the extension links the Go runtime statically,
+    so the wheel declares and carries Go's BSD-3-Clause licence too (issue 26);
+    the Go sources the wheel carries hold no second copy of either."""
+    import tomllib
+
     with open(os.path.join(ROOT, "LICENSE")) as f:
         text = f.read()
     assert "Apache License" in text and "Version 2.0, January 2004" in text
-    with open(os.path.join(ROOT, "pyproject.toml")) as f:
-        assert 'license = "Apache-2.0"' in f.read()
+    with open(os.path.join(ROOT, "LICENSE-Go")) as f:
+        assert "Copyright 2009 The Go Authors" in f.read()
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        project = tomllib.load(f)["project"]
+    assert project["license"] == "Apache-2.0 AND BSD-3-Clause"
+    assert project["license-files"] == ["LICENSE", "NOTICE", "LICENSE-Go"]
+    setup = _setup_module()
+    assert "LICENSE" not in setup.GOSRC_FILES and "NOTICE" not in setup.GOSRC_FILES
+    with open(os.path.join(ROOT, "MANIFEST.in")) as f:
+        manifest = f.read()
+    for needed in ("LICENSE-Go", "requirements-build.txt", "tools"):  # make wheel from the sdist
+        assert needed in manifest
 
 
 def test_release_gate_finds_symbols_debug_info_and_build_paths(tmp_path):
