@@ -192,7 +192,7 @@ $(TOOLS)/.created: requirements-build.txt
 
 .PHONY: sdist test-wheel
 wheel: $(TOOLS)/.created
-	rm -rf build/wheel-raw dist/godlpack-$(VERSION)-cp311-abi3-*.whl && mkdir -p dist build/wheel-raw
+	rm -rf build/wheel-raw build/lib build/lib.* build/bdist.* dist/godlpack-$(VERSION)-cp311-abi3-*.whl && mkdir -p dist build/wheel-raw
 	CC="$(CURDIR)/$(TOOLS_PY) -m ziglang cc -target $(ZIG_TARGET)" \
 	  $(TOOLS_PY) -m pip wheel --no-build-isolation --no-deps -w build/wheel-raw .
 	PATH="$(CURDIR)/$(TOOLS)/bin:$$PATH" $(TOOLS_PY) -m auditwheel repair --plat $(WHEEL_PLAT) --only-plat -w dist build/wheel-raw/godlpack-$(VERSION)-*.whl

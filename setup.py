@@ -53,6 +53,7 @@ class build_py_gosrc(build_py):
     def run(self):
         super().run()
         dst = os.path.join(self.build_lib, "godlpack", "_gosrc")
+        shutil.rmtree(dst, ignore_errors=True)  # exactly the sources below: nothing left from an older build
         for name in GOSRC_FILES:
             if os.path.exists(os.path.join(HERE, name)):
                 os.makedirs(dst, exist_ok=True)
