@@ -24,6 +24,11 @@ def _setup_module():
 @pytest.mark.parametrize(
     "environ,config,found,want",
     [
+        ({"_PLATFORM": "darwin arm64"}, {}, {"go", "gcc"}, r"Linux x86-64 and aarch64 only so far, not on darwin arm64"),
+        ({"_PLATFORM": "linux riscv64"}, {}, {"go", "gcc"}, r"not on linux riscv64"),
+        ({"_GOVERSION": "go1.22.1"}, {}, {"go", "gcc"}, r"'?go'? is go1\.22\.1; .*needs Go 1\.26.*GOTOOLCHAIN=go1\.26"),
+        ({"_GOVERSION": "go1.22.1", "GOTOOLCHAIN": "go1.26.0"}, {}, {"go", "gcc"}, None),  # the user opted in
+        ({"_GOVERSION": "go1.26.8"}, {}, {"go", "gcc"}, None),
         ({}, {"Py_GIL_DISABLED": 1}, {"go", "gcc"}, r"free-threaded.*limited C API \(abi3\).*regular CPython"),
         ({}, {}, {"gcc"}, r"Go toolchain \('go'\) was not found.*go\.dev/dl.*GO="),
         ({"GO": "/opt/go/bin/go"}, {}, {"gcc"}, r"'/opt/go/bin/go'"),
@@ -36,7 +41,10 @@ def _setup_module():
 def test_build_problems_are_one_readable_message(environ, config, found, want):
     setup = _setup_module()
     which = lambda name: f"/usr/bin/{name}" if name in found else None
-    got = setup.build_problem(environ=environ, config_var=config.get, which=which)
+    plat = tuple(environ.pop("_PLATFORM", "linux x86_64").split())
+    version = environ.pop("_GOVERSION", "go1.26.0")
+    got = setup.build_problem(environ=environ, config_var=config.get, which=which, platform=plat,
+                              go_version=lambda go: version)
     if want is None:
         assert got is None
     else:

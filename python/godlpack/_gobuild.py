@@ -253,8 +253,26 @@ def go_build_command(
     return argv, env
 
 
-def build_problem(environ: Mapping[str, str] = os.environ, config_var=sysconfig.get_config_var, which=shutil.which):
+def _go_version_of(go: str) -> str:
+    """`go env GOVERSION` (e.g. go1.26.2), or "" when go cannot say."""
+    try:
+        p = subprocess.run([go, "env", "GOVERSION"], capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, GOTOOLCHAIN="local"))
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return p.stdout.strip() if p.returncode == 0 else ""
+
+
+def build_problem(environ: Mapping[str, str] = os.environ, config_var=sysconfig.get_config_var, which=shutil.which,
+                  platform: tuple[str, str] | None = None, go_version=_go_version_of):
     """Why an extension cannot be built here, as one message, or None."""
+    system, machine = platform or (sys.platform, os.uname().machine if hasattr(os, "uname") else "")
+    if system != "linux" or machine not in ("x86_64", "aarch64"):
+        return (
+            f"error: godlpack's extension builds on Linux x86-64 and aarch64 only so far, not on {system} "
+            f"{machine}: its C skin and oneAPI backend use Linux interfaces. Install it on Linux (a wheel "
+            "where one is published), or follow docs/packaging.md for the state of other platforms."
+        )
     if config_var("Py_GIL_DISABLED"):
         return (
             "error: godlpack cannot be built for a free-threaded CPython (python3.13t and later): its "
@@ -267,6 +285,13 @@ def build_problem(environ: Mapping[str, str] = os.environ, config_var=sysconfig.
             f"error: the Go toolchain ({go!r}) was not found on PATH. godlpack's extension is written in "
             "Go: install Go 1.26 or newer from https://go.dev/dl/ (and a C compiler for cgo), or set "
             "GO=/path/to/go, then run the install again."
+        )
+    have = go_version(which(go) or go)
+    if have and _version_key(have) < (1, 26) and not environ.get("GOTOOLCHAIN"):
+        return (
+            f"error: {go} is {have}; godlpack's extension needs Go 1.26 or newer. Install it from "
+            "https://go.dev/dl/, or set GOTOOLCHAIN=go1.26.0 to let go fetch that toolchain (network "
+            "needed), then run the install again."
         )
     cc = shlex.split(environ.get("CC", "") or "gcc")[0]
     if which(cc) is None and which("cc") is None:
