@@ -260,3 +260,21 @@ def test_go_compile_errors_point_at_the_users_files(tmp_path):
     assert q.returncode == 1
     assert "\nbroken.go:" in q.stderr and "undefined: undefinedThing" in q.stderr, q.stderr
     assert "fix the code they point at" in q.stderr and "C compiler" not in q.stderr
+
+
+def test_a_name_of_godlpacks_api_is_refused_at_build(tmp_path):
+    """A kit function named like godlpack's own API (asarray) would shadow it
+    in the module: build-ext refuses it, naming the clash, and leaves no
+    module behind (issue 25)."""
+    if shutil.which(os.environ.get("GO", "go")) is None:
+        missing("the Go toolchain is needed to build a kit")
+    env = dict(os.environ, PYTHONPATH=PYDIR)
+    d = tmp_path / "clash"
+    assert subprocess.run([sys.executable, "-m", "godlpack", "init-kit", str(d)], env=env).returncode == 0
+    src = (d / "clash.go").read_text().replace('gofunc.Func1("total"', 'gofunc.Func1("asarray"')
+    (d / "clash.go").write_text(src)
+    p = subprocess.run([sys.executable, "-m", "godlpack", "build-ext", "clash", ".", "-o", "."], cwd=d, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "registers asarray, which godlpack's own API uses (godlpack.asarray)" in p.stderr, p.stderr
+    assert not list(d.glob("clash*.so"))

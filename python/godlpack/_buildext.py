@@ -89,9 +89,16 @@ def build_ext(name: str, pkgs: list[str], outdir: str, debug: bool = False, work
     with tempfile.TemporaryDirectory(prefix="godlpack-build-ext-") as tmp:
         _gobuild.build_module(name, pkgs, so, workdir or tmp, debug=debug, what=f"the module {name}")
     funcs = describe(name, so)
+    mine = [x["name"] for x in funcs if not x["go_name"].startswith(_OWN)]
+    import godlpack
+
+    clash = sorted(n for n in mine if n in godlpack.__all__)
+    if clash:
+        os.remove(so)
+        raise SystemExit(f"error: the module {name} registers {', '.join(clash)}, which godlpack's own API uses "
+                         f"(godlpack.{clash[0]}); register the function under another name")
     pyi = os.path.join(os.path.abspath(outdir), f"{short}.pyi")
     with open(pyi, "w", encoding="utf-8") as f:
         f.write(stub_text(name, funcs))
-    mine = [x["name"] for x in funcs if not x["go_name"].startswith(_OWN)]
     print(f"built {so} ({len(mine)} Go functions: {', '.join(mine)}) and {pyi}")
     return 0
