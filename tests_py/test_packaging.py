@@ -58,6 +58,21 @@ def test_go_build_command_does_not_need_vcs():
     assert "-buildvcs=false" in argv
 
 
+def test_go_build_command_strips_release_builds_through_both_linkers():
+    """Release: Go's -s -w, and -s for the C linker inside one quoted
+    -extldflags (Go refuses an -ldflags value that starts with a quote, so
+    -s -w lead), with CGO flags free of -g; debug: none of it."""
+    setup = _setup_module()
+    argv, env = setup.go_build_command("go", "/tmp/x.so", "/w", environ={})
+    ld = next(a for a in argv if a.startswith("-ldflags="))
+    assert ld == "-ldflags=-s -w '-extldflags=-Wl,--version-script=/w/module.map -s'"
+    assert "-g" not in env["CGO_CFLAGS"].split() and env["CGO_LDFLAGS"] == "-O2" and "-trimpath" in argv
+    argv, env = setup.go_build_command("go", "/tmp/x.so", "/w", debug=True, environ={})
+    ld = next(a for a in argv if a.startswith("-ldflags="))
+    assert ld == "-ldflags=-extldflags=-Wl,--version-script=/w/module.map"
+    assert "-g" in env["CGO_CFLAGS"].split() and "CGO_LDFLAGS" not in env and "-trimpath" not in argv
+
+
 @pytest.mark.parametrize("said,closing", [
     ("pyext/x.go:1:1: something broke", r"error: building godlpack's extension failed: the Go compiler's messages "
                                         r"are above; fix the code they point at"),

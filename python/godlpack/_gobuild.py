@@ -242,7 +242,9 @@ def go_build_command(
     env["GOWORK"] = os.path.join(os.path.abspath(workdir), "go.work")
     script = os.path.join(os.path.abspath(workdir), "module.map")
     ext = f"-Wl,--version-script={script}" + ("" if debug else " -s")
-    ldflags = f"'-extldflags={ext}'"  # quoted: one flag for Go's linker, split by it for the C linker
+    # quoted when it has a space: one flag for Go's linker, which splits it for the C linker (a
+    # value may not start with a quote: the release build's -s -w come first)
+    ldflags = f"'-extldflags={ext}'" if " " in ext else f"-extldflags={ext}"
     # -buildvcs=false: the build must not depend on git (a checkout owned by
     # another user, an sdist, a source tree without .git)
     argv = [go, "build", "-buildvcs=false", "-tags", "pyext", "-buildmode=c-shared"]
