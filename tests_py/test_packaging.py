@@ -10,6 +10,7 @@ import sys
 import pytest
 
 import godlpack as gd
+from _helpers import requires
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -160,6 +161,7 @@ def test_licences_are_declared_and_shipped():
         assert needed in manifest
 
 
+@requires("elftools")
 def test_release_gate_finds_symbols_debug_info_and_build_paths(tmp_path):
     """tools/check_release_so.py, the gate of `make wheel`, fails a wheel
     whose .so keeps .symtab / .debug_* sections or a build path, and passes
