@@ -7,9 +7,10 @@
  * The slots keep Python's dispatch: with an Array on the left and another
  * type on the right, that type's own slot is tried first (what Python would
  * do after a NotImplemented), so np_array + a and a + np_array still give
- * numpy's answer; only when it declines too does the refusal come. Pure C:
- * no Go, also in a forked child. */
-#include "arith.h"
+ * numpy's answer; only when it declines too does the refusal come. The
+ * slots themselves are generated (pyspec_gen.c, one row each in
+ * internal/gentables/pyspec). Pure C: no Go, also in a forked child. */
+#include "skin.h"
 
 /* "godlpack.Array", "int", "numpy.ndarray": the type as Python's own
  * messages name it. A new reference, or NULL with an exception. */
@@ -45,9 +46,10 @@ static PyObject *gd_refuse(const char *entry, PyObject *v, PyObject *w) {
   return NULL;
 }
 
-/* v op w (z: pow's modulus). self_fn is this slot's function: the operand
- * whose type has it is the Array. */
-static PyObject *gd_binary(int slot, void *self_fn, const char *entry, PyObject *v, PyObject *w, PyObject *z) {
+/* v op w (z: pow's modulus), the body of every binary slot (pyspec_gen.c).
+ * self_fn is the slot's function: the operand whose type has it is the
+ * Array. */
+PyObject *gd_arith_binary(int slot, void *self_fn, const char *op, PyObject *v, PyObject *w, PyObject *z) {
   if (PyType_GetSlot(Py_TYPE(v), slot) == self_fn) {
     void *f = PyType_GetSlot(Py_TYPE(w), slot);
     if (f != NULL && f != self_fn) { /* the reflected operation Python would try next */
@@ -56,36 +58,10 @@ static PyObject *gd_binary(int slot, void *self_fn, const char *entry, PyObject 
       Py_DECREF(r);
     }
   }
-  return gd_refuse(entry, v, w);
+  return gd_refuse(op, v, w);
 }
 
-#define GD_BINARY(fn, slot, entry) \
-  PyObject *fn(PyObject *v, PyObject *w) { return gd_binary(slot, (void *)fn, entry, v, w, NULL); }
-
-GD_BINARY(gd_nb_add, Py_nb_add, "+")
-GD_BINARY(gd_nb_subtract, Py_nb_subtract, "-")
-GD_BINARY(gd_nb_multiply, Py_nb_multiply, "*")
-GD_BINARY(gd_nb_remainder, Py_nb_remainder, "%")
-GD_BINARY(gd_nb_divmod, Py_nb_divmod, "divmod()")
-GD_BINARY(gd_nb_lshift, Py_nb_lshift, "<<")
-GD_BINARY(gd_nb_rshift, Py_nb_rshift, ">>")
-GD_BINARY(gd_nb_and, Py_nb_and, "&")
-GD_BINARY(gd_nb_xor, Py_nb_xor, "^")
-GD_BINARY(gd_nb_or, Py_nb_or, "|")
-GD_BINARY(gd_nb_floor_divide, Py_nb_floor_divide, "//")
-GD_BINARY(gd_nb_true_divide, Py_nb_true_divide, "/")
-GD_BINARY(gd_nb_matrix_multiply, Py_nb_matrix_multiply, "@")
-
-PyObject *gd_nb_power(PyObject *v, PyObject *w, PyObject *z) {
-  return gd_binary(Py_nb_power, (void *)gd_nb_power, "**", v, w, z);
-}
-
-static PyObject *gd_unary(const char *entry) {
-  PyErr_Format(PyExc_TypeError, "%s: " GD_NO_ARITH, entry);
+PyObject *gd_arith_unary(const char *op) {
+  PyErr_Format(PyExc_TypeError, "%s: " GD_NO_ARITH, op);
   return NULL;
 }
-
-PyObject *gd_nb_negative(PyObject *v) { return gd_unary("unary -"); }
-PyObject *gd_nb_positive(PyObject *v) { return gd_unary("unary +"); }
-PyObject *gd_nb_absolute(PyObject *v) { return gd_unary("abs()"); }
-PyObject *gd_nb_invert(PyObject *v) { return gd_unary("unary ~"); }

@@ -1,7 +1,8 @@
 //go:build pyext
 
 /* array.c: the godlpack.Array type (PyType_FromModuleAndSpec, abi3): its
- * construction and destruction, attributes, and the method and slot tables.
+ * construction and destruction and its attributes; the method and slot
+ * tables are generated (pyspec_gen.c, from internal/gentables/pyspec).
  *
  * The object is a gd_header plus shape and strides in a variable-size tail.
  * It holds one owner reference, released in C by tp_dealloc (no Go call).
@@ -12,11 +13,9 @@
 #include <string.h>
 
 #include "_cgo_export.h"
-#include "arith.h"
 #include "array.h"
 #include "gocall.h"
 #include "skin.h"
-#include "structmember.h" /* T_PYSSIZET, READONLY: the limited API of 3.11 */
 
 /* ------------------------------------------------------------------ */
 /* construction / destruction                                         */
@@ -155,17 +154,17 @@ PyObject *gd_get_strides(PyObject *self, void *c) {
   gd_array *a = (gd_array *)self;
   return gd_tuple_of(GD_STRIDES(a), a->h.ndim);
 }
-static PyObject *gd_get_ndim(PyObject *self, void *c) {
+PyObject *gd_get_ndim(PyObject *self, void *c) {
   return PyLong_FromLong(((gd_array *)self)->h.ndim);
 }
-static PyObject *gd_get_size(PyObject *self, void *c) {
+PyObject *gd_get_size(PyObject *self, void *c) {
   gd_array *a = (gd_array *)self;
   return PyLong_FromLongLong(gd_size_of(a->h.ndim, GD_SHAPE(a)));
 }
-static PyObject *gd_get_itemsize(PyObject *self, void *c) {
+PyObject *gd_get_itemsize(PyObject *self, void *c) {
   return PyLong_FromLongLong(gd_array_itemsize(&((gd_array *)self)->h));
 }
-static PyObject *gd_get_nbytes(PyObject *self, void *c) {
+PyObject *gd_get_nbytes(PyObject *self, void *c) {
   gd_array *a = (gd_array *)self;
   int64_t n = gd_size_of(a->h.ndim, GD_SHAPE(a));
   int64_t is = gd_array_itemsize(&a->h);
@@ -188,40 +187,23 @@ PyObject *gd_get_dtype(PyObject *self, void *c) {
 PyObject *gd_get_device(PyObject *self, void *c) {
   return gd_device_object(gd_st(self), ((gd_array *)self)->h.device);
 }
-static PyObject *gd_get_readonly(PyObject *self, void *c) {
+PyObject *gd_get_readonly(PyObject *self, void *c) {
   return PyBool_FromLong((((gd_array *)self)->h.flags & GD_FLAG_READONLY) != 0);
 }
 
-static PyObject *gd_get_T(PyObject *self, void *c) { return gd_transpose_impl(self, NULL, 0); }
+PyObject *gd_get_T(PyObject *self, void *c) { return gd_transpose_impl(self, NULL, 0); }
 
 /* DLPack's data + byte_offset of an export, whichever way the device
  * carries the offset: torch's data_ptr(), numpy's ctypes.data. */
-static PyObject *gd_get_data_ptr(PyObject *self, void *c) {
+PyObject *gd_get_data_ptr(PyObject *self, void *c) {
   gd_array *a = (gd_array *)self;
   if (a->h.data == NULL) return PyLong_FromLong(0);
   return PyLong_FromVoidPtr((char *)a->h.data + a->h.offset * gd_array_itemsize(&a->h));
 }
 
-static PyGetSetDef gd_array_getset[] = {
-    {"shape", gd_get_shape, NULL, "Tuple of dimension sizes.", NULL},
-    {"strides", gd_get_strides, NULL, "Tuple of strides in ELEMENTS (DLPack convention); may be negative.", NULL},
-    {"ndim", gd_get_ndim, NULL, "Number of dimensions.", NULL},
-    {"size", gd_get_size, NULL, "Number of elements.", NULL},
-    {"itemsize", gd_get_itemsize, NULL, "Bytes per element (0 for packed sub-byte dtypes, 1 for padded ones).", NULL},
-    {"nbytes", gd_get_nbytes, NULL, "Bytes spanned by the elements (size * itemsize).", NULL},
-    {"dtype", gd_get_dtype, NULL, "The element type, a godlpack.DType.", NULL},
-    {"device", gd_get_device, NULL, "The device holding the memory, a godlpack.Device.", NULL},
-    {"readonly", gd_get_readonly, NULL, "True when writes are refused (e.g. imported READ_ONLY).", NULL},
-    {"T", gd_get_T, NULL, "Transposed view (axes reversed).", NULL},
-    {"data_ptr", gd_get_data_ptr, NULL,
-     "Address of the first element (an int), as torch's data_ptr() and numpy's ctypes.data give it; "
-     "valid while the array lives.", NULL},
-    {NULL},
-};
-
 /* sys.getsizeof(a), as numpy's: the object, its shape and strides, and the
  * bytes of the data when this Array owns them (views count their header). */
-static PyObject *gd_array_sizeof(PyObject *self, PyObject *unused) {
+PyObject *gd_array_sizeof(PyObject *self, PyObject *unused) {
   gd_array *a = (gd_array *)self;
   int64_t n = (int64_t)sizeof(gd_array) + 2 * (int64_t)a->h.ndim * (int64_t)sizeof(int64_t);
   if (!a->owns) return PyLong_FromLongLong(n);
@@ -233,88 +215,3 @@ static PyObject *gd_array_sizeof(PyObject *self, PyObject *unused) {
   Py_DECREF(nb);
   return r;
 }
-
-static PyMethodDef gd_array_methods[] = {
-    {"__sizeof__", gd_array_sizeof, METH_NOARGS,
-     "__sizeof__($self, /)\n--\n\nBytes of the object, counting the data only in the Array that owns it (as numpy)."},
-    {"__buffer__", gd_array_buffer_method, METH_O,
-     "__buffer__($self, flags, /)\n--\n\nA memoryview of the array (PEP 688)."},
-    {"__release_buffer__", gd_array_release_buffer_method, METH_O,
-     "__release_buffer__($self, buffer, /)\n--\n\nRelease a memoryview made by __buffer__."},
-    {"__dlpack__", (PyCFunction)(void (*)(void))gd_array_dlpack, METH_FASTCALL | METH_KEYWORDS,
-     "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
-     "Export the array as a DLPack capsule (\"dltensor_versioned\" when max_version >= (1, 0),\n"
-     "else legacy \"dltensor\")."},
-    {"__dlpack_device__", gd_array_dlpack_device, METH_NOARGS,
-     "__dlpack_device__($self, /)\n--\n\nReturn (DLDeviceType, device_id)."},
-    {"__complex__", gd_array_complex, METH_NOARGS,
-     "__complex__($self, /)\n--\n\nThe one element of the array as a complex (complex(a))."},
-    {"tolist", gd_array_tolist, METH_NOARGS, "tolist($self, /)\n--\n\nNested Python lists of Python scalars."},
-    {"copy", gd_array_copy, METH_NOARGS, "copy($self, /)\n--\n\nA C-contiguous deep copy (computed in Go)."},
-    {"fill", gd_array_fill, METH_O, "fill($self, value, /)\n--\n\nSet every element to value (computed in Go)."},
-#define GD_REDUCE_METHOD(name, fn, sig, doc) \
-  {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, name "($self, /, " sig ")\n--\n\n" doc}
-    GD_REDUCE_METHOD("sum", gd_array_sum, "axis=None, dtype=None, out=None, keepdims=False",
-                     "Sum of the elements over the given axes (all when axis is None), computed in Go.\n"
-                     "A Python scalar when the result is 0-d and out is None, else an Array."),
-    GD_REDUCE_METHOD("prod", gd_array_prod, "axis=None, dtype=None, out=None, keepdims=False",
-                     "Product of the elements over the given axes (see sum)."),
-    GD_REDUCE_METHOD("min", gd_array_min, "axis=None, out=None, keepdims=False",
-                     "Minimum over the given axes; NaN propagates (see sum)."),
-    GD_REDUCE_METHOD("max", gd_array_max, "axis=None, out=None, keepdims=False",
-                     "Maximum over the given axes; NaN propagates (see sum)."),
-    GD_REDUCE_METHOD("any", gd_array_any, "axis=None, out=None, keepdims=False",
-                     "Whether any element over the given axes is non-zero (see sum)."),
-    GD_REDUCE_METHOD("all", gd_array_all, "axis=None, out=None, keepdims=False",
-                     "Whether all elements over the given axes are non-zero (see sum)."),
-    GD_REDUCE_METHOD("mean", gd_array_mean, "axis=None, dtype=None, out=None, keepdims=False",
-                     "Arithmetic mean over the given axes; float64 for integer arrays (see sum)."),
-#undef GD_REDUCE_METHOD
-    {"reshape", gd_array_reshape, METH_VARARGS, "reshape($self, /, *shape)\n--\n\nA view with a new shape when possible, else a copy."},
-    {"transpose", gd_array_transpose, METH_VARARGS, "transpose($self, /, *axes)\n--\n\nA view with permuted axes (reversed when none)."},
-    {"_usm_data", gd_array_usm_data, METH_NOARGS, NULL},
-    {NULL},
-};
-
-static PyMemberDef gd_array_members[] = {
-    {"__weaklistoffset__", T_PYSSIZET, offsetof(gd_array, weakrefs), READONLY, NULL},
-    {NULL},
-};
-
-static PyType_Slot gd_array_slots[] = {
-    {Py_tp_dealloc, gd_array_dealloc},
-    {Py_tp_members, gd_array_members},
-    {Py_tp_hash, PyObject_HashNotImplemented}, /* arrays are unhashable, as in numpy */
-    {Py_nb_bool, gd_nb_bool},
-    {Py_nb_int, gd_nb_int},
-    {Py_nb_float, gd_nb_float},
-    {Py_nb_index, gd_nb_index},
-    {Py_tp_richcompare, gd_array_richcompare}, /* element-wise, compare.c */
-    GD_ARITH_SLOTS,                            /* refusals naming the way out, arith.c */
-    {Py_tp_methods, gd_array_methods},
-    {Py_tp_getset, gd_array_getset},
-    {Py_mp_subscript, gd_array_subscript},
-    {Py_mp_ass_subscript, gd_array_ass_subscript},
-    {Py_mp_length, gd_array_length},
-    {Py_sq_length, gd_array_length},
-    {Py_sq_item, gd_array_item},
-    {Py_tp_iter, gd_array_iter},
-    {Py_bf_getbuffer, gd_getbuffer},
-    {Py_bf_releasebuffer, gd_releasebuffer},
-    {Py_tp_doc,
-     "An n-dimensional array in C memory owned by godlpack's Go core.\n\n"
-     "Create arrays with godlpack.asarray, empty, zeros, ones, full, arange or\n"
-     "from_dlpack. Exchanged zero-copy through DLPack (__dlpack__) and the buffer\n"
-     "protocol. Strides are in elements."},
-    {0, NULL},
-};
-
-PyType_Spec gd_array_spec = {
-    .name = "godlpack.Array",
-    .basicsize = (int)sizeof(gd_array),
-    .itemsize = (int)(2 * sizeof(int64_t)),
-    /* Not Py_TPFLAGS_IMMUTABLETYPE: module init sets __dlpack_c_exchange_api__
-     * on the type, which the limited API can only do with setattr. */
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
-    .slots = gd_array_slots,
-};

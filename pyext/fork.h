@@ -26,9 +26,4 @@ PyObject *gd_nogo_copy(gd_state *st, gd_array *a, const char *entry);
 int gd_alloc_host(DLDataType dt, int32_t nd, const int64_t *shape, gd_header *h, int64_t *strides,
                   const char *entry);
 
-/* module methods _in_fork_child, _test_panic, _test_go_gc */
-PyObject *gd_mod_in_fork_child(PyObject *m, PyObject *unused);
-PyObject *gd_mod_test_panic(PyObject *m, PyObject *unused);
-PyObject *gd_mod_test_go_gc(PyObject *m, PyObject *unused);
-
 #endif /* GODLPACK_FORK_H_ */

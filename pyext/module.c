@@ -23,7 +23,7 @@ gd_state *gd_state_of_type(PyTypeObject *tp) { return (gd_state *)PyType_GetModu
 /* ------------------------------------------------------------------ */
 /* from_dlpack                                                         */
 
-static PyObject *gd_mod_from_dlpack(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+PyObject *gd_mod_from_dlpack(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   gd_state *st = gd_state_of_module(m);
   if (nargs != 1) {
     PyErr_Format(PyExc_TypeError, "from_dlpack() takes exactly one positional argument (%zd given)", nargs);
@@ -46,7 +46,7 @@ static PyObject *gd_mod_from_dlpack(PyObject *m, PyObject *const *args, Py_ssize
 }
 
 /* _asarray_dlpack(x, device, copy): from_dlpack with asarray's messages. */
-static PyObject *gd_mod_asarray_dlpack(PyObject *m, PyObject *args) {
+PyObject *gd_mod_asarray_dlpack(PyObject *m, PyObject *args) {
   PyObject *x, *device, *copy;
   if (!PyArg_ParseTuple(args, "OOO", &x, &device, &copy)) return NULL;
   return gd_from_dlpack_impl(gd_state_of_module(m), x, device, copy, 1);
@@ -160,7 +160,7 @@ static PyObject *gd_alloc_on_device(gd_state *st, DLDataType dt, int32_t ndim, c
 
 /* _full(shape, key, value[, (device_type, device_id), entry]): value None ->
  * uninitialised (empty). */
-static PyObject *gd_mod_full(PyObject *m, PyObject *args) {
+PyObject *gd_mod_full(PyObject *m, PyObject *args) {
   PyObject *shape, *value;
   long key;
   int dev_type = kDLCPU, dev_id = 0;
@@ -188,7 +188,7 @@ static PyObject *gd_mod_full(PyObject *m, PyObject *args) {
 }
 
 /* _from_flat(shape, key, items): items has prod(shape) scalars, C order. */
-static PyObject *gd_mod_from_flat(PyObject *m, PyObject *args) {
+PyObject *gd_mod_from_flat(PyObject *m, PyObject *args) {
   PyObject *shape, *items;
   long key;
   if (!PyArg_ParseTuple(args, "OlO", &shape, &key, &items)) return NULL;
@@ -227,79 +227,32 @@ static PyObject *gd_mod_from_flat(PyObject *m, PyObject *args) {
   return r;
 }
 
-/* _arange(n, key, start, step): start + i*step, computed in int64 for
- * integer dtypes (start and step ints) and in double otherwise. */
-static PyObject *gd_mod_arange(PyObject *m, PyObject *args) {
+/* _arange(n, kind, start, step): start + i*step for i < n as int64 (kind
+ * 0), uint64 (1) or float64 (2). The Python side picks the kind whose range
+ * holds every value and converts the result to the dtype asked for
+ * (core's astype: one codec per dtype). Integers are computed modulo 2**64,
+ * exact because every value fits the kind. */
+PyObject *gd_mod_arange(PyObject *m, PyObject *args) {
+  static const DLDataType kinds[3] = {{kDLInt, 64, 1}, {kDLUInt, 64, 1}, {kDLFloat, 64, 1}};
   long long n;
-  long key;
+  int kind;
   PyObject *start, *step;
-  if (!PyArg_ParseTuple(args, "LlOO", &n, &key, &start, &step)) return NULL;
-  if (n < 0) n = 0;
-  DLDataType dt = gd_dtype_from_key(key);
-  int64_t is = gd_itemsize(dt);
-  int64_t dims[1] = {n};
+  if (!PyArg_ParseTuple(args, "LiOO", &n, &kind, &start, &step)) return NULL;
+  if (kind < 0 || kind > 2) return PyErr_Format(PyExc_ValueError, "_arange(): kind %d", kind);
+  int64_t dims[1] = {n < 0 ? 0 : n};
   gd_array *a;
-  PyObject *r = gd_alloc_array(gd_state_of_module(m), dt, 1, dims, NULL, &a);
+  PyObject *r = gd_alloc_array(gd_state_of_module(m), kinds[kind], 1, dims, NULL, &a);
   if (r == NULL) return NULL;
-  char *p = (char *)a->h.data + a->h.offset * is;
-  int ints = PyLong_Check(start) && PyLong_Check(step);
-  if (ints) {
-    /* C arithmetic when start and the last value fit int64 (the values are
-     * monotone, so all do); Python ints otherwise, and gd_pack decides
-     * whether each value fits the dtype. */
-    long long s0 = PyLong_AsLongLong(start), d = 0, last = 0;
-    int fits = 1;
-    if (s0 == -1 && PyErr_Occurred()) fits = 0;
-    if (fits) {
-      d = PyLong_AsLongLong(step);
-      if (d == -1 && PyErr_Occurred()) fits = 0;
-    }
-    if (!fits) {
-      if (!PyErr_ExceptionMatches(PyExc_OverflowError)) goto fail;
-      PyErr_Clear();
-    }
-    if (fits && n > 0)
-      fits = !__builtin_mul_overflow((long long)(n - 1), d, &last) && !__builtin_add_overflow(s0, last, &last);
-    if (fits && dt.bits == 64 && dt.lanes == 1 &&
-        (dt.code == kDLInt || (dt.code == kDLUInt && s0 >= 0 && last >= 0))) {
-      for (long long i = 0; i < n; i++) ((int64_t *)p)[i] = (int64_t)(s0 + i * d);
-      return r;
-    }
-    for (long long i = 0; i < n; i++) {
-      PyObject *v;
-      if (fits) {
-        v = PyLong_FromLongLong(s0 + i * d);
-      } else {
-        PyObject *pi = PyLong_FromLongLong(i);
-        PyObject *t = pi ? PyNumber_Multiply(pi, step) : NULL;
-        v = t ? PyNumber_Add(start, t) : NULL;
-        Py_XDECREF(pi);
-        Py_XDECREF(t);
-      }
-      if (v == NULL) goto fail;
-      int rc = gd_pack(dt, v, p + i * is);
-      Py_DECREF(v);
-      if (rc < 0) goto fail;
-    }
-    return r;
+  if (kind == 2) {
+    double s0 = PyFloat_AsDouble(start), d = PyFloat_AsDouble(step), *p = (double *)a->h.data + a->h.offset;
+    for (int64_t i = 0; i < dims[0] && !PyErr_Occurred(); i++) p[i] = s0 + (double)i * d;
+  } else {
+    uint64_t s0 = PyLong_AsUnsignedLongLongMask(start), d = PyLong_AsUnsignedLongLongMask(step);
+    uint64_t *p = (uint64_t *)a->h.data + a->h.offset;
+    for (int64_t i = 0; i < dims[0] && !PyErr_Occurred(); i++) p[i] = s0 + (uint64_t)i * d;
   }
-  double s0 = PyFloat_AsDouble(start), d = PyFloat_AsDouble(step);
-  if (PyErr_Occurred()) goto fail;
-  if (dt.code == kDLFloat && dt.bits == 64 && dt.lanes == 1) {
-    for (long long i = 0; i < n; i++) ((double *)p)[i] = s0 + (double)i * d;
-    return r;
-  }
-  for (long long i = 0; i < n; i++) {
-    PyObject *v = PyFloat_FromDouble(s0 + (double)i * d);
-    if (v == NULL) goto fail;
-    int rc = gd_pack(dt, v, p + i * is);
-    Py_DECREF(v);
-    if (rc < 0) goto fail;
-  }
+  if (PyErr_Occurred()) Py_CLEAR(r);
   return r;
-fail:
-  Py_DECREF(r);
-  return NULL;
 }
 
 /* ---- buffer objects: zero-copy import through the buffer protocol ---- */
@@ -341,7 +294,7 @@ int gd_describe_host(void *data, DLDataType dt, int32_t nd, int64_t *shape, int6
   return gd_run_op(&o, 0);
 }
 
-static PyObject *gd_mod_from_buffer(PyObject *m, PyObject *obj) { return gd_from_buffer(gd_state_of_module(m), obj); }
+PyObject *gd_mod_from_buffer(PyObject *m, PyObject *obj) { return gd_from_buffer(gd_state_of_module(m), obj); }
 
 PyObject *gd_from_buffer(gd_state *st, PyObject *obj) {
   Py_buffer *v = (Py_buffer *)malloc(sizeof(Py_buffer));
@@ -423,7 +376,7 @@ fail:
 /* set-up                                                              */
 
 /* _init(dtype_by_key, Device, DLDeviceType, cpu_device, parse_device, asarray) */
-static PyObject *gd_mod_init(PyObject *m, PyObject *args) {
+PyObject *gd_mod_init(PyObject *m, PyObject *args) {
   gd_state *st = gd_state_of_module(m);
   PyObject *dtypes, *devcls, *devenum, *cpu, *parse, *asarray;
   if (!PyArg_ParseTuple(args, "O!OOOOO", &PyDict_Type, &dtypes, &devcls, &devenum, &cpu, &parse, &asarray))
@@ -456,13 +409,13 @@ static PyObject *gd_mod_init(PyObject *m, PyObject *args) {
 }
 
 /* _go_allocs(): Go heap objects allocated so far (tests: hot paths add none). */
-static PyObject *gd_mod_go_allocs(PyObject *m, PyObject *unused) {
+PyObject *gd_mod_go_allocs(PyObject *m, PyObject *unused) {
   return PyLong_FromUnsignedLongLong(gd_go_allocs());
 }
 
 /* _go_crossings(): calls into Go made by exports and imports so far (tests:
  * the fast paths add none). Reading it makes no Go call. */
-static PyObject *gd_mod_go_crossings(PyObject *m, PyObject *unused) {
+PyObject *gd_mod_go_crossings(PyObject *m, PyObject *unused) {
   return PyLong_FromUnsignedLongLong(__atomic_load_n(&gd_go_crossings, __ATOMIC_RELAXED));
 }
 
@@ -472,7 +425,7 @@ static PyObject *gd_mod_go_crossings(PyObject *m, PyObject *unused) {
 /* _judge_export(case_json, capsule): core.JudgeExport of one export of
  * another library (godlpack check): the results as JSON. capsule is the
  * capsule the call returned (read, not consumed), or None. */
-static PyObject *gd_mod_judge_export(PyObject *m, PyObject *args) {
+PyObject *gd_mod_judge_export(PyObject *m, PyObject *args) {
   (void)m;
   const char *in;
   PyObject *cap;
@@ -493,7 +446,7 @@ static PyObject *gd_mod_judge_export(PyObject *m, PyObject *args) {
 
 /* _judge_import(case_json): core.JudgeImport of one from_dlpack of another
  * library; "" gives the catalogue. */
-static PyObject *gd_mod_judge_import(PyObject *m, PyObject *args) {
+PyObject *gd_mod_judge_import(PyObject *m, PyObject *args) {
   (void)m;
   const char *in;
   if (!PyArg_ParseTuple(args, "s", &in)) return NULL;
@@ -507,7 +460,7 @@ static PyObject *gd_mod_judge_import(PyObject *m, PyObject *args) {
 
 /* _owner_refs(a): the references to a's owner (its memory): the checker
  * counts a consumer's deleter calls by them. */
-static PyObject *gd_mod_owner_refs(PyObject *m, PyObject *a) {
+PyObject *gd_mod_owner_refs(PyObject *m, PyObject *a) {
   gd_array *x = gd_host_array_arg(gd_state_of_module(m), a, "_owner_refs()");
   if (x == NULL) return NULL;
   return PyLong_FromLongLong(x->h.owner ? __atomic_load_n(&x->h.owner->refs, __ATOMIC_RELAXED) : 0);
@@ -517,7 +470,7 @@ static PyObject *gd_mod_owner_refs(PyObject *m, PyObject *a) {
  * as a "SyclQueueRef" capsule for dpctl.SyclQueue(capsule), which copies the
  * reference. The backend keeps the queue for the life of the process: the
  * capsule has no destructor. */
-static PyObject *gd_mod_consumer_stream(PyObject *m, PyObject *args) {
+PyObject *gd_mod_consumer_stream(PyObject *m, PyObject *args) {
   (void)m;
   int t, id;
   if (!PyArg_ParseTuple(args, "ii", &t, &id)) return NULL;
@@ -527,100 +480,6 @@ static PyObject *gd_mod_consumer_stream(PyObject *m, PyObject *args) {
   if (gd_run_op(&o, 0) < 0) return NULL;
   return PyCapsule_New(q, "SyclQueueRef", NULL);
 }
-
-static PyObject *gd_mod_install_gofuncs(PyObject *m, PyObject *unused); /* below */
-
-static PyMethodDef gd_module_methods[] = {
-    {"from_dlpack", (PyCFunction)(void (*)(void))gd_mod_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
-     "from_dlpack(x, /, *, device=None, copy=None)\n--\n\n"
-     "Import x (an object with __dlpack__, or a DLPack capsule) as a godlpack.Array,\n"
-     "zero-copy when possible."},
-    {"_asarray_dlpack", gd_mod_asarray_dlpack, METH_VARARGS, NULL},
-    {"_full", gd_mod_full, METH_VARARGS, NULL},
-    {"_consumer_stream", gd_mod_consumer_stream, METH_VARARGS, NULL},
-    {"_judge_export", gd_mod_judge_export, METH_VARARGS, NULL},
-    {"_judge_import", gd_mod_judge_import, METH_VARARGS, NULL},
-    {"_owner_refs", gd_mod_owner_refs, METH_O, NULL},
-    {"_exchange_api", gd_mod_exchange_api, METH_VARARGS, NULL},
-    {"_probe_capsule", gd_mod_probe_capsule, METH_O, NULL},
-    {"_probe_calls", gd_mod_probe_calls, METH_O, NULL},
-    {"_from_flat", gd_mod_from_flat, METH_VARARGS, NULL},
-    {"_arange", gd_mod_arange, METH_VARARGS, NULL},
-    {"_convert", gd_mod_convert, METH_VARARGS, NULL},
-    {"_stack_into", gd_mod_stack_into, METH_VARARGS, NULL},
-    {"_from_nested", gd_mod_from_nested, METH_VARARGS, NULL},
-    {"_from_buffer", gd_mod_from_buffer, METH_O, NULL},
-    {"_bytes_view", gd_mod_bytes_view, METH_VARARGS, NULL},
-    {"_reinterpret", gd_mod_reinterpret, METH_VARARGS, NULL},
-    {"_retype", gd_mod_retype, METH_VARARGS, NULL},
-    {"_init", gd_mod_init, METH_VARARGS, NULL},
-    {"_in_fork_child", gd_mod_in_fork_child, METH_NOARGS, NULL},
-    {"_install_gofuncs", gd_mod_install_gofuncs, METH_NOARGS, NULL},
-    {"_vectorcall_method", gd_mod_vectorcall_method, METH_NOARGS, NULL},
-    {"_test_panic", gd_mod_test_panic, METH_NOARGS, NULL},
-    {"_test_go_gc", gd_mod_test_go_gc, METH_NOARGS, NULL},
-    {"_go_allocs", gd_mod_go_allocs, METH_NOARGS,
-     "_go_allocs()\n--\n\nGo heap objects allocated so far (for tests: hot paths add none)."},
-    {"_go_crossings", gd_mod_go_crossings, METH_NOARGS,
-     "_go_crossings()\n--\n\nCalls into Go made by DLPack exports and imports so far (for tests: the "
-     "fast paths add none)."},
-    {NULL},
-};
-
-static int gd_module_traverse(PyObject *m, visitproc visit, void *arg) {
-  gd_state *st = gd_state_of_module(m);
-  if (st == NULL) return 0;
-  Py_VISIT(st->array_type);
-  Py_VISIT(st->dtype_by_key);
-  Py_VISIT(st->device_cls);
-  Py_VISIT(st->cpu_device);
-  Py_VISIT(st->cpu_dlpack_device);
-  Py_VISIT(st->parse_device);
-  Py_VISIT(st->asarray);
-  for (int i = 0; i <= GD_DEVTYPE_MAX; i++) Py_VISIT(st->devtype_members[i]);
-  for (int i = 0; i < st->api_cache_n; i++) Py_VISIT(st->api_cache[i].type);
-  for (int i = 0; i < st->kw_cache_n; i++) Py_VISIT(st->kw_cache[i].kwnames);
-  return 0;
-}
-
-static int gd_module_clear(PyObject *m) {
-  gd_state *st = gd_state_of_module(m);
-  if (st == NULL) return 0;
-  Py_CLEAR(st->array_type);
-  Py_CLEAR(st->dtype_by_key);
-  Py_CLEAR(st->device_cls);
-  Py_CLEAR(st->cpu_device);
-  Py_CLEAR(st->cpu_dlpack_device);
-  Py_CLEAR(st->parse_device);
-  Py_CLEAR(st->asarray);
-  for (int i = 0; i <= GD_DEVTYPE_MAX; i++) Py_CLEAR(st->devtype_members[i]);
-  for (int i = 0; i < st->api_cache_n; i++) Py_CLEAR(st->api_cache[i].type);
-  st->api_cache_n = 0;
-  for (int i = 0; i < st->kw_cache_n; i++) Py_CLEAR(st->kw_cache[i].kwnames);
-  st->kw_cache_n = 0;
-  Py_CLEAR(st->max_version);
-  Py_CLEAR(st->kw_max_version);
-  Py_CLEAR(st->s_dlpack);
-  Py_CLEAR(st->s_max_version);
-  Py_CLEAR(st->s_dl_device);
-  Py_CLEAR(st->s_copy);
-  Py_CLEAR(st->s_stream);
-  return 0;
-}
-
-static void gd_module_free(void *m) { gd_module_clear((PyObject *)m); }
-
-PyModuleDef gd_module_def = {
-    PyModuleDef_HEAD_INIT,
-    "godlpack._native",
-    "The CPython skin of godlpack (C, abi3) around its Go core.",
-    sizeof(gd_state),
-    gd_module_methods,
-    NULL,
-    gd_module_traverse,
-    gd_module_clear,
-    gd_module_free,
-};
 
 /* The module init of every extension module built with godlpack: the
  * generated main package (python/godlpack/_gobuild.py) defines
@@ -642,7 +501,7 @@ static char gd_fullname[256];
  * than PyInit doing it: describing them is the first call into Go, which
  * waits for the Go runtime to finish starting (on a thread of its own since
  * the library loaded), and by then it has started while Python imported. */
-static PyObject *gd_mod_install_gofuncs(PyObject *m, PyObject *unused) {
+PyObject *gd_mod_install_gofuncs(PyObject *m, PyObject *unused) {
   static int done = 0;
   if (!done) {
     if (gd_gofunc_install(m, gd_fullname) < 0) return NULL;
@@ -696,16 +555,10 @@ PyObject *gd_module_init(const char *fullname) {
   memset(st, 0, sizeof(*st));
   st->host_copy_types = gd_go_host_copy_types(); /* the registry's answer, once */
   gd_call_method_init();
-  st->s_dlpack = PyUnicode_InternFromString("__dlpack__");
-  st->s_max_version = PyUnicode_InternFromString("max_version");
-  st->s_dl_device = PyUnicode_InternFromString("dl_device");
-  st->s_copy = PyUnicode_InternFromString("copy");
-  st->s_stream = PyUnicode_InternFromString("stream");
+  if (gd_state_intern(st) < 0) goto fail;
   st->max_version = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
-  st->kw_max_version = st->s_max_version ? PyTuple_Pack(1, st->s_max_version) : NULL;
-  if (!st->s_dlpack || !st->s_max_version || !st->s_dl_device || !st->s_copy || !st->s_stream ||
-      !st->max_version || !st->kw_max_version)
-    goto fail;
+  st->kw_max_version = PyTuple_Pack(1, st->s_max_version);
+  if (!st->max_version || !st->kw_max_version) goto fail;
   st->array_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &gd_array_spec, NULL);
   if (st->array_type == NULL) goto fail;
   Py_INCREF((PyObject *)st->array_type);

@@ -49,7 +49,6 @@ typedef struct {
 #define GD_VECTORCALL_ARGUMENTS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
 void gd_call_method_init(void);
 PyObject *gd_call_method(PyObject *name, PyObject *const *args, size_t nargsf, PyObject *kwnames);
-PyObject *gd_mod_vectorcall_method(PyObject *m, PyObject *unused);
 
 /* Per-type cache of DLPack C exchange APIs (C9): type (strong ref) -> api,
  * api NULL when the type has none. */
@@ -78,34 +77,10 @@ typedef struct {
   signed char code[GD_KW_MAX];
 } gd_kw_entry;
 
-/* Module state. */
-typedef struct {
-  gd_kw_entry kw_cache[GD_KW_CACHE];
-  int kw_cache_n;
-  const void *kw_last; /* last uncached kwnames, for comparison only */
-  gd_api_entry api_cache[GD_API_CACHE];
-  int api_cache_n;
-  uint64_t host_copy_types; /* core.AsksHostCopy per device type (gd_import_state) */
-  unsigned api_cache_next; /* next entry replaced once the cache is full */
-  PyTypeObject *array_type;
-  PyObject *dtype_by_key;   /* dict: int key -> godlpack.DType */
-  PyObject *device_cls;     /* godlpack.Device */
-  PyObject *devtype_members[GD_DEVTYPE_MAX + 1];
-  PyObject *cpu_device;     /* Device("cpu") */
-  PyObject *cpu_dlpack_device; /* (DLDeviceType.kDLCPU, 0): __dlpack_device__ of CPU arrays */
-  PyObject *parse_device;   /* callable: obj -> (type, id) */
-  PyObject *asarray;        /* godlpack.asarray: list, tuple and range operands of comparisons */
-  PyObject *max_version;    /* (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION) */
-  PyObject *kw_max_version; /* ("max_version",): kwnames of the common __dlpack__ call */
-  /* interned names */
-  PyObject *s_dlpack;
-  PyObject *s_max_version;
-  PyObject *s_dl_device;
-  PyObject *s_copy;
-  PyObject *s_stream;
-} gd_state;
+/* The module state (gd_state) and the functions of the tables CPython is
+ * given: generated from internal/gentables/pyspec. */
+#include "pyspec_gen.h"
 
-extern PyModuleDef gd_module_def;
 gd_state *gd_state_of_type(PyTypeObject *tp);
 gd_state *gd_state_of_module(PyObject *m);
 
@@ -119,7 +94,6 @@ PyObject *gd_exc_for(int sentinel);     /* its exception type (borrowed) */
 int gd_err_from(int cls, const char *msg); /* raises, returns -1 */
 
 /* array.c */
-extern PyType_Spec gd_array_spec;
 /* Builds an Array from h (steals the owner reference: on failure the owner
  * is released), shape and strides (copied). */
 PyObject *gd_array_new(gd_state *st, const gd_header *h, const int64_t *shape,
@@ -190,15 +164,10 @@ int gd_import_describe(gd_state *st, PyObject *x, gd_import_into *into);
 /* Whether tp is exactly numpy.ndarray, from the imports' per-type cache. */
 int gd_type_is_ndarray(gd_state *st, PyTypeObject *tp);
 PyObject *gd_capsule_wrap(void *managed, int versioned);
-/* exchange.c: another library's C exchange API, for the conformance checker. */
-PyObject *gd_mod_exchange_api(PyObject *m, PyObject *args);
-PyObject *gd_mod_probe_capsule(PyObject *m, PyObject *cap);
-PyObject *gd_mod_probe_calls(PyObject *m, PyObject *id);
 
 /* exchange.c: our DLPackExchangeAPI (type(a).__dlpack_c_exchange_api__). */
 PyObject *gd_exchange_api_capsule(gd_state *st);
 
-/* pickle.c: _native._bytes_view and _native._reinterpret (pure C) */
 /* Host memory described as an array header (owner NULL) and validated like
  * any import: the fast path of core/fastpath.c, else core.DescribeVersioned
  * (one Go call, which also sets the derived flags and words every refusal
@@ -207,20 +176,12 @@ PyObject *gd_exchange_api_capsule(gd_state *st);
  * GD_MAX_NDIM. 0, or -1 with an exception. (module.c) */
 int gd_describe_host(void *data, DLDataType dt, int32_t nd, int64_t *shape, int64_t *strides, uint64_t flags,
                      gd_header *h, int64_t *oshape, int64_t *ostrides, const char *entry);
-PyObject *gd_mod_bytes_view(PyObject *m, PyObject *args);
 /* A buffer-protocol object as an Array, zero-copy (module.c). */
 PyObject *gd_from_buffer(gd_state *st, PyObject *obj);
 /* The module init behind every PyInit_<name> (module.c), and the Go
  * functions of package gofunc added to the module (gofunc.c). */
 PyObject *gd_module_init(const char *fullname);
 int gd_gofunc_install(PyObject *m, const char *fullname);
-PyObject *gd_mod_reinterpret(PyObject *m, PyObject *args);
-PyObject *gd_mod_retype(PyObject *m, PyObject *args);
-
-/* convert.c: _native._convert, _stack_into, _from_nested */
-PyObject *gd_mod_convert(PyObject *m, PyObject *args);
-PyObject *gd_mod_stack_into(PyObject *m, PyObject *args);
-PyObject *gd_mod_from_nested(PyObject *m, PyObject *args);
 
 /* module.c helpers */
 int gd_parse_copy(PyObject *copy, int32_t *mode, const char *entry);

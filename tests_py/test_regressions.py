@@ -204,6 +204,25 @@ def test_arange_out_of_range_is_overflow_error(start, stop, step, dt):
         gd.arange(start, stop, step, dtype=getattr(gd, dt))
 
 
+_SMALL_FLOATS = ["float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+                 "float8_e8m0fnu"]
+
+
+@requires("numpy", "ml_dtypes")
+@pytest.mark.filterwarnings("ignore:overflow encountered")
+@pytest.mark.parametrize("dt", _SMALL_FLOATS)
+@pytest.mark.parametrize("bounds", [(-300, 300, 0.7), (0, 10**5, 1), (2**62, 2**62 + 10, 1)], ids=repr)
+def test_arange_of_small_floats_is_bit_exact(dt, bounds):
+    """arange computes in float64 or int64 and converts with core's codec:
+    the bits ml_dtypes gives (there used to be a second, per-element codec)."""
+    import ml_dtypes
+
+    got = gd.arange(*bounds, dtype=dt)
+    want = np.arange(*bounds).astype(getattr(ml_dtypes, dt, np.float16))
+    bits = np.from_dlpack(gd._native._retype(got, getattr(gd, f"uint{got.itemsize * 8}")._key, "test"))
+    assert got.dtype == dt and bits.tobytes() == want.tobytes()
+
+
 # ---------------------------------------------------------------- dealloc during an exception in flight
 
 

@@ -3,7 +3,8 @@
 // and the sentinel table of docs/exceptions.md (package errtables), and
 // pyext/gocall_gen.h, the gates into Go (package gates), and
 // pyext/gofunc_gen.h, the C entry points of Go functions (package
-// fnentries). Run it
+// fnentries), and pyext/pyspec_gen.{c,h}, the module's and Array's tables
+// for CPython (package pyspec). Run it
 // from the repository root:
 //
 //	go run ./internal/gentables
@@ -16,6 +17,7 @@ import (
 	"github.com/godlpack/godlpack/internal/gentables/errtables"
 	"github.com/godlpack/godlpack/internal/gentables/fnentries"
 	"github.com/godlpack/godlpack/internal/gentables/gates"
+	"github.com/godlpack/godlpack/internal/gentables/pyspec"
 	"github.com/godlpack/godlpack/internal/gentables/pytables"
 )
 
@@ -44,6 +46,8 @@ func main() {
 		{errtables.DocsPath, docs},
 		{gates.Path, gocall},
 		{fnentries.Path, fnentries.Render()},
+		{pyspec.HPath, pyspec.RenderH()},
+		{pyspec.CPath, pyspec.RenderC()},
 	} {
 		if err := os.WriteFile(f.path, f.src, 0o644); err != nil {
 			fail(err)

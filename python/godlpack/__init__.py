@@ -244,7 +244,28 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, devic
     if not ints and dt.name.startswith(("int", "uint")):
         # integer dtype with float bounds: compute in float, store truncated
         return asarray([int(start + i * step) for i in range(n)], dtype=dt)
-    return _native._arange(n, dt._key, start, step)
+    if not ints:
+        a = _native._arange(n, 2, start, step)
+    else:
+        # in int64 or uint64, whichever holds every value (they are monotone:
+        # the first and the last decide), then converted by core's astype
+        # (a real dtype takes values beyond both through float64)
+        lo, hi = sorted((start, start + (n - 1) * step)) if n else (0, 0)
+        if dt.code in (0, 1):  # kDLInt, kDLUInt
+            bounds = _int_bounds(dt)
+            for v in (lo, hi):
+                if not bounds[0] <= v <= bounds[1]:
+                    raise OverflowError(f"arange(): Python integer {v} out of bounds for {dt.name}")
+        kind = 0 if -(2**63) <= lo and hi < 2**63 else 1 if lo >= 0 and hi < 2**64 else 2
+        a = _native._arange(n, kind, start, step)
+    return a if a.dtype == dt else _native._convert(a, dt._key, "arange()")
+
+
+def _int_bounds(dt: DType) -> tuple[int, int]:
+    """The smallest and the largest value of an integer dtype."""
+    if dt.code == 1:  # kDLUInt
+        return 0, 2**dt.bits - 1
+    return -(2 ** (dt.bits - 1)), 2 ** (dt.bits - 1) - 1
 
 
 # ---------------------------------------------------------------- asarray
