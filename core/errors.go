@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Class says which Python exception an error maps to. The CPython skin maps
@@ -233,4 +234,17 @@ func ClassOf(err error) Class {
 // has its class. Use it on error paths only (it allocates).
 func errorf(sentinel *Error, format string, args ...any) error {
 	return &classed{msg: fmt.Sprintf(format, args...), err: sentinel, class: sentinel.class}
+}
+
+// CutUTF8 is s cut to at most n bytes at a character boundary: a message
+// cut to fit the skin's buffer stays valid UTF-8 (a cut inside a character
+// would make Python's decoding of the whole message fail).
+func CutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

@@ -411,6 +411,29 @@ int gd_elem_write(DLDataType dt, const gd_elem *e, void *out);
 const char *gd_buffer_format(DLDataType dt);
 int gd_dtype_from_format(const char *fmt, int64_t itemsize, DLDataType *out);
 
+/* What the skin read from a Py_buffer (core knows no Python): its fields,
+ * shape and strides (in bytes) NULL where the buffer has none. */
+typedef struct {
+  void *buf;
+  int64_t len, itemsize;
+  const char *format;
+  int32_t ndim;
+  int32_t suboffsets; /* 1: the buffer has suboffsets */
+  const int64_t *shape, *strides;
+} gd_buffer_view;
+
+/* Bytes as a host tensor (core/buffer.c): t's shape and strides point into
+ * shape and strides (GD_MAX_NDIM each; NULL strides: C-contiguous). 0, or
+ * -1 with the refusal in msg (cap bytes), which the skin raises as
+ * ErrBufferRequest (gd_buffer_tensor) or ErrPickle (gd_bytes_tensor).
+ * gd_buffer_tensor: a buffer-protocol view, for asarray(). gd_bytes_tensor:
+ * nbytes bytes at data as the pickled dtype, shape dims (ndim entries) and
+ * order (fortran), padded sub-byte elements one per byte when padded. */
+int gd_buffer_tensor(const gd_buffer_view *v, DLTensor *t, int64_t *shape, int64_t *strides, char *msg,
+                     int64_t cap);
+int gd_bytes_tensor(void *data, int64_t nbytes, DLDataType dt, int32_t ndim, const int64_t *dims, int fortran,
+                    int padded, DLTensor *t, int64_t *shape, int64_t *strides, char *msg, int64_t cap);
+
 /* ---- the exchange model (core/exchange.c) -------------------------------
  *
  * from_dlpack(x) as a sequence of steps. The skin sets up a gd_import_state
@@ -551,7 +574,8 @@ typedef struct gd_fn_val {
  * lives as long as the process). */
 typedef struct gd_fn_desc {
   char *name;
-  char *doc; /* with its __text_signature__ line */
+  char *doc;    /* with its __text_signature__ line */
+  char *module; /* NULL: a function of the extension module; else of this kit module (gofunc.Home) */
   int32_t nparams;
   int32_t nresults;
   int32_t tuple;

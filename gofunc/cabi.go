@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/core"
@@ -67,7 +68,10 @@ func dims(p *C.int64_t, n int) []int64 {
 // malloc'ed and live as long as the process.
 func DescribeC(i int, d unsafe.Pointer) {
 	e, c := table[i], (*C.gd_fn_desc)(d)
-	c.name, c.doc = C.CString(e.Name), C.CString(e.Docstring())
+	c.name, c.doc, c.module = C.CString(e.Name), C.CString(e.Docstring()), nil
+	if e.Module != "" {
+		c.module = C.CString(e.Module)
+	}
 	c.nparams, c.nresults = C.int32_t(len(e.Params)), C.int32_t(len(e.Results))
 	c.tuple, c.context, c.quick = cbool(e.Tuple), cbool(e.Context), cbool(e.Quick)
 	for k := range e.Params {
@@ -138,6 +142,11 @@ func putResults(rs []Value, cs []C.gd_fn_val) error {
 		case KindComplex:
 			c.f, c.im = C.double(real(v.C)), C.double(imag(v.C))
 		case KindString:
+			if !utf8.ValidString(v.S) { // a Python str holds text: say so here, naming the result
+				err = core.WithClass(core.ClassValue, fmt.Sprintf("result %d is a string that is not valid UTF-8 "+
+					"(%q); return text (strings.ToValidUTF8) or the bytes in an array", k, core.CutUTF8(v.S, 40)), core.ErrArgument)
+				break
+			}
 			c.n, c.s = C.int64_t(len(v.S)), (*C.char)(C.malloc(C.size_t(len(v.S)+1)))
 			if c.s != nil {
 				copy(unsafe.Slice((*byte)(unsafe.Pointer(c.s)), len(v.S)), v.S)

@@ -53,6 +53,7 @@ type meta struct {
 	Name    string      `json:"name"`
 	Doc     string      `json:"doc"`
 	GoName  string      `json:"go_name"`
+	Module  string      `json:"module,omitempty"`
 	Params  []paramMeta `json:"params"`
 	Results []string    `json:"results"`
 	Tuple   bool        `json:"tuple"`
@@ -73,7 +74,7 @@ type paramMeta struct {
 func MetaJSON(entries []*Entry) ([]byte, error) {
 	ms := make([]meta, 0, len(entries))
 	for _, e := range entries {
-		m := meta{Name: e.Name, Doc: strings.TrimSpace(e.Doc), GoName: e.GoName, Tuple: e.Tuple, Context: e.Context,
+		m := meta{Name: e.Name, Doc: strings.TrimSpace(e.Doc), GoName: e.GoName, Module: e.Module, Tuple: e.Tuple, Context: e.Context,
 			Quick: e.Quick, Params: []paramMeta{}, Results: []string{}}
 		for k := range e.Params {
 			p := &e.Params[k]

@@ -34,6 +34,12 @@ type Entry struct {
 	Context bool    // the Go function takes a context.Context (Ctrl-C cancels it)
 	Quick   bool    // Quick(): the GIL stays held while it runs
 	GoName  string  // the Go function, "import/path.Func"
+	Pkg     string  // the Go package that registered it, "import/path"
+	// Module is the Python module the function belongs to when the
+	// extension module was composed for several kit packages (Home): its
+	// functions are then bound to that module, not added to the
+	// extension's. Empty: a function of the extension module itself.
+	Module string
 
 	goKinds []Kind // every Go parameter, context included
 	ctxPos  int    // Go position of the context, -1 if none
@@ -132,11 +138,41 @@ func Entries() []*Entry {
 	return entries
 }
 
-// Lookup returns the entry registered under name, or nil.
+// Lookup returns the first entry registered under name, or nil.
 func Lookup(name string) *Entry {
 	mu.Lock()
 	defer mu.Unlock()
-	return byName[name]
+	for _, e := range entries {
+		if e.Name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+// Home makes the functions that Go package pkg registers functions of the
+// Python module module: the main package of an extension module composed
+// for several kit packages (python -m godlpack, godlpack/_kits.py) calls it
+// for each, so that two kits may use the same names and each kit's Python
+// module binds its own functions. Call it from an init function.
+func Home(pkg, module string) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, e := range entries {
+		if e.Pkg == pkg {
+			e.Module = module
+		}
+	}
+}
+
+// pkgOf is the import path of the package of the Go function named goName
+// ("example.com/kit.Sum", "example.com/kit.init.func1").
+func pkgOf(goName string) string {
+	slash := strings.LastIndex(goName, "/")
+	if dot := strings.Index(goName[slash+1:], "."); dot >= 0 {
+		return goName[:slash+1+dot]
+	}
+	return goName
 }
 
 func (e *Entry) applySource() {
@@ -174,7 +210,7 @@ func register(name string, fn any, goKinds []Kind, results []Kind, tuple bool, o
 	}
 	if pc := reflect.ValueOf(fn).Pointer(); pc != 0 {
 		if f := runtime.FuncForPC(pc); f != nil {
-			e.GoName = f.Name()
+			e.GoName, e.Pkg = f.Name(), pkgOf(f.Name())
 		}
 	}
 	var specs []ParamSpec
@@ -189,14 +225,14 @@ func register(name string, fn any, goKinds []Kind, results []Kind, tuple bool, o
 	if frozen {
 		panic(fmt.Sprintf("gofunc: %q registered after its module was built; register from an init function", name))
 	}
-	if old, dup := byName[name]; dup {
+	if old, dup := byName[e.Pkg+"."+name]; dup {
 		panic(fmt.Sprintf("gofunc: %q registered twice (%s and %s)", name, old.GoName, e.GoName))
 	}
 	if len(entries) == MaxFunctions {
 		panic(fmt.Sprintf("gofunc: registering %q: a module has at most %d functions; build the rest into another "+
 			"module", name, MaxFunctions))
 	}
-	byName[name] = e
+	byName[e.Pkg+"."+name] = e
 	entries = append(entries, e)
 }
 

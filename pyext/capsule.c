@@ -70,53 +70,19 @@ static PyObject *gd_import_result(gd_state *st, const gd_header *h, const int64_
   Py_RETURN_NONE;
 }
 
-int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id, const char *entry,
-                         const char *kw) {
+int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id, const char *entry) {
   /* One parser for every device argument: godlpack.Device's (the Python
    * package, built from core's tables), so that device= of from_dlpack and
-   * Device(...) accept and refuse the same values with the same errors. */
+   * Device(...) accept and refuse the same values with the same errors,
+   * worded from entry. */
   if (st->parse_device == NULL) {
     PyErr_Format(PyExc_RuntimeError, "%s: godlpack is not initialised; import godlpack first", entry);
     return -1;
   }
-  PyObject *pair = PyObject_CallFunctionObjArgs(st->parse_device, obj, NULL);
-  if (pair == NULL) {
-    /* Prefix the entry point: "from_dlpack(): unknown device 'gpu'; ..." */
-    if (PyErr_ExceptionMatches(PyExc_ValueError) || PyErr_ExceptionMatches(PyExc_TypeError)) {
-      PyObject *type, *value, *tb;
-      PyErr_Fetch(&type, &value, &tb);
-      PyObject *s = value ? PyObject_Str(value) : NULL;
-      if (s != NULL) {
-        PyErr_Format(type, "%s: %U", entry, s);
-        Py_DECREF(s);
-        Py_XDECREF(type);
-        Py_XDECREF(value);
-        Py_XDECREF(tb);
-      } else {
-        PyErr_Restore(type, value, tb);
-      }
-    }
-    return -1;
-  }
-  if (!PyTuple_Check(pair) || PyTuple_Size(pair) != 2 || !PyLong_Check(PyTuple_GetItem(pair, 0)) ||
-      !PyLong_Check(PyTuple_GetItem(pair, 1))) {
-    PyErr_Format(PyExc_RuntimeError, "%s: the device parser returned %R for %R; please report it", entry, pair,
-                 obj);
-    Py_DECREF(pair);
-    return -1;
-  }
-  int ovt = 0, ovi = 0; /* a huge int is an invalid device: ValueError, not OverflowError */
-  long t = PyLong_AsLongAndOverflow(PyTuple_GetItem(pair, 0), &ovt);
-  long i = PyLong_AsLongAndOverflow(PyTuple_GetItem(pair, 1), &ovi);
-  Py_DECREF(pair);
-  if (PyErr_Occurred()) return -1;
-  if (ovt || ovi || t < 0 || t > INT32_MAX || i < 0 || i > INT32_MAX) {
-    gd_errf(GD_X_DEVICE_ARG, "%s: invalid %s %R", entry, kw, obj);
-    return -1;
-  }
-  *type = (int32_t)t;
-  *id = (int32_t)i;
-  return 0;
+  PyObject *pair = PyObject_CallFunction(st->parse_device, "Os", obj, entry);
+  int ok = pair != NULL && PyArg_ParseTuple(pair, "ii", type, id);
+  Py_XDECREF(pair);
+  return ok ? 0 : -1;
 }
 
 /* A producer's __dlpack__ raised (not for our keywords): the error names
@@ -590,7 +556,7 @@ static int gd_import_setup(gd_state *st, PyObject *x, PyObject *device, PyObject
   if (gd_parse_copy(copy, &s->copy, entry) < 0) return -1;
   if (device != NULL && device != Py_None) {
     int32_t dt, di;
-    if (gd_parse_device_pair(st, device, &dt, &di, entry, "device") < 0) return -1;
+    if (gd_parse_device_pair(st, device, &dt, &di, entry) < 0) return -1;
     s->device.device_type = (DLDeviceType)dt;
     s->device.device_id = di;
     s->has_device = 1;

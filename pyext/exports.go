@@ -48,7 +48,7 @@ func writeMsg(msg *C.char, s string) {
 		return
 	}
 	buf := unsafe.Slice((*byte)(unsafe.Pointer(msg)), C.GD_MSG_CAP)
-	n := copy(buf[:len(buf)-1], s)
+	n := copy(buf[:len(buf)-1], core.CutUTF8(s, len(buf)-1))
 	buf[n] = 0
 }
 

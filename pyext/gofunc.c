@@ -100,6 +100,14 @@ int gd_gofunc_install(PyObject *m, const char *fullname) {
                  "and rebuild the module", fullname, msg[0] ? msg : "the registry failed");
     return -1;
   }
+  /* A composed module's kit functions (gofunc.Home) go to their kit's
+   * Python module, which takes them from _kit_functions (godlpack/_kits.py). */
+  PyObject *kits = PyDict_New();
+  if (kits == NULL || PyModule_AddObject(m, "_kit_functions", kits) < 0) {
+    Py_XDECREF(kits);
+    Py_DECREF(modname);
+    return -1;
+  }
   gd_fns = (gd_fn **)calloc(n > 0 ? n : 1, sizeof(gd_fn *));
   if (gd_fns == NULL) {
     Py_DECREF(modname);
@@ -122,10 +130,15 @@ int gd_gofunc_install(PyObject *m, const char *fullname) {
       f->names[k] = PyUnicode_InternFromString(f->d.names[k]);
       if (f->names[k] == NULL) goto fail;
     }
-    if (PyObject_HasAttrString(m, f->d.name)) {
+    PyObject *home = f->d.module ? PyDict_GetItemString(kits, f->d.module) : NULL; /* borrowed */
+    if (f->d.module && home == NULL) {
+      if ((home = PyDict_New()) == NULL || PyDict_SetItemString(kits, f->d.module, home) < 0) goto fail;
+      Py_DECREF(home); /* kits holds it */
+    }
+    if (home == NULL && PyObject_HasAttrString(m, f->d.name)) {
       PyErr_Format(PyExc_ImportError,
                    "import %s: the Go function %s is registered under the name '%s', which godlpack's own API "
-                   "uses; register it under another name",
+                   "or another function uses; register it under another name",
                    fullname, f->d.name, f->d.name);
       goto fail;
     }
@@ -138,12 +151,15 @@ int gd_gofunc_install(PyObject *m, const char *fullname) {
     f->def.ml_doc = f->d.doc;
     gd_fns[i] = f;
     gd_nfns = i + 1;
-    PyObject *fn = PyCFunction_NewEx(&f->def, m, modname);
+    PyObject *where = f->d.module ? PyUnicode_FromString(f->d.module) : (Py_INCREF(modname), modname);
+    PyObject *fn = where ? PyCFunction_NewEx(&f->def, m, where) : NULL;
+    Py_XDECREF(where);
     if (fn == NULL) goto fail;
-    if (PyModule_AddObject(m, f->d.name, fn) < 0) {
+    if (home != NULL ? PyDict_SetItemString(home, f->d.name, fn) < 0 : PyModule_AddObject(m, f->d.name, fn) < 0) {
       Py_DECREF(fn);
       goto fail;
     }
+    if (home != NULL) Py_DECREF(fn);
   }
   Py_DECREF(modname);
   return 0;
@@ -186,7 +202,8 @@ static int gd_fn_badtype(gd_fn *f, int k, PyObject *o) {
 }
 
 /* Rewords the exception in flight as "name(): argument 'x': <message>",
- * keeping its type. */
+ * keeping its type (a UnicodeError, whose constructor takes no message,
+ * becomes the ValueError it derives from). */
 static int gd_fn_reword(gd_fn *f, int k) {
   PyObject *t, *v, *tb;
   PyErr_Fetch(&t, &v, &tb);
@@ -197,7 +214,8 @@ static int gd_fn_reword(gd_fn *f, int k) {
     PyErr_Restore(t, v, tb);
     return -1;
   }
-  PyErr_Format(t, "%s: argument '%s': %U", f->entry, f->d.names[k], s);
+  PyErr_Format(PyErr_GivenExceptionMatches(t, PyExc_UnicodeError) ? PyExc_ValueError : t, "%s: argument '%s': %U",
+               f->entry, f->d.names[k], s);
   Py_DECREF(s);
   Py_XDECREF(t);
   Py_XDECREF(v);

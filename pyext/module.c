@@ -174,7 +174,7 @@ PyObject *gd_mod_full(PyObject *m, PyObject *args) {
   const void *e = NULL;
   if (value != Py_None) {
     if (gd_itemsize(dt) == 0 || gd_itemsize(dt) > 16) {
-      PyErr_SetString(PyExc_TypeError, "full(): packed sub-byte dtypes cannot be filled");
+      PyErr_Format(PyExc_TypeError, "%s: packed sub-byte dtypes cannot be filled", entry);
       return NULL;
     }
     if (gd_pack(dt, value, elem) < 0) return NULL;
@@ -187,71 +187,42 @@ PyObject *gd_mod_full(PyObject *m, PyObject *args) {
   return gd_alloc_array(gd_state_of_module(m), dt, nd, dims, e, NULL);
 }
 
-/* _from_flat(shape, key, items): items has prod(shape) scalars, C order. */
-PyObject *gd_mod_from_flat(PyObject *m, PyObject *args) {
-  PyObject *shape, *items;
-  long key;
-  if (!PyArg_ParseTuple(args, "OlO", &shape, &key, &items)) return NULL;
-  int64_t dims[GD_MAX_NDIM];
-  int32_t nd;
-  if (gd_shape_arg(shape, dims, &nd, "asarray()") < 0) return NULL;
-  DLDataType dt = gd_dtype_from_key(key);
-  int64_t is = gd_itemsize(dt);
-  if (is == 0) {
-    PyErr_SetString(PyExc_TypeError, "asarray(): packed sub-byte dtypes cannot be built from Python values");
-    return NULL;
-  }
-  PyObject *seq = PySequence_Tuple(items);
-  if (seq == NULL) return NULL;
-  int64_t n = gd_size_of(nd, dims);
-  if (PyTuple_Size(seq) != n) {
-    Py_DECREF(seq);
-    gd_errf(GD_E_SHAPE_ARG, "asarray(): inhomogeneous nested sequence");
-    return NULL;
-  }
-  gd_array *a;
-  PyObject *r = gd_alloc_array(gd_state_of_module(m), dt, nd, dims, NULL, &a);
-  if (r == NULL) {
-    Py_DECREF(seq);
-    return NULL;
-  }
-  char *p = (char *)a->h.data + a->h.offset * is;
-  for (int64_t i = 0; i < n; i++) {
-    if (gd_pack(dt, PyTuple_GetItem(seq, (Py_ssize_t)i), p + i * is) < 0) {
-      Py_DECREF(seq);
-      Py_DECREF(r);
-      return NULL;
-    }
-  }
-  Py_DECREF(seq);
-  return r;
-}
-
-/* _arange(n, kind, start, step): start + i*step for i < n as int64 (kind
- * 0), uint64 (1) or float64 (2). The Python side picks the kind whose range
- * holds every value and converts the result to the dtype asked for
- * (core's astype: one codec per dtype). Integers are computed modulo 2**64,
- * exact because every value fits the kind. */
+/* _arange(n, kind, key, start, step): start + i*step for i < n, computed
+ * as int64 (kind 0), uint64 (1) or float64 (2), whichever the Python side
+ * found to hold every value (integers modulo 2**64: exact), and stored as
+ * dtype key by core's element codec (gd_elem_write, the one codec of each
+ * dtype). Pure C, so a forked child can too; Ctrl-C is honoured between
+ * blocks of elements. */
 PyObject *gd_mod_arange(PyObject *m, PyObject *args) {
-  static const DLDataType kinds[3] = {{kDLInt, 64, 1}, {kDLUInt, 64, 1}, {kDLFloat, 64, 1}};
   long long n;
   int kind;
+  long key;
   PyObject *start, *step;
-  if (!PyArg_ParseTuple(args, "LiOO", &n, &kind, &start, &step)) return NULL;
-  if (kind < 0 || kind > 2) return PyErr_Format(PyExc_ValueError, "_arange(): kind %d", kind);
-  int64_t dims[1] = {n < 0 ? 0 : n};
+  if (!PyArg_ParseTuple(args, "LilOO", &n, &kind, &key, &start, &step)) return NULL;
+  DLDataType dt = gd_dtype_from_key(key);
+  int64_t is = gd_itemsize(dt), dims[1] = {n < 0 ? 0 : n};
+  int to = gd_elem_kind(dt);
+  if (kind < 0 || kind > 2 || is == 0 || to == GD_ELEM_NONE || (kind == 2 && (to == GD_ELEM_INT || to == GD_ELEM_UINT)))
+    return gd_errf(GD_E_ARGUMENT, "arange(): cannot compute in kind %d into dtype key %ld", kind, key);
+  double f0 = kind == 2 ? PyFloat_AsDouble(start) : 0, fd = kind == 2 ? PyFloat_AsDouble(step) : 0;
+  uint64_t u0 = kind < 2 ? PyLong_AsUnsignedLongLongMask(start) : 0, ud = kind < 2 ? PyLong_AsUnsignedLongLongMask(step) : 0;
+  if (PyErr_Occurred()) return NULL;
   gd_array *a;
-  PyObject *r = gd_alloc_array(gd_state_of_module(m), kinds[kind], 1, dims, NULL, &a);
-  if (r == NULL) return NULL;
-  if (kind == 2) {
-    double s0 = PyFloat_AsDouble(start), d = PyFloat_AsDouble(step), *p = (double *)a->h.data + a->h.offset;
-    for (int64_t i = 0; i < dims[0] && !PyErr_Occurred(); i++) p[i] = s0 + (double)i * d;
-  } else {
-    uint64_t s0 = PyLong_AsUnsignedLongLongMask(start), d = PyLong_AsUnsignedLongLongMask(step);
-    uint64_t *p = (uint64_t *)a->h.data + a->h.offset;
-    for (int64_t i = 0; i < dims[0] && !PyErr_Occurred(); i++) p[i] = s0 + (uint64_t)i * d;
+  PyObject *r = gd_alloc_array(gd_state_of_module(m), dt, 1, dims, NULL, &a);
+  char *p = r ? (char *)a->h.data + a->h.offset * is : NULL;
+  gd_elem e = {.kind = to};
+  for (int64_t i = 0; r != NULL && i < dims[0]; i++) {
+    uint64_t u = u0 + (uint64_t)i * ud;
+    e.re = kind == 2 ? f0 + (double)i * fd : kind == 1 ? (double)u : (double)(int64_t)u;
+    e.u = u;
+    e.i = to == GD_ELEM_BOOL ? (kind == 2 ? e.re != 0 : u != 0) : (int64_t)u;
+    if (gd_elem_write(dt, &e, p + i * is) != 0) { /* the Python side checked the bounds */
+      Py_CLEAR(r);
+      gd_errf(GD_E_ARGUMENT, "arange(): a value is out of bounds for the dtype");
+    } else if ((i & 0xfffff) == 0xfffff && PyErr_CheckSignals() < 0) {
+      Py_CLEAR(r);
+    }
   }
-  if (PyErr_Occurred()) Py_CLEAR(r);
   return r;
 }
 
@@ -310,54 +281,21 @@ PyObject *gd_from_buffer(gd_state *st, PyObject *obj) {
       return NULL;
     }
   }
-  const char *why = NULL;
-  DLDataType dt;
-  int64_t shape[GD_MAX_NDIM], strides[GD_MAX_NDIM];
-  if (gd_dtype_from_format(v->format, v->itemsize, &dt) < 0) {
-    gd_errf(GD_E_BUFFER_REQUEST,
-                 "asarray(): buffer format '%s' (itemsize %zd) is not supported; use a native-endian "
-                 "bool, integer, float or complex buffer",
-                 v->format ? v->format : "B", v->itemsize);
-    goto fail;
-  }
-  if (v->suboffsets != NULL) {
-    why = "asarray(): buffers with suboffsets are not supported; copy the data to a contiguous buffer first";
-  } else if (v->ndim > GD_MAX_NDIM) {
-    why = "asarray(): too many dimensions in the buffer";
-  }
-  if (why) {
-    gd_errf(GD_E_BUFFER_REQUEST, "%s", why);
-    goto fail;
-  }
-  /* The buffer is described as a DLPack tensor on the CPU and validated like
-   * any import: the fast path of core/fastpath.c, else core (one Go call),
-   * which also words every refusal. */
-  int32_t nd = v->ndim;
-  int64_t bshape[GD_MAX_NDIM], bstrides[GD_MAX_NDIM];
-  if (nd == 0) {
-    /* a scalar buffer (ctypes.c_double(1.5)): shape () and no shape array */
-  } else if (v->shape == NULL) {
-    nd = 1;
-    bshape[0] = v->len / v->itemsize;
-    bstrides[0] = 1;
-  } else {
-    for (int32_t i = 0; i < nd; i++) {
-      bshape[i] = v->shape[i];
-      if (v->strides == NULL) continue;
-      if (v->strides[i] % v->itemsize != 0) {
-        gd_errf(GD_E_BUFFER_REQUEST,
-                     "asarray(): byte stride %zd is not a multiple of the itemsize %zd; godlpack "
-                     "strides are in elements: pass copy=True or make the buffer contiguous",
-                     v->strides[i], v->itemsize);
-        goto fail;
-      }
-      bstrides[i] = v->strides[i] / v->itemsize;
-    }
-  }
+  /* core decides which views it takes (core/buffer.c); the tensor is then
+   * validated like any import, which words every other refusal. */
+  _Static_assert(sizeof(Py_ssize_t) == sizeof(int64_t), "Py_ssize_t is 64-bit");
+  gd_buffer_view bv = {v->buf, v->len, v->itemsize, v->format, v->ndim, v->suboffsets != NULL,
+                       (const int64_t *)v->shape, (const int64_t *)v->strides};
+  DLTensor t;
+  int64_t bshape[GD_MAX_NDIM], bstrides[GD_MAX_NDIM], shape[GD_MAX_NDIM], strides[GD_MAX_NDIM];
+  char msg[GD_MSG_CAP];
   gd_header h;
-  if (gd_describe_host(v->buf, dt, nd, nd > 0 ? bshape : NULL,
-                       (nd > 0 && (v->shape == NULL || v->strides != NULL)) ? bstrides : NULL,
-                       v->readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0, &h, shape, strides, "asarray()") < 0)
+  if (gd_buffer_tensor(&bv, &t, bshape, bstrides, msg, sizeof msg) < 0) {
+    gd_errf(GD_E_BUFFER_REQUEST, "%s", msg);
+    goto fail;
+  }
+  if (gd_describe_host(t.data, t.dtype, t.ndim, t.shape, t.strides, v->readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0,
+                       &h, shape, strides, "asarray()") < 0)
     goto fail;
   gd_owner *o = gd_owner_new(GD_OWN_FREE, v, gd_pybuffer_free);
   if (o == NULL) {
@@ -381,16 +319,12 @@ PyObject *gd_mod_init(PyObject *m, PyObject *args) {
   PyObject *dtypes, *devcls, *devenum, *cpu, *parse, *asarray;
   if (!PyArg_ParseTuple(args, "O!OOOOO", &PyDict_Type, &dtypes, &devcls, &devenum, &cpu, &parse, &asarray))
     return NULL;
-  Py_INCREF(asarray);
-  GD_SETREF(st->asarray, asarray);
-  Py_INCREF(dtypes);
-  GD_SETREF(st->dtype_by_key, dtypes);
-  Py_INCREF(devcls);
-  GD_SETREF(st->device_cls, devcls);
-  Py_INCREF(cpu);
-  GD_SETREF(st->cpu_device, cpu);
-  Py_INCREF(parse);
-  GD_SETREF(st->parse_device, parse);
+  PyObject **slots[] = {&st->asarray, &st->dtype_by_key, &st->device_cls, &st->cpu_device, &st->parse_device};
+  PyObject *vals[] = {asarray, dtypes, devcls, cpu, parse};
+  for (int i = 0; i < 5; i++) {
+    Py_INCREF(vals[i]);
+    GD_SETREF(*slots[i], vals[i]);
+  }
   for (int i = 0; i <= GD_DEVTYPE_MAX; i++) {
     PyObject *mem = PyObject_CallFunction(devenum, "i", i);
     if (mem == NULL) {
@@ -585,37 +519,20 @@ fail:
 }
 
 /* A kit module becomes godlpack._native, then the godlpack package is
- * imported over it (its _init fills the state) and its public names are
- * copied here, so that `import NAME` alone offers NAME.asarray, ... */
+ * imported over it: its _init fills the state, and it copies its public
+ * names into the kit module (python/godlpack/__init__.py). */
 static int gd_kit_adopt(PyObject *m, const char *fullname) {
   PyObject *sysmods = PyImport_GetModuleDict();
   if (PyDict_SetItemString(sysmods, "godlpack._native", m) < 0) return -1;
   PyObject *pkg = PyImport_ImportModule("godlpack");
-  if (pkg == NULL) {
-    /* Leave no half-made godlpack._native behind. */
-    PyObject *et, *ev, *etb;
-    PyErr_Fetch(&et, &ev, &etb);
-    if (PyDict_DelItemString(sysmods, "godlpack._native") < 0) PyErr_Clear();
-    PyErr_Restore(et, ev, etb);
-    return -1;
+  if (pkg != NULL) {
+    Py_DECREF(pkg);
+    return 0;
   }
-  PyObject *all = PyObject_GetAttrString(pkg, "__all__");
-  PyObject *it = all ? PyObject_GetIter(all) : NULL;
-  PyObject *name;
-  int rc = it ? 0 : -1;
-  while (it && (name = PyIter_Next(it)) != NULL) {
-    if (!PyObject_HasAttr(m, name)) {
-      PyObject *v = PyObject_GetAttr(pkg, name);
-      if (v == NULL || PyObject_SetAttr(m, name, v) < 0) rc = -1;
-      Py_XDECREF(v);
-    }
-    Py_DECREF(name);
-    if (rc < 0) break;
-  }
-  if (it && PyErr_Occurred()) rc = -1;
-  Py_XDECREF(it);
-  Py_XDECREF(all);
-  Py_DECREF(pkg);
+  PyObject *et, *ev, *etb; /* leave no half-made godlpack._native behind */
+  PyErr_Fetch(&et, &ev, &etb);
+  if (PyDict_DelItemString(sysmods, "godlpack._native") < 0) PyErr_Clear();
+  PyErr_Restore(et, ev, etb);
   (void)fullname;
-  return rc;
+  return -1;
 }

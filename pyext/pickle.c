@@ -87,56 +87,22 @@ PyObject *gd_mod_reinterpret(PyObject *m, PyObject *args) {
                  "buffers pickle.dumps() handed out", entry);
     return NULL;
   }
-  DLDataType dt = gd_dtype_from_key(key);
-  int64_t is = gd_itemsize(dt);
-  if (padded && (int64_t)dt.bits * dt.lanes < 8) is = 1;
-  if (is == 0) {
-    gd_errf(GD_E_PICKLE, "%s: packed sub-byte dtypes cannot be unpickled; pickle them padded", entry);
-    return NULL;
-  }
   Py_ssize_t nd = PyTuple_Size(shape_obj);
-  if (nd > GD_MAX_NDIM) {
-    gd_errf(GD_E_PICKLE, "%s: more than %d dimensions", entry, GD_MAX_NDIM);
-    return NULL;
-  }
-  int64_t shape[GD_MAX_NDIM], strides[GD_MAX_NDIM], n = 1;
-  int overflow = 0;
-  for (Py_ssize_t i = 0; i < nd; i++) {
-    long long d = PyLong_AsLongLong(PyTuple_GetItem(shape_obj, i));
-    if (d == -1 && PyErr_Occurred()) return NULL;
-    if (d < 0) {
-      gd_errf(GD_E_PICKLE, "%s: negative dimension %lld in the shape", entry, d);
-      return NULL;
-    }
-    shape[i] = d;
-    overflow |= __builtin_mul_overflow(n, (int64_t)d, &n);
-  }
-  int64_t nbytes = 0;
-  if (overflow || __builtin_mul_overflow(n, is, &nbytes)) {
-    gd_errf(GD_E_PICKLE, "%s: the pickled shape spans more than 2**63 bytes; pass what pickle.dumps() "
-                 "made", entry);
-    return NULL;
-  }
-  if (nbytes != GD_SHAPE(u)[0]) {
-    gd_errf(GD_E_PICKLE, "%s: the data holds %lld bytes, but the pickled shape needs %lld; pass the "
-                 "buffers pickle.dumps() handed out, in order", entry, (long long)GD_SHAPE(u)[0], (long long)nbytes);
-    return NULL;
-  }
-  /* Fortran order: the strides of that order (dimensions of size 0 and 1 do
-   * not grow them); C order: NULL strides, which the describe makes
-   * C-contiguous. The describe validates the dtype and sets the flags. */
-  int64_t s = 1;
-  for (Py_ssize_t k = 0; fortran && k < nd; k++) {
-    strides[k] = s;
-    if (shape[k] > 1) s *= shape[k];
-  }
+  int64_t dims[GD_MAX_NDIM], shape[GD_MAX_NDIM], strides[GD_MAX_NDIM], oshape[GD_MAX_NDIM], ostrides[GD_MAX_NDIM];
+  for (Py_ssize_t i = 0; i < nd && i < GD_MAX_NDIM; i++)
+    if ((dims[i] = PyLong_AsLongLong(PyTuple_GetItem(shape_obj, i))) == -1 && PyErr_Occurred()) return NULL;
+  /* core decides what the bytes can hold (core/buffer.c); the describe
+   * validates the dtype and sets the flags. */
+  DLTensor t;
+  char msg[GD_MSG_CAP];
+  void *data = u->h.data != NULL ? (char *)u->h.data + u->h.offset : NULL; /* u is uint8: offset in bytes */
+  if (gd_bytes_tensor(data, GD_SHAPE(u)[0], gd_dtype_from_key(key), nd > GD_MAX_NDIM ? -1 : (int32_t)nd, dims,
+                      fortran, padded, &t, shape, strides, msg, sizeof msg) < 0)
+    return gd_errf(GD_E_PICKLE, "%s", msg);
   uint64_t flags = ((u->h.flags & GD_FLAG_READONLY) || readonly) ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
   if (padded) flags |= DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
   gd_header h;
-  int64_t oshape[GD_MAX_NDIM], ostrides[GD_MAX_NDIM];
-  void *data = u->h.data != NULL ? (char *)u->h.data + u->h.offset : NULL; /* u is uint8: offset in bytes */
-  if (gd_describe_host(data, dt, (int32_t)nd, nd > 0 ? shape : NULL, (fortran && nd > 0) ? strides : NULL, flags,
-                       &h, oshape, ostrides, entry) < 0)
+  if (gd_describe_host(t.data, t.dtype, t.ndim, t.shape, t.strides, flags, &h, oshape, ostrides, entry) < 0)
     return NULL;
   h.owner = u->h.owner;
   gd_owner_incref(h.owner);

@@ -219,8 +219,6 @@ static PyMethodDef gd_module_methods[] = {
      NULL},
     {"_probe_calls", (PyCFunction)(void (*)(void))gd_mod_probe_calls, METH_O,
      NULL},
-    {"_from_flat", (PyCFunction)(void (*)(void))gd_mod_from_flat, METH_VARARGS,
-     NULL},
     {"_arange", (PyCFunction)(void (*)(void))gd_mod_arange, METH_VARARGS,
      NULL},
     {"_convert", (PyCFunction)(void (*)(void))gd_mod_convert, METH_VARARGS,

@@ -44,7 +44,6 @@ PyObject *gd_mod_owner_refs(PyObject *m, PyObject *arg);
 PyObject *gd_mod_exchange_api(PyObject *m, PyObject *arg);
 PyObject *gd_mod_probe_capsule(PyObject *m, PyObject *arg);
 PyObject *gd_mod_probe_calls(PyObject *m, PyObject *arg);
-PyObject *gd_mod_from_flat(PyObject *m, PyObject *arg);
 PyObject *gd_mod_arange(PyObject *m, PyObject *arg);
 PyObject *gd_mod_convert(PyObject *m, PyObject *arg);
 PyObject *gd_mod_stack_into(PyObject *m, PyObject *arg);

@@ -185,7 +185,6 @@ int gd_gofunc_install(PyObject *m, const char *fullname);
 
 /* module.c helpers */
 int gd_parse_copy(PyObject *copy, int32_t *mode, const char *entry);
-int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type,
-                         int32_t *id, const char *entry, const char *kw);
+int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id, const char *entry);
 
 #endif /* GODLPACK_SKIN_H_ */

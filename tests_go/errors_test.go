@@ -6,7 +6,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 
@@ -141,5 +143,33 @@ func TestClassString(t *testing.T) {
 	}
 	for c, s := range want {
 		assert.Equal(t, s, c.String())
+	}
+}
+
+// A message cut to fit the skin's buffer stays valid UTF-8: the cut falls
+// before a character it would split.
+func TestCutUTF8(t *testing.T) {
+	t.Parallel()
+	euros := strings.Repeat("€", 200) // 3 bytes each
+	for _, c := range []struct {
+		name string
+		s    string
+		n    int
+		want string
+	}{
+		{"short enough", "abc", 5, "abc"},
+		{"exact", "abc", 3, "abc"},
+		{"ascii cut", "abcdef", 4, "abcd"},
+		{"inside a character", euros, 511, strings.Repeat("€", 170)},
+		{"at a boundary", euros, 510, strings.Repeat("€", 170)},
+		{"before the first", "€", 2, ""},
+		{"invalid bytes are kept whole", "a\xff\xfeb", 3, "a\xff\xfe"},
+	} {
+		got := core.CutUTF8(c.s, c.n)
+		assert.Equal(t, c.want, got, c.name)
+		assert.LessOrEqual(t, len(got), c.n, c.name)
+		if utf8.ValidString(c.s) {
+			assert.True(t, utf8.ValidString(got), c.name)
+		}
 	}
 }

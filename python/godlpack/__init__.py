@@ -49,6 +49,9 @@ _check_address_space()
 
 # _native first: loading it starts the Go runtime on a thread of its own,
 # which then initialises while the modules below import.
+from . import _kits  # noqa: E402
+
+_kits.load_native()  # the native module composed with the installed Go kits, if any (godlpack/_kits.py)
 from . import _native, _oneapi, _tables, _types  # noqa: E402
 from ._native import Array, from_dlpack  # noqa: E402
 from ._types import DLDeviceType, DType, Device, _as_dtype  # noqa: E402
@@ -244,12 +247,10 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, devic
     if not ints and dt.name.startswith(("int", "uint")):
         # integer dtype with float bounds: compute in float, store truncated
         return asarray([int(start + i * step) for i in range(n)], dtype=dt)
-    if not ints:
-        a = _native._arange(n, 2, start, step)
-    else:
-        # in int64 or uint64, whichever holds every value (they are monotone:
-        # the first and the last decide), then converted by core's astype
-        # (a real dtype takes values beyond both through float64)
+    if ints:
+        # computed in int64 or uint64, whichever holds every value (they are
+        # monotone: the first and the last decide); a real dtype takes values
+        # beyond both through float64
         lo, hi = sorted((start, start + (n - 1) * step)) if n else (0, 0)
         if dt.code in (0, 1):  # kDLInt, kDLUInt
             bounds = _int_bounds(dt)
@@ -257,8 +258,8 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, devic
                 if not bounds[0] <= v <= bounds[1]:
                     raise OverflowError(f"arange(): Python integer {v} out of bounds for {dt.name}")
         kind = 0 if -(2**63) <= lo and hi < 2**63 else 1 if lo >= 0 and hi < 2**64 else 2
-        a = _native._arange(n, kind, start, step)
-    return a if a.dtype == dt else _native._convert(a, dt._key, "arange()")
+        return _native._arange(n, kind, dt._key, start, step)
+    return _native._arange(n, 2, dt._key, start, step)
 
 
 def _int_bounds(dt: DType) -> tuple[int, int]:
@@ -353,7 +354,7 @@ def asarray(obj: Any, dtype: Any = None, copy: bool | None = None, device: Any =
                 if a is NotImplemented:  # a list of arrays: np.stack
                     return _convert.stack(obj, dt, asarray)
                 return a
-            return _native._from_flat((), (dt or _infer_scalar_dtype(obj))._key, [obj])
+            return _native._full((), (dt or _infer_scalar_dtype(obj))._key, obj, _CPU_PAIR, "asarray()")
     if dt is not None and a.dtype != dt:
         if copy is False:
             raise ValueError(
@@ -361,3 +362,12 @@ def asarray(obj: Any, dtype: Any = None, copy: bool | None = None, device: Any =
             )
         return _native._convert(a, dt._key, "asarray()")
     return a
+
+
+# A kit module (python -m godlpack build-ext) holds godlpack's runtime and
+# became godlpack._native before this package was imported over it: its own
+# namespace offers godlpack's API too, so that `import mykit` alone is enough.
+if _native.__name__ != "godlpack._native":
+    for _name in __all__:
+        if not hasattr(_native, _name):
+            setattr(_native, _name, globals()[_name])

@@ -148,9 +148,15 @@ def _parse_device(spec: Any) -> tuple[DLDeviceType, int]:
     )
 
 
-def _device_pair(spec: Any) -> tuple[int, int]:
-    """Used by the C skin: device spec -> (int type, int id)."""
-    t, i = _parse_device(spec)
+def _device_pair(spec: Any, entry: str | None = None) -> tuple[int, int]:
+    """Used by the C skin: device spec -> (int type, int id), a refusal
+    starting with the entry point the user called when given."""
+    try:
+        t, i = _parse_device(spec)
+    except (TypeError, ValueError) as e:
+        if entry is None:
+            raise
+        raise type(e)(f"{entry}: {e}") from None
     if t == _oneapi.KDL_ONEAPI:
         _oneapi.ensure()
     return int(t), i

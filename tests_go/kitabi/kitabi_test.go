@@ -32,6 +32,7 @@ func init() {
 	gofunc.Func0("boom", func() (float64, error) { panic("kit bug") })
 	gofunc.Func0("fails", func() (float64, error) { return 0, errors.New("bad input") })
 	gofunc.Func1("slow", func(ctx context.Context) (int64, error) { <-ctx.Done(); return 7, nil })
+	gofunc.Func0("latin1", func() (string, error) { return "caf\xe9", nil })
 }
 
 func index(t *testing.T, name string) int {
@@ -47,7 +48,7 @@ func index(t *testing.T, name string) int {
 func TestCallThroughTheCABI(t *testing.T) {
 	n, err := gofunc.Open()
 	require.NoError(t, err)
-	require.Equal(t, 5, n)
+	require.Equal(t, 6, n)
 	require.Len(t, gofunc.Opened(), n)
 
 	name, kinds, optional := Describe(func(d unsafe.Pointer) { gofunc.DescribeC(index(t, "greet"), d) })
@@ -91,6 +92,12 @@ func TestCallThroughTheCABI(t *testing.T) {
 	assert.Contains(t, err.Error(), "kit bug")
 	_, _, err = gofunc.CallC(index(t, "fails"), nil, 0, res.Ptr(), 0)
 	require.ErrorContains(t, err, "bad input")
+	// a Python str holds text: bytes that are not UTF-8 are refused, naming the result
+	_, _, err = gofunc.CallC(index(t, "latin1"), nil, 0, res.Ptr(), 0)
+	require.ErrorIs(t, err, core.ErrArgument)
+	assert.Equal(t, core.ClassValue, core.ClassOf(err))
+	assert.Contains(t, err.Error(), `latin1(): result 0 is a string that is not valid UTF-8 ("caf\xe9")`)
+	assert.Equal(t, 0, res.Kind(0))
 	_, _, err = gofunc.CallC(99, nil, 0, res.Ptr(), 0)
 	assert.ErrorIs(t, err, core.ErrInternal)
 

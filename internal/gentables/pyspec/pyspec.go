@@ -79,7 +79,6 @@ var Module = []Fn{
 	{"_exchange_api", "gd_mod_exchange_api", varArgs, "", ""},
 	{"_probe_capsule", "gd_mod_probe_capsule", oneArg, "", ""},
 	{"_probe_calls", "gd_mod_probe_calls", oneArg, "", ""},
-	{"_from_flat", "gd_mod_from_flat", varArgs, "", ""},
 	{"_arange", "gd_mod_arange", varArgs, "", ""},
 	{"_convert", "gd_mod_convert", varArgs, "", ""},
 	{"_stack_into", "gd_mod_stack_into", varArgs, "", ""},
