@@ -224,7 +224,7 @@ test-wheel: wheel $(VENV)/.interop
 	    libs="numpy,ml_dtypes"; \
 	  fi; \
 	  echo "test-wheel: python$$v, $$env, godlpack from $(WHEEL)"; \
-	  (cd tests_py && GODLPACK_EXPECT_INSTALLED=1 GODLPACK_TEST_LIBS=$$libs \
+	  (cd tests_py && GODLPACK_EXPECT_INSTALLED=1 GODLPACK_TEST_LIBS=$$libs GODLPACK_WHEEL_DIR=$(CURDIR)/dist \
 	    OCL_ICD_FILENAMES=$(CURDIR)/$(VENV)/lib/libintelocl.so LD_LIBRARY_PATH=$(CURDIR)/$(VENV)/lib \
 	    ../$$env/bin/python -m pytest -q -p no:cacheprovider -rs . ) || exit 1; \
 	done

@@ -9,11 +9,11 @@ import signal
 import subprocess
 
 
-def run_group(argv, timeout, env):
-    """subprocess.run in its own session. Returns the CompletedProcess, or
-    None on timeout (after killing the process group)."""
+def run_group(argv, timeout, env, cwd=None):
+    """subprocess.run in its own session (in cwd when given). Returns the
+    CompletedProcess, or None on timeout (after killing the process group)."""
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                         start_new_session=True)
+                         start_new_session=True, cwd=cwd)
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -214,10 +214,11 @@ def test_setuptools_helper_builds_a_downstream_module(installed):
     assert _total(lib, proj).startswith("15.0 ")
 
 
-def test_init_kit_writes_a_package_go_tools_and_build_ext_accept(tmp_path):
-    """python -m godlpack init-kit DIR: a Go module that go vet and go test
-    accept with no edits (go.mod replaces godlpack with these Go sources),
-    whose module build-ext builds and Python imports (issue 25)."""
+def test_init_kit_writes_a_package_go_tools_and_pip_accept(tmp_path):
+    """python -m godlpack init-kit DIR: a kit package whose Go module go vet
+    and go test accept with no edits (go.mod replaces godlpack with these Go
+    sources), which pip installs and Python imports, composed with godlpack
+    (issue 25; tests_py/test_kits.py composes several)."""
     go = shutil.which(os.environ.get("GO", "go"))
     if go is None:
         missing("the Go toolchain is needed for a kit")
@@ -225,16 +226,18 @@ def test_init_kit_writes_a_package_go_tools_and_build_ext_accept(tmp_path):
     d = tmp_path / "mytools"
     p = subprocess.run([sys.executable, "-m", "godlpack", "init-kit", str(d)], env=env, capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
-    assert sorted(f.name for f in d.iterdir()) == ["go.mod", "mytools.go", "mytools_test.go", "pyproject.toml",
-                                                   "setup.py"]
+    assert sorted(f.name for f in d.iterdir()) == ["go.mod", "mytools", "mytools.go", "mytools_test.go",
+                                                   "pyproject.toml", "setup.py"]
     for cmd in (["vet", "./..."], ["test", "./..."]):
         q = subprocess.run([go, *cmd], cwd=d, capture_output=True, text=True, timeout=300)
         assert q.returncode == 0, (cmd, q.stdout + q.stderr)
-    q = subprocess.run([sys.executable, "-m", "godlpack", "build-ext", "mytools", ".", "-o", "."], cwd=d, env=env,
-                       capture_output=True, text=True, timeout=600)
+    site = tmp_path / "site"
+    q = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", "--target",
+                        str(site), str(d)], env=env, capture_output=True, text=True, timeout=600)
     assert q.returncode == 0, q.stdout + q.stderr
     code = "import mytools, numpy as np; print(mytools.total(np.arange(6.0).reshape(2, 3)[:, ::2]))"
-    r = run_group([sys.executable, "-c", code], 60, dict(env, PYTHONPATH=os.pathsep.join([str(d), PYDIR])))
+    r = run_group([sys.executable, "-c", code], 300, dict(env, PYTHONPATH=os.pathsep.join([str(site), PYDIR]),
+                                                          GODLPACK_KITS_CACHE=str(tmp_path / "cache")), cwd=tmp_path)
     assert r is not None and r.returncode == 0 and r.stdout.strip() == "10.0", r and (r.stdout + r.stderr)
     # never overwrites; refuses a name that is no identifier
     again = subprocess.run([sys.executable, "-m", "godlpack", "init-kit", str(d)], env=env, capture_output=True,

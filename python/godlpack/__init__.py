@@ -257,7 +257,7 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, devic
             for v in (lo, hi):
                 if not bounds[0] <= v <= bounds[1]:
                     raise OverflowError(f"arange(): Python integer {v} out of bounds for {dt.name}")
-        kind = 0 if -(2**63) <= lo and hi < 2**63 else 1 if lo >= 0 and hi < 2**64 else 2
+        kind = 0 if lo >= -(2**63) and hi < 2**63 else 1 if lo >= 0 and hi < 2**64 else 2
         return _native._arange(n, kind, dt._key, start, step)
     return _native._arange(n, 2, dt._key, start, step)
 

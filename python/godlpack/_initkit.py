@@ -1,12 +1,14 @@
 """``python -m godlpack init-kit DIR``: a Go package for Python that builds,
 vets and tests as it is.
 
-It writes a Go module in DIR (``go.mod`` requiring godlpack and replacing it
-with the Go sources of the godlpack installed here, so that ``go build``,
-``go vet``, ``go test`` and gopls resolve it without the network), one
-function registered with gofunc, a Go test that checks the registrations,
-and a ``pyproject.toml`` / ``setup.py`` that ``pip install`` builds with
-godlpack's ``build_go_ext``. Existing files are never overwritten.
+It writes a kit package in DIR: a Go module (``go.mod`` requiring godlpack
+and replacing it with the Go sources of the godlpack installed here, so that
+``go build``, ``go vet``, ``go test`` and gopls resolve it without the
+network) with one function registered with gofunc and a Go test that checks
+the registrations; the Python package NAME whose ``__init__`` binds the Go
+functions; and a ``pyproject.toml`` / ``setup.py`` (``godlpack.build.go_kit``)
+that ``pip install`` turns into a wheel composed with godlpack and any other
+kit at import (godlpack/_kits.py). Existing files are never overwritten.
 """
 
 from __future__ import annotations
@@ -94,9 +96,18 @@ dependencies = ["godlpack"]
 
 SETUP = '''from setuptools import setup
 
-from godlpack.build import GoExtension, build_go_ext
+from godlpack.build import go_kit
 
-setup(ext_modules=[GoExtension("{name}", ["."])], cmdclass={{"build_ext": build_go_ext}})
+# The Python package {name} binds the functions the Go package in this
+# directory registers; godlpack composes them with every installed kit.
+setup(**go_kit("{name}", ["."]))
+'''
+
+INIT = '''"""{name}: functions written in Go (the Go package beside this folder)."""
+
+from godlpack.kits import bind
+
+bind(__name__, globals())
 '''
 
 
@@ -116,8 +127,9 @@ def init_kit(directory: str, name: str | None = None, module: str | None = None)
         f"{name}_test.go": GO_TEST.format(name=name),
         "pyproject.toml": PYPROJECT.format(name=name),
         "setup.py": SETUP.format(name=name),
+        os.path.join(name, "__init__.py"): INIT.format(name=name),
     }
-    os.makedirs(directory, exist_ok=True)
+    os.makedirs(os.path.join(directory, name), exist_ok=True)
     there = [f for f in files if os.path.exists(os.path.join(directory, f))]
     if there:
         print(f"init-kit: {directory} already has {', '.join(there)}; nothing was written (pick an empty "
@@ -128,6 +140,6 @@ def init_kit(directory: str, name: str | None = None, module: str | None = None)
             out.write(text)
     print(f"wrote the Go package {module} (Python module {name}) in {directory}:\n"
           f"  cd {directory} && go vet ./... && go test ./...   # Go's own tools work as they are\n"
-          f"  python -m godlpack build-ext {name} . -o .        # {name}.abi3.so and {name}.pyi here\n"
-          f"  pip install .                                      # or: pip install --find-links DIR .")
+          f"  pip install .                                      # or: pip install --find-links DIR .\n"
+          f"  python -c 'import {name}, numpy as np; print({name}.total(np.ones(3)))'")
     return 0

@@ -116,7 +116,7 @@ def composite(kits: list[tuple[str, list[str]]], stock: str) -> str:
         print(f"godlpack: composing its native module with the Go kits {names}, once for this set of kits "
               f"(in {where}) ...", file=sys.stderr, flush=True)
         homes = {d: m for m, dirs in kits for d in dirs}
-        tmp = out + f".{os.getpid()}.tmp"
+        tmp = os.path.join(where, f"_native.{os.getpid()}.tmp.abi3.so")  # an extension suffix: _verify loads it
         try:
             import contextlib
             import io
@@ -124,12 +124,34 @@ def composite(kits: list[tuple[str, list[str]]], stock: str) -> str:
             with contextlib.redirect_stdout(io.StringIO()):
                 _gobuild.build_module("godlpack._native", list(homes), tmp, os.path.join(where, "gomain"),
                                       what=f"godlpack with the kits {names}", homes=homes)
+            _verify(tmp)
             os.replace(tmp, out)
         finally:
             if os.path.exists(tmp):
                 os.remove(tmp)
         print("godlpack: done.", file=sys.stderr, flush=True)
     return out
+
+
+_VERIFY = """import importlib.util, sys
+spec = importlib.util.spec_from_file_location("godlpack._native", sys.argv[1])
+mod = importlib.util.module_from_spec(spec)
+sys.modules["godlpack._native"] = mod
+spec.loader.exec_module(mod)
+mod._install_gofuncs()
+"""
+
+
+def _verify(path: str) -> None:
+    """Loads the module in a child interpreter first: a kit whose
+    registrations fail must not leave this process holding a Go runtime it
+    cannot use (a second one, the stock module's, cannot start)."""
+    import subprocess
+
+    p = subprocess.run([sys.executable, "-c", _VERIFY, path], capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        last = (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
+        raise SystemExit(last)
 
 
 def load_native() -> None:
