@@ -1,7 +1,9 @@
 /* hostalloc.h: the CPU allocator, in C. backends/cpu allocates every host
  * buffer with it, and the CPython skin's forked child (which must never call
  * Go: pyext/nogo.c) allocates with the same functions, so either frees what
- * the other made. */
+ * the other made. Go's build cache does not see this header (it is outside
+ * the packages that include it): a change here needs a change in
+ * backends/cpu and pyext too, or their cached objects keep the old code. */
 #ifndef GD_BACKENDS_HOSTALLOC_H
 #define GD_BACKENDS_HOSTALLOC_H
 
@@ -33,10 +35,21 @@ static inline void *gd_cpu_alloc(size_t n, size_t align) {
 	return (void *)p;
 }
 
+// gd_cpu_alloc_zeroed is gd_cpu_alloc of zeroed memory from calloc, which
+// takes large blocks straight from mmap: their pages are zero without being
+// written, so a big zeros() costs no memory until it is used (as numpy's),
+// and a size the system cannot back fails here rather than later.
 static inline void *gd_cpu_alloc_zeroed(size_t n, size_t align) {
-	void *p = gd_cpu_alloc(n, align);
-	if (p != NULL && n > 0) memset(p, 0, n);
-	return p;
+	if (n == 0) n = 1;
+	if (align < sizeof(void *)) align = sizeof(void *);
+	size_t extra = align - 1 + sizeof(void *);
+	if (n > SIZE_MAX - extra) return NULL;
+	char *base = (char *)calloc(1, n + extra);
+	if (base == NULL) return NULL;
+	uintptr_t p = ((uintptr_t)base + sizeof(void *) + align - 1) & ~(uintptr_t)(align - 1);
+	((void **)p)[-1] = base;
+	gd_advise_huge((void *)p, n);
+	return (void *)p;
 }
 
 // gd_cpu_free is what owners call, from C, on the last reference: it frees

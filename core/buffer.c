@@ -60,6 +60,12 @@ int gd_bytes_tensor(void *data, int64_t nbytes, DLDataType dt, int32_t ndim, con
                     int padded, DLTensor *t, int64_t *shape, int64_t *strides, char *msg, int64_t cap) {
   static const char entry[] = "pickle.loads()";
   memset(t, 0, sizeof *t);
+  if (dt.bits == 0 || dt.lanes != 1 || dt.code == kDLOpaqueHandle || dt.code > kDLFloat4_e2m1fn) {
+    snprintf(msg, (size_t)cap,
+             "%s: the pickled dtype (code %d, bits %d, lanes %d) is none of godlpack's; pass what pickle.dumps() made",
+             entry, (int)dt.code, (int)dt.bits, (int)dt.lanes);
+    return -1;
+  }
   int64_t bits = (int64_t)dt.bits * dt.lanes, is = bits % 8 == 0 ? bits / 8 : 0;
   if (padded && bits < 8) is = 1;
   if (is == 0) {

@@ -19,6 +19,14 @@ int64_t gd_chunk_bytes(void) {
   return bytes;
 }
 
+int gd_fill_is_zero(DLDataType dt, const void *elem) {
+  int64_t bits = (int64_t)dt.bits * dt.lanes;
+  if (elem == NULL || bits < 8 || bits % 8 != 0) return 0;
+  for (int64_t i = 0; i < bits / 8; i++)
+    if (((const unsigned char *)elem)[i] != 0) return 0;
+  return 1;
+}
+
 int gd_chunk_eligible(const gd_header *h, const int64_t *shape) {
   if (h->ndim < 1 || !(h->flags & GD_FLAG_HOST)) return 0;
   if ((int64_t)h->dtype.bits * h->dtype.lanes < 8) return 0; /* sub-byte: one Go call */

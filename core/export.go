@@ -232,7 +232,11 @@ func ExportView(h *Header, shape, strides []int64, t *DLTensor) error {
 		return fmt.Errorf("%w; cannot export it", ErrReleased)
 	}
 	if h.Flags&HeaderReadOnly != 0 {
-		return fmt.Errorf("%w: a DLTensor cannot say read-only; export with a versioned capsule (max_version=(1, 0) or newer) or make a writable copy", ErrReadOnlyLegacy)
+		// no capsule is involved here (the C exchange API's DLTensor view):
+		// the words say what is refused, the sentinel stays P2's
+		return errorf(ErrReadOnlyLegacy, "a read-only array has no bare DLTensor (a DLTensor cannot say read-only); "+
+			"take a DLManagedTensorVersioned instead (managed_tensor_from_py_object_no_sync, or __dlpack__ with "+
+			"max_version=(1, 0) or newer), or make a writable copy")
 	}
 	n := int(h.Ndim)
 	if n < 0 || n > MaxNdim || n > len(shape) || n > len(strides) {

@@ -597,6 +597,10 @@ int64_t gd_chunk_bytes(void);
 /* 1 when an operation over shape on h is long enough to chunk, else 0 (one
  * Go call does it all). */
 int gd_chunk_eligible(const gd_header *h, const int64_t *shape);
+/* 1 when elem, one element of dt, is all zero bytes: an array filled with
+ * it is allocated zeroed (pages untouched, core.RunOp's GD_OP_ALLOC), with
+ * no fill to chunk. */
+int gd_fill_is_zero(DLDataType dt, const void *elem);
 /* The chunks of an nd-dimensional operation with elements of itemsize
  * bytes: gd_chunks_next writes the next chunk's shape into sub and returns
  * 1, or 0 after the last; gd_chunks_offset is the element offset of its

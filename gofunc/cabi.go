@@ -9,6 +9,7 @@ import "C"
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -142,10 +143,8 @@ func putResults(rs []Value, cs []C.gd_fn_val) error {
 		case KindComplex:
 			c.f, c.im = C.double(real(v.C)), C.double(imag(v.C))
 		case KindString:
-			if !utf8.ValidString(v.S) { // a Python str holds text: say so here, naming the result
-				err = core.WithClass(core.ClassValue, fmt.Sprintf("result %d is a string that is not valid UTF-8 "+
-					"(%q); return text (strings.ToValidUTF8) or the bytes in an array", k, core.CutUTF8(v.S, 40)), core.ErrArgument)
-				break
+			if !utf8.ValidString(v.S) { // a Python str holds text: bytes that are not UTF-8 become U+FFFD
+				v.S = strings.ToValidUTF8(v.S, "\uFFFD")
 			}
 			c.n, c.s = C.int64_t(len(v.S)), (*C.char)(C.malloc(C.size_t(len(v.S)+1)))
 			if c.s != nil {
@@ -246,18 +245,24 @@ func WaitC(handle int64, wait time.Duration, cancel bool, res unsafe.Pointer) (p
 // callNow runs a function that takes no context on the calling thread.
 // One deferred recover serves the whole call: a panic of the Go function
 // is its author's bug (Entry.PanicError, the arguments released as after
-// any error), any other is godlpack's.
+// any error), any other is godlpack's. runtime.Goexit on this thread,
+// which Python made, ends the process (Go's rule): the function is named
+// on stderr first.
 func callNow(e *Entry, cargs []C.gd_fn_val, res unsafe.Pointer) (err error) {
 	f := e.NewFrame()
 	n, inFn := len(cargs), false
 	defer func() {
-		if r := recover(); r != nil {
-			if inFn {
-				err = finish(e, f.Args[:n], nil, e.PanicError(r), res)
-			} else {
-				err = fmt.Errorf("gofunc: godlpack internal error (recovered Go panic: %v); please report it: %w", r,
-					core.ErrInternal)
-			}
+		r := recover()
+		switch {
+		case r != nil && inFn:
+			err = finish(e, f.Args[:n], nil, e.PanicError(r), res)
+		case r != nil:
+			err = fmt.Errorf("gofunc: godlpack internal error (recovered Go panic: %v); please report it: %w", r,
+				core.ErrInternal)
+		case inFn:
+			fmt.Fprintf(os.Stderr, "godlpack: %v; Go ends the process when a function called from Python "+
+				"does so (a function that takes a context.Context runs on a goroutine, where it is this error)\n",
+				e.GoexitError())
 		}
 		e.FreeFrame(f)
 	}()

@@ -32,7 +32,18 @@ func (p *Pending) Start() {
 	p.done, p.cancel = make(chan struct{}), cancel
 	go func() {
 		defer close(p.done)
+		returned := false
+		defer func() { // runtime.Goexit ends this goroutine: the call's error says so
+			if !returned {
+				if r := recover(); r != nil {
+					p.Err = p.Entry.PanicError(r)
+				} else {
+					p.Err = p.Entry.GoexitError()
+				}
+			}
+		}()
 		p.Err = p.Entry.Call(ctx, p.Args[:p.NArgs], p.Res[:len(p.Entry.Results)])
+		returned = true
 	}()
 }
 

@@ -467,6 +467,14 @@ func (e *Entry) PanicError(r any) error {
 		"but this is a bug in %s: report it to its authors", e.Name, e.GoName, r, e.GoName), core.ErrInternal)
 }
 
+// GoexitError is the error of a call whose Go function called
+// runtime.Goexit (directly, or through testing's FailNow and the like)
+// instead of returning.
+func (e *Entry) GoexitError() error {
+	return core.WithClass(core.ClassRuntime, fmt.Sprintf("%s(): the Go function %s called runtime.Goexit instead of "+
+		"returning; it must return (an error, to fail): report it to its authors", e.Name, e.GoName), core.ErrInternal)
+}
+
 // wrap prefixes err's message with the function's name, keeping its class
 // and its sentinel.
 func (e *Entry) wrap(err error) error {

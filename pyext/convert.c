@@ -118,7 +118,9 @@ static int gd_has_dlpack(gd_nest *c, PyObject *x) {
 static int gd_is_seq(gd_nest *c, PyObject *x) {
   if (PyList_Check(x) || PyTuple_Check(x)) return 1;
   if (PyLong_Check(x) || PyFloat_Check(x) || PyComplex_Check(x) || PyUnicode_Check(x) || PyBytes_Check(x)) return 0;
-  if (gd_has_dlpack(c, x)) {
+  /* arrays and memoryviews are stacked, as numpy does (numpy's scalars,
+   * buffers too, are numbers) */
+  if (gd_has_dlpack(c, x) || (PyObject_CheckBuffer(x) && !PyNumber_Check(x))) {
     c->stack = 1;
     return 0;
   }

@@ -26,6 +26,7 @@ import "C"
 import (
 	"fmt"
 	"runtime/metrics"
+	"strings"
 	"unsafe"
 
 	"github.com/godlpack/godlpack/core"
@@ -48,7 +49,7 @@ func writeMsg(msg *C.char, s string) {
 		return
 	}
 	buf := unsafe.Slice((*byte)(unsafe.Pointer(msg)), C.GD_MSG_CAP)
-	n := copy(buf[:len(buf)-1], core.CutUTF8(s, len(buf)-1))
+	n := copy(buf[:len(buf)-1], core.CutUTF8(strings.ToValidUTF8(s, "\uFFFD"), len(buf)-1))
 	buf[n] = 0
 }
 

@@ -44,7 +44,7 @@ static int gd_nfns = 0;
 
 /* _gofuncs(): the registered functions as JSON (build-ext writes the .pyi
  * stub from it). */
-static PyObject *gd_mod_gofuncs(PyObject *m, PyObject *unused) {
+PyObject *gd_mod_gofuncs(PyObject *m, PyObject *unused) {
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
   char *out = NULL;
@@ -55,14 +55,11 @@ static PyObject *gd_mod_gofuncs(PyObject *m, PyObject *unused) {
   return r;
 }
 
-static PyMethodDef gd_gofuncs_def = {"_gofuncs", gd_mod_gofuncs, METH_NOARGS,
-                                     "_gofuncs()\n--\n\nThe Go functions of this module, as JSON."};
-
 /* _gofunc_floor(x): what every call of a registered function pays and
  * nothing more: a builtin's call, the GIL released, one call into an empty
  * Go export, the GIL taken back, a float made. make bench compares it with
  * gd.from_dlpack(ndarray) (group gofunc). x is ignored. */
-static PyObject *gd_mod_gofunc_floor(PyObject *m, PyObject *x) {
+PyObject *gd_mod_gofunc_floor(PyObject *m, PyObject *x) {
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
   PyThreadState *ts = PyEval_SaveThread();
@@ -72,25 +69,9 @@ static PyObject *gd_mod_gofunc_floor(PyObject *m, PyObject *x) {
   return PyFloat_FromDouble(0.0);
 }
 
-static PyMethodDef gd_gofunc_floor_def = {
-    "_gofunc_floor", gd_mod_gofunc_floor, METH_O,
-    "_gofunc_floor(x, /)\n--\n\nAn empty Go call with the GIL released: the least a Go function's call costs."};
-
 int gd_gofunc_install(PyObject *m, const char *fullname) {
   PyObject *modname = PyUnicode_FromString(fullname);
   if (modname == NULL) return -1;
-  PyObject *meta = PyCFunction_NewEx(&gd_gofuncs_def, m, modname);
-  if (meta == NULL || PyModule_AddObject(m, "_gofuncs", meta) < 0) {
-    Py_XDECREF(meta);
-    Py_DECREF(modname);
-    return -1;
-  }
-  PyObject *floor = PyCFunction_NewEx(&gd_gofunc_floor_def, m, modname);
-  if (floor == NULL || PyModule_AddObject(m, "_gofunc_floor", floor) < 0) {
-    Py_XDECREF(floor);
-    Py_DECREF(modname);
-    return -1;
-  }
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
   int n = gd_go_fn_count(msg);
@@ -171,23 +152,11 @@ fail:
 }
 
 static const char *gd_kind_word(int32_t k) {
-  switch (k) {
-    case GD_FN_ARRAY:
-      return "an array (an object with __dlpack__ or the buffer protocol)";
-    case GD_FN_INT:
-      return "an int";
-    case GD_FN_FLOAT:
-      return "a float";
-    case GD_FN_BOOL:
-      return "a bool";
-    case GD_FN_COMPLEX:
-      return "a complex";
-    case GD_FN_STRING:
-      return "a str";
-    case GD_FN_INTS:
-      return "an int or a sequence of ints";
-  }
-  return "?";
+  static const char *const words[] = {
+      [GD_FN_ARRAY] = "an array (an object with __dlpack__ or the buffer protocol)", [GD_FN_INT] = "an int",
+      [GD_FN_FLOAT] = "a float", [GD_FN_BOOL] = "a bool", [GD_FN_COMPLEX] = "a complex", [GD_FN_STRING] = "a str",
+      [GD_FN_INTS] = "an int or a sequence of ints"};
+  return k >= 0 && k < (int32_t)(sizeof words / sizeof words[0]) && words[k] ? words[k] : "?";
 }
 
 /* TypeError for an argument of the wrong type. */
@@ -310,13 +279,19 @@ static int gd_fn_array(gd_state *st, gd_fn *f, int k, PyObject *o, gd_fn_val *v,
     return 0;
   }
   PyObject *r = NULL;
-  if (PyErr_ExceptionMatches(PyExc_TypeError) && PyObject_CheckBuffer(o) && !PyObject_HasAttr(o, st->s_dlpack)) {
-    PyErr_Clear();
-    r = gd_from_buffer(st, o);
-  } else if (PyErr_ExceptionMatches(PyExc_TypeError) && !PyObject_CheckBuffer(o) && !PyCapsule_CheckExact(o) &&
-             !PyObject_HasAttr(o, st->s_dlpack)) {
-    PyErr_Clear();
-    return gd_fn_badtype(f, k, o);
+  if (PyErr_ExceptionMatches(PyExc_TypeError)) { /* not DLPack: a buffer, or the wrong type */
+    PyObject *et, *ev, *etb;
+    PyErr_Fetch(&et, &ev, &etb); /* PyObject_HasAttr must not run with an exception set */
+    int dlpack = PyObject_HasAttr(o, st->s_dlpack), buffer = PyObject_CheckBuffer(o);
+    if (dlpack || (!buffer && PyCapsule_CheckExact(o))) {
+      PyErr_Restore(et, ev, etb);
+    } else {
+      Py_XDECREF(et);
+      Py_XDECREF(ev);
+      Py_XDECREF(etb);
+      if (!buffer) return gd_fn_badtype(f, k, o);
+      r = gd_from_buffer(st, o);
+    }
   }
   if (r == NULL) return gd_fn_reword(f, k);
   *tmp = r;
@@ -400,17 +375,7 @@ static int gd_fn_arg(gd_state *st, gd_fn *f, int k, PyObject *o, gd_fn_val *v, P
       }
       return 0;
     case GD_FN_BOOL: {
-      if (!PyBool_Check(o)) {
-        /* numpy.bool_ and friends: a type named bool_ / bool */
-        PyObject *tn = PyType_GetName(Py_TYPE(o));
-        int ok = tn && (PyUnicode_CompareWithASCIIString(tn, "bool_") == 0 ||
-                        PyUnicode_CompareWithASCIIString(tn, "bool") == 0);
-        Py_XDECREF(tn);
-        if (!ok) {
-          PyErr_Clear();
-          return gd_fn_badtype(f, k, o);
-        }
-      }
+      if (!gd_bool_like(o)) return gd_fn_badtype(f, k, o);
       int b = PyObject_IsTrue(o);
       if (b < 0) return gd_fn_reword(f, k);
       v->i = b;

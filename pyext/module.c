@@ -124,7 +124,7 @@ static PyObject *gd_alloc_array(gd_state *st, DLDataType dt, int32_t ndim, const
   }
   /* A long fill runs in interruptible chunks after the allocation. */
   int chunked = 0;
-  if (elem != NULL) {
+  if (elem != NULL && !gd_fill_is_zero(dt, elem)) { /* zeros: allocated zeroed, no fill (core) */
     gd_header probe;
     memset(&probe, 0, sizeof(probe));
     probe.dtype = dt;

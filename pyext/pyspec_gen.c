@@ -247,6 +247,12 @@ static PyMethodDef gd_module_methods[] = {
      NULL},
     {"_test_go_gc", (PyCFunction)(void (*)(void))gd_mod_test_go_gc, METH_NOARGS,
      NULL},
+    {"_gofuncs", (PyCFunction)(void (*)(void))gd_mod_gofuncs, METH_NOARGS,
+     "_gofuncs()\n--\n\n"
+     "The Go functions of this module, as JSON."},
+    {"_gofunc_floor", (PyCFunction)(void (*)(void))gd_mod_gofunc_floor, METH_O,
+     "_gofunc_floor(x, /)\n--\n\n"
+     "An empty Go call with the GIL released: the least a Go function's call costs."},
     {"_go_allocs", (PyCFunction)(void (*)(void))gd_mod_go_allocs, METH_NOARGS,
      "_go_allocs()\n--\n\n"
      "Go heap objects allocated so far (for tests: hot paths add none)."},

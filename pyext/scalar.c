@@ -28,9 +28,26 @@ PyObject *gd_unpack(DLDataType dt, const void *p) {
 
 /* ---- pack ---- */
 
-/* v as a C long long, accepting __index__ objects and integral floats. */
+int gd_bool_like(PyObject *o) {
+  if (PyBool_Check(o)) return 1;
+  PyObject *tn = PyType_GetName(Py_TYPE(o));
+  int ok = tn && (PyUnicode_CompareWithASCIIString(tn, "bool_") == 0 || PyUnicode_CompareWithASCIIString(tn, "bool") == 0);
+  Py_XDECREF(tn);
+  PyErr_Clear();
+  return ok;
+}
+
+/* v as a C long long, accepting __index__ objects, integral floats and
+ * numpy's bools (1 or 0, as numpy stores them). */
 static int gd_as_int(PyObject *v, int is_unsigned, long long *s, unsigned long long *u) {
   PyObject *idx = NULL;
+  if (!PyLong_Check(v) && gd_bool_like(v)) {
+    int b = PyObject_IsTrue(v);
+    if (b < 0) return -1;
+    *s = b;
+    *u = (unsigned long long)b;
+    return 0;
+  }
   if (PyFloat_Check(v)) {
     double d = PyFloat_AsDouble(v);
     if (!isfinite(d) || d != floor(d)) {

@@ -145,6 +145,8 @@ int gd_pack(DLDataType dt, PyObject *v, void *out); /* -1 + exception */
  * (numpy's complex scalars), else a real number with im = 0. 0, or -1 with
  * an exception. */
 int gd_as_complex(PyObject *v, double *re, double *im);
+/* Whether o is a bool: Python's, or numpy's (a type named bool_ or bool). */
+int gd_bool_like(PyObject *o);
 /* Whether type tp is of a library's kind (GD_TYPE_*, core's gd_type_facts). */
 int gd_type_is(PyObject *tp, int kind);
 

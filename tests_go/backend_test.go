@@ -1,6 +1,9 @@
 package tests_go
 
 import (
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -125,4 +128,32 @@ func TestCPUAllocNoGoAllocation(t *testing.T) {
 		cpu.Free(p)
 	})
 	assert.Zero(t, allocs)
+}
+
+// Zeroed memory comes from calloc: the pages of a large block are zero
+// without being written, so allocating it costs no resident memory (as
+// numpy's zeros), and reading it gives zeros.
+func TestCPUAllocZeroedTouchesNoPages(t *testing.T) {
+	const n = 256 << 20
+	before := residentMiB(t)
+	p, err := cpu.AllocZeroed(n)
+	require.NoError(t, err)
+	defer cpu.Free(p)
+	assert.Less(t, residentMiB(t)-before, int64(32), "MiB resident after a 256 MiB zeroed allocation")
+	b := unsafe.Slice((*byte)(p), n)
+	assert.Zero(t, b[0]+b[n/2]+b[n-1])
+}
+
+func residentMiB(t *testing.T) int64 {
+	status, err := os.ReadFile("/proc/self/status")
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kib, err := strconv.ParseInt(f[1], 10, 64)
+			require.NoError(t, err)
+			return kib >> 10
+		}
+	}
+	t.Fatal("no VmRSS in /proc/self/status")
+	return 0
 }

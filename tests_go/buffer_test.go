@@ -80,6 +80,10 @@ func TestBytesTensor(t *testing.T) {
 			cfixture.BytesAs{Err: entry + "the pickled shape spans more than 2**63 bytes; pass what pickle.dumps() made"}},
 		{"too many dimensions", 0, f32, nil, -1, false, false,
 			cfixture.BytesAs{Err: entry + "more than 64 dimensions"}},
+		{"a crafted dtype of 0 bits", 0, [3]int{0, 0, 1}, []int64{4}, 1, false, false, cfixture.BytesAs{Err: entry +
+			"the pickled dtype (code 0, bits 0, lanes 1) is none of godlpack's; pass what pickle.dumps() made"}},
+		{"a crafted dtype code", 4, [3]int{99, 8, 1}, []int64{4}, 1, false, false, cfixture.BytesAs{Err: entry +
+			"the pickled dtype (code 99, bits 8, lanes 1) is none of godlpack's; pass what pickle.dumps() made"}},
 	} {
 		got := cfixture.BytesTensor(c.nbytes, c.dt, c.dims, c.ndim, c.fortran, c.padded)
 		assert.Equal(t, c.want, got, c.name)

@@ -649,3 +649,26 @@ def test_large_fill_and_sum_threads():
     for th in threads:
         th.join()
     assert results == [float((i + 1) * (1 << 20)) for i in range(4)]
+
+
+def _resident_mib():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) >> 10
+    raise AssertionError("no VmRSS")
+
+
+@pytest.mark.parametrize("make", [lambda n: gd.zeros(n), lambda n: gd.full(n, 0, dtype="int64"),
+                                  lambda n: gd.zeros((n // 8, 8), dtype="complex64")],
+                         ids=["zeros", "full of 0", "zeros complex64"])
+def test_zeros_touch_no_pages(make):
+    """As numpy's: zero-filled arrays come from zeroed memory (calloc), so a
+    large one costs no resident memory until used, and a size the system
+    cannot back is a MemoryError, not the OOM killer (issue 27 item 12)."""
+    before = _resident_mib()
+    a = make(1 << 26)  # 512 MiB of float64 / int64
+    assert _resident_mib() - before < 64
+    assert a.size >= 1 << 26 and not bool(a.reshape(-1)[12345]) and not bool(a.reshape(-1)[-1])
+    with pytest.raises(MemoryError):
+        gd.zeros(1 << 60, dtype="uint8")

@@ -307,3 +307,20 @@ def test_floor_probe_is_one_empty_go_call():
     assert N._go_crossings() == before + 1
     with pytest.raises(TypeError):
         N._gofunc_floor()  # type: ignore[call-arg]
+
+
+def _mmap8():
+    import mmap
+
+    return mmap.mmap(-1, 8)
+
+
+@pytest.mark.parametrize("make", [bytearray, bytes, lambda n: __import__("array").array("B", bytes(n)),
+                                  lambda n: memoryview(bytearray(n)), lambda n: _mmap8()],
+                         ids=["bytearray", "bytes", "array.array", "memoryview", "mmap"])
+def test_buffer_arguments_are_taken_quietly(make, capfd):
+    """A buffer-protocol argument is not DLPack: the call takes its buffer
+    without any exception left set along the way (Python 3.13 printed
+    "Exception ignored in PyObject_HasAttr()" on every call)."""
+    assert N._gofunc_probe(make(8)) == 8.0
+    assert "Exception ignored" not in capfd.readouterr().err

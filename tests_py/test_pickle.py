@@ -335,3 +335,58 @@ def test_torch_dataloader_forkserver(tmp_path):
                 assert torch.from_dlpack(a).tolist() == a.tolist()
             print("OK")
     """, timeout=300)
+
+
+# ---------------------------------------------------------------- out-of-band buffers stay exported
+
+
+def _array_of(raw):
+    import array
+
+    a = array.array("d")
+    a.frombytes(raw)
+    return a
+
+
+def _mmap_of(raw):
+    import mmap
+
+    m = mmap.mmap(-1, len(raw))
+    m[:] = raw
+    return m
+
+
+def _pickle_buffer(raw):
+    owner = bytearray(raw)
+    return pickle.PickleBuffer(owner), owner
+
+
+_HOLDERS = {
+    # (the buffer handed to pickle.loads, the object owning the memory), and
+    # what would free or move that memory
+    "memoryview": (lambda raw: (memoryview(bytearray(raw)),) * 2, lambda b: b.release()),
+    "bytearray": (lambda raw: (bytearray(raw),) * 2, lambda b: b.extend(b"x")),
+    "PickleBuffer of a bytearray": (_pickle_buffer, lambda b: b.extend(b"x")),
+    "array.array": (lambda raw: (_array_of(raw),) * 2, lambda b: b.append(1.0)),
+    "mmap": (lambda raw: (_mmap_of(raw),) * 2, lambda b: b.close()),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_HOLDERS))
+def test_an_out_of_band_buffer_stays_exported_while_the_array_lives(kind):
+    """As numpy's: the Array holds an export on the object owning the memory,
+    so that memory cannot be released, resized or unmapped under it."""
+    make, free = _HOLDERS[kind]
+    bufs = []
+    data = pickle.dumps(gd.arange(3.0), protocol=5, buffer_callback=bufs.append)
+    handed, owner = make(bytes(bufs[0].raw()))
+    a = pickle.loads(data, buffers=[handed])
+    assert a.tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(BufferError):
+        free(owner)
+    assert a.tolist() == [0.0, 1.0, 2.0]
+    del a, handed
+    import gc
+
+    gc.collect()
+    free(owner)  # the export ends with the array

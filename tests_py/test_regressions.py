@@ -348,3 +348,23 @@ def test_dunder_dlpack_huge_dl_device_is_buffer_error(dev):
 def test_reshape_shape_product_overflow_is_value_error(size, shape):
     with pytest.raises(ValueError):
         gd.arange(size).reshape(*shape)
+
+
+# ---------------------------------------------------------------- numpy's bools and buffers in constructors (issue 27)
+
+
+@requires("numpy")
+@pytest.mark.parametrize("case", ["full int64 of np.True_", "asarray of np.True_ and 3", "asarray uint8 of np.False_",
+                                  "asarray of memoryviews", "asarray of an array.array and a bytearray"])
+def test_constructors_take_numpy_bools_and_buffers_as_numpy(case):
+    import array
+
+    make = {
+        "full int64 of np.True_": lambda m: m.full(2, np.True_, dtype="int64"),
+        "asarray of np.True_ and 3": lambda m: m.asarray([np.True_, 3]),
+        "asarray uint8 of np.False_": lambda m: m.asarray(np.False_, dtype="uint8"),
+        "asarray of memoryviews": lambda m: m.asarray([memoryview(b"ab"), memoryview(b"cd")]),
+        "asarray of an array.array and a bytearray": lambda m: m.asarray([array.array("d", [1, 2]), bytearray(b"ab")]),
+    }[case]
+    got, want = make(gd), make(np)
+    assert got.dtype == str(want.dtype) and got.tolist() == want.tolist()

@@ -173,3 +173,20 @@ def test_forked_child_prints_without_go():
         got = f.read().decode()
     os.waitpid(pid, 0)
     assert got == want
+
+
+_SCALAR_VALUES = [100, 999, 1000, 1e4, 1e5, 1e6, 1e7, 1e8, 1e15, 1e16, 1e-4, 1e-5, -65504, 0.1, 3.14159, -2.5e-7, 0.0,
+                  -0.0, 448, 57344, 240, float("inf"), float("nan"), 1.5e-3]
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")
+@pytest.mark.parametrize("name", ["float16", "float32", "float64", "bfloat16", "float8_e4m3fn", "float8_e5m2",
+                                  "float8_e8m0fnu"])
+def test_str_of_a_0d_array_is_the_scalars(name):
+    """str() of a 0-d array is its scalar's, as numpy prints it (float16
+    65504 is 6.55e+04: scientific from 10**precision) and, for ml_dtypes'
+    types, as ml_dtypes' scalars print (6 significant digits)."""
+    nd = np.dtype(name) if name.startswith(("float16", "float32", "float64")) else getattr(ml_dtypes, name)
+    for v in _SCALAR_VALUES:
+        x = np.array(v).astype(nd)
+        assert str(gd.asarray(float(x), dtype=name)) == str(x), (name, v)

@@ -101,7 +101,8 @@ func Alloc(n int64) (unsafe.Pointer, error) {
 	return p, nil
 }
 
-// AllocZeroed is Alloc followed by zeroing the n bytes.
+// AllocZeroed is Alloc of zeroed memory (calloc: a large block's pages are
+// zero without being written, so they cost nothing until used).
 func AllocZeroed(n int64) (unsafe.Pointer, error) {
 	if n < 0 {
 		return nil, backends.ErrInvalidSize

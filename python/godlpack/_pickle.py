@@ -60,9 +60,19 @@ def _rebuild_buffer(
     view of the buffer pickle hands back (in band: a bytearray, or bytes when the array
     was read-only; out of band: the caller's buffer), read-only when either the array
     was or the buffer is (Ray's object store, a Dask frame)."""
-    m = memoryview(data)
-    u8 = _native._from_buffer(m.cast("B") if m.format != "B" or m.ndim != 1 else m)
-    return _native._reinterpret(u8, key, tuple(shape), fortran, readonly, padded)
+    # The import holds a buffer export on data itself (as numpy's does), so
+    # that data cannot be released or resized under the array.
+    try:
+        a = _native._from_buffer(data)
+    except (BufferError, TypeError):  # a format the import refuses: its bytes, through a cast view
+        a = _native._from_buffer(memoryview(data).cast("B"))
+    if a.ndim != 1 or a.dtype != "uint8":
+        view = _native._bytes_view(a, "pickle.loads()")
+        if view is None:
+            raise ValueError("pickle.loads(): the buffer handed back is not contiguous; pass the buffers "
+                             "pickle.dumps() handed out")
+        a = view[0]
+    return _native._reinterpret(a, key, tuple(shape), fortran, readonly, padded)
 
 
 def _copy(self: _native.Array) -> _native.Array:

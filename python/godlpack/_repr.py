@@ -311,7 +311,15 @@ def _scalar_str(x: Any, name: str) -> str:
             return str(x)
         return str(complex(_float_str(x.real, fmt), _float_str(x.imag, fmt)))
     if isinstance(x, float):
-        return repr(_float_str(x, _NARROW.get(name)))
+        if name not in ("float16", "float32", "float64"):  # ml_dtypes' scalars: as C++ streams, 6 digits
+            return format(x, "g")
+        fmt = _NARROW.get(name)
+        cutoff = 1e16 if name == "float64" else _EXP_CUTOFF[name]  # numpy: 10**precision, float64 as Python
+        if fmt is not None and math.isfinite(x) and x != 0 and not 1e-4 <= abs(x) < cutoff:
+            digits, exp = _shortest(x, fmt)  # numpy's scalar scientific form: 6.55e+04, 1e-05
+            mant = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+            return f"{'-' if x < 0 else ''}{mant}e{exp:+03d}"
+        return repr(_float_str(x, fmt))
     return str(x)
 
 

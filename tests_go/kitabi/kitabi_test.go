@@ -3,6 +3,7 @@ package kitabi
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 	"unsafe"
@@ -33,7 +34,14 @@ func init() {
 	gofunc.Func0("fails", func() (float64, error) { return 0, errors.New("bad input") })
 	gofunc.Func1("slow", func(ctx context.Context) (int64, error) { <-ctx.Done(); return 7, nil })
 	gofunc.Func0("latin1", func() (string, error) { return "caf\xe9", nil })
+	gofunc.Func1("quits", func(ctx context.Context) (int64, error) { runtime.Goexit(); return 0, nil })
+	gofunc.Func0("badError", func() (float64, error) { return 0, panicky{} })
 }
+
+// panicky is an error whose Error panics: the function's author's bug.
+type panicky struct{}
+
+func (panicky) Error() string { panic("Error() broke") }
 
 func index(t *testing.T, name string) int {
 	for i, e := range gofunc.Opened() {
@@ -48,7 +56,7 @@ func index(t *testing.T, name string) int {
 func TestCallThroughTheCABI(t *testing.T) {
 	n, err := gofunc.Open()
 	require.NoError(t, err)
-	require.Equal(t, 6, n)
+	require.Equal(t, 8, n)
 	require.Len(t, gofunc.Opened(), n)
 
 	name, kinds, optional := Describe(func(d unsafe.Pointer) { gofunc.DescribeC(index(t, "greet"), d) })
@@ -92,17 +100,30 @@ func TestCallThroughTheCABI(t *testing.T) {
 	assert.Contains(t, err.Error(), "kit bug")
 	_, _, err = gofunc.CallC(index(t, "fails"), nil, 0, res.Ptr(), 0)
 	require.ErrorContains(t, err, "bad input")
-	// a Python str holds text: bytes that are not UTF-8 are refused, naming the result
+	// a Python str holds text: bytes that are not UTF-8 become U+FFFD
 	_, _, err = gofunc.CallC(index(t, "latin1"), nil, 0, res.Ptr(), 0)
-	require.ErrorIs(t, err, core.ErrArgument)
-	assert.Equal(t, core.ClassValue, core.ClassOf(err))
-	assert.Contains(t, err.Error(), `latin1(): result 0 is a string that is not valid UTF-8 ("caf\xe9")`)
-	assert.Equal(t, 0, res.Kind(0))
+	require.NoError(t, err)
+	assert.Equal(t, "caf\uFFFD", res.String(0))
+	// an Error() that panics is the function's bug, named as such
+	_, _, err = gofunc.CallC(index(t, "badError"), nil, 0, res.Ptr(), 0)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "badError(): the Go function")
+	assert.Contains(t, err.Error(), "panicked: Error() broke")
+	// runtime.Goexit in a function with a context (on a goroutine) is the call's RuntimeError
+	pending, handle, err := gofunc.CallC(index(t, "quits"), nil, 0, res.Ptr(), time.Second)
+	if pending {
+		pending, err = gofunc.WaitC(handle, 5*time.Second, false, res.Ptr())
+	}
+	require.False(t, pending)
+	require.Error(t, err)
+	assert.Equal(t, core.ClassRuntime, core.ClassOf(err))
+	assert.Contains(t, err.Error(), "quits(): the Go function")
+	assert.Contains(t, err.Error(), "called runtime.Goexit instead of returning")
 	_, _, err = gofunc.CallC(99, nil, 0, res.Ptr(), 0)
 	assert.ErrorIs(t, err, core.ErrInternal)
 
 	// a context function is pending until cancelled through WaitC
-	pending, handle, err := gofunc.CallC(index(t, "slow"), nil, 0, res.Ptr(), time.Millisecond)
+	pending, handle, err = gofunc.CallC(index(t, "slow"), nil, 0, res.Ptr(), time.Millisecond)
 	require.NoError(t, err)
 	require.True(t, pending)
 	pending, err = gofunc.WaitC(handle, time.Second, true, res.Ptr())
