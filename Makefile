@@ -11,6 +11,8 @@
 #   make build   (re)build python/godlpack/_native.abi3.so in place
 #   make wheel   the manylinux2014 cp311-abi3 wheel into dist/, checked (auditwheel,
 #                abi3audit, twine); `make sdist`, `make test-wheel`, `make typecheck`
+#   make wheels  that wheel and the manylinux2014 aarch64 one (cross-built with zig);
+#                `make test-wheel-aarch64` runs the latter under qemu-user (CI does)
 #   make clean   remove build outputs (keeps .venv; `make distclean` removes it too)
 #
 # Idempotent: each set-up step leaves a stamp in .venv/ and is redone only when its
@@ -69,7 +71,7 @@ demo: setup
 	$(PY) -m godlpack matrix
 
 test: setup test-go vet test-py abi3-smoke
-	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory test-py-nofast typecheck test-go-race test-cgocheck2 fuzz-smoke sdist test-wheel; fi
+	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory test-py-nofast typecheck test-go-race test-cgocheck2 fuzz-smoke sdist test-wheel test-wheel-aarch64; fi
 	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory bench BENCH_QUICK=1; fi
 
 test-go: $(VENV)/.gomod
@@ -179,6 +181,8 @@ ZIG_TARGET := x86_64-linux-gnu.2.17
 WHEEL_PLAT := manylinux2014_x86_64
 VERSION = $(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' python/godlpack/__init__.py)
 WHEEL = dist/godlpack-$(VERSION)-cp311-abi3-$(WHEEL_PLAT).manylinux_2_17_x86_64.whl
+ZIG_TARGET_AARCH64 := aarch64-linux-gnu.2.17
+WHEEL_AARCH64 = dist/godlpack-$(VERSION)-cp311-abi3-manylinux2014_aarch64.manylinux_2_17_aarch64.whl
 WHEEL_TEST_VERSIONS ?= 3.11 3.12 3.13
 # the first python<version> of pyenv or PATH
 find_python = $$(PYENV_VERSION=$$(pyenv versions --bare 2>/dev/null | grep -E "^$(1)(\.|$$)" | tail -n1) pyenv which python$(1) 2>/dev/null || command -v python$(1) || true)
@@ -190,7 +194,7 @@ $(TOOLS)/.created: requirements-build.txt
 	$(TOOLS_PY) -m pip install -r requirements-build.txt
 	@touch $@
 
-.PHONY: sdist test-wheel
+.PHONY: sdist test-wheel wheel-aarch64 wheels test-wheel-aarch64
 wheel: $(TOOLS)/.created
 	rm -rf build/wheel-raw build/lib build/lib.* build/bdist.* dist/godlpack-$(VERSION)-cp311-abi3-*.whl && mkdir -p dist build/wheel-raw
 	CC="$(CURDIR)/$(TOOLS_PY) -m ziglang cc -target $(ZIG_TARGET)" \
@@ -201,6 +205,27 @@ wheel: $(TOOLS)/.created
 	$(TOOLS)/bin/abi3audit --strict --verbose $(WHEEL)
 	$(TOOLS)/bin/twine check --strict $(WHEEL)
 	@echo "wheel: $(WHEEL)"
+
+# The linux-aarch64 wheel, cross-built with zig (GOARCH=arm64) and audited as
+# the x86-64 one; `make test-wheel-aarch64` runs it under qemu-user with
+# Debian's arm64 CPython (tools/qemu_aarch64.sh). `make wheels` builds both.
+wheel-aarch64: $(TOOLS)/.created
+	rm -rf build/wheel-raw-aarch64 build/lib build/lib.* build/bdist.* $(WHEEL_AARCH64) && mkdir -p dist build/wheel-raw-aarch64
+	GOARCH=arm64 CC="$(CURDIR)/$(TOOLS_PY) -m ziglang cc -target $(ZIG_TARGET_AARCH64)" \
+	  $(TOOLS_PY) -m pip wheel --no-build-isolation --no-deps -w build/wheel-raw-aarch64 \
+	  -C--build-option=--plat-name=linux_aarch64 .
+	PATH="$(CURDIR)/$(TOOLS)/bin:$$PATH" $(TOOLS_PY) -m auditwheel repair --plat auto -w dist build/wheel-raw-aarch64/godlpack-$(VERSION)-*.whl
+	@test -f $(WHEEL_AARCH64) || { echo "wheel-aarch64: auditwheel did not make $(WHEEL_AARCH64)"; exit 1; }
+	$(TOOLS_PY) -m auditwheel show $(WHEEL_AARCH64)
+	$(TOOLS_PY) tools/check_release_so.py $(WHEEL_AARCH64) "$(CURDIR)" "$$HOME" "$$($(TOOLS_PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
+	$(TOOLS)/bin/abi3audit --strict --verbose $(WHEEL_AARCH64)
+	$(TOOLS)/bin/twine check --strict $(WHEEL_AARCH64)
+	@echo "wheel-aarch64: $(WHEEL_AARCH64)"
+
+wheels: wheel wheel-aarch64
+
+test-wheel-aarch64: wheel-aarch64
+	PY=$(TOOLS_PY) bash tools/qemu_aarch64.sh $(WHEEL_AARCH64)
 
 sdist: $(TOOLS)/.created
 	rm -f dist/godlpack-$(VERSION).tar.gz && rm -rf build/sdist-check && mkdir -p dist build/sdist-check/gomodcache

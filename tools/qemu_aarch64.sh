@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The linux-aarch64 wheel, run where it was cross-built: Debian's arm64
+# CPython 3.11 and qemu-user (static), both taken from Debian's packages and
+# unpacked under build/aarch64 (nothing is installed on the system); numpy's
+# aarch64 wheel and the wheel under test are installed into a folder by pip's
+# --platform. Then, under qemu: the abi3 smoke test, `python -m godlpack
+# demo`, and a zero-copy round trip with numpy, each failing loudly.
+#
+#   tools/qemu_aarch64.sh dist/godlpack-...-manylinux2014_aarch64...whl
+#
+# Needs apt-get (Debian bookworm, as root; `make test-wheel-aarch64` runs it)
+# to fetch the packages the first time; later runs reuse build/aarch64.
+set -euo pipefail
+
+wheel=${1:?usage: tools/qemu_aarch64.sh WHEEL}
+py=${PY:-python3}
+root=build/aarch64
+sys=$root/sysroot
+qemu=$root/qemu/usr/bin/qemu-aarch64-static
+numpy=${AARCH64_NUMPY:-numpy==2.2.6}  # the newest numpy with a manylinux2014 aarch64 wheel for cp311
+
+if [ ! -x "$sys/usr/bin/python3.11" ] || [ ! -x "$qemu" ]; then
+  command -v apt-get >/dev/null || { echo "qemu_aarch64: apt-get (Debian) is needed to fetch Debian's arm64 CPython and qemu-user-static"; exit 1; }
+  echo "qemu_aarch64: fetching Debian's arm64 CPython 3.11 and qemu-user-static into $root"
+  rm -rf "$root" && mkdir -p "$root/debs/partial" "$sys" "$root/qemu"
+  dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
+  apt-get update -q >/dev/null
+  : > "$root/empty-status"  # an empty package database: every dependency is downloaded, none installed
+  apt-get install -y -q --download-only --no-install-recommends \
+    -o Dir::Cache::archives="$PWD/$root/debs" -o Dir::State::status="$PWD/$root/empty-status" -o Debug::NoLocking=1 \
+    python3.11-minimal:arm64 libpython3.11-stdlib:arm64 qemu-user-static >/dev/null
+  for d in "$root"/debs/*_arm64.deb "$root"/debs/*_all.deb; do dpkg-deb -x "$d" "$sys"; done
+  dpkg-deb -x "$root"/debs/qemu-user-static_*_amd64.deb "$root/qemu"
+fi
+
+site=$root/site
+rm -rf "$site"
+"$py" -m pip install -q --target "$site" --platform manylinux2014_aarch64 --python-version 3.11 --implementation cp \
+  --only-binary=:all: --no-deps "$numpy" "$wheel"
+
+run() { PYTHONPATH="$site" "$qemu" -L "$sys" "$sys/usr/bin/python3.11" "$@"; }
+run -c 'import platform, sys; assert platform.machine() == "aarch64", platform.machine(); print("qemu_aarch64:", sys.version.split()[0], platform.machine())'
+run tests_py/abi3_smoke.py
+run -m godlpack demo
+run - <<'EOF'
+import numpy as np
+import godlpack as gd
+
+x = np.arange(6.0).reshape(2, 3)
+a = gd.from_dlpack(x)               # numpy -> godlpack
+y = np.from_dlpack(a.T)             # godlpack -> numpy, a transposed view
+y[2, 1] = 42.0                      # written through numpy ...
+assert x[1, 2] == 42.0 and a[1, 2] == 42.0, (x, a)  # ... seen by both: no copy anywhere
+assert np.shares_memory(x, y) and a.sum() == 52.0
+assert gd.from_dlpack(np.from_dlpack(a)).tolist() == x.tolist()
+print("qemu_aarch64: zero-copy numpy -> godlpack -> numpy on aarch64: ok")
+EOF
+echo "qemu_aarch64: $wheel passed under qemu-aarch64"
