@@ -18,8 +18,18 @@ import importlib.util
 import os
 import shutil
 
+import setuptools
 from setuptools import setup
 from setuptools.command.build_py import build_py
+
+# pyproject.toml states its licence as an SPDX expression (PEP 639), which
+# setuptools reads from 77 on; an older one (a --no-build-isolation build)
+# would stop on it with a traceback about the pyproject schema instead.
+if tuple(int(p) for p in setuptools.__version__.split(".")[:1] if p.isdigit()) < (77,):
+    raise SystemExit(
+        f"error: building godlpack needs setuptools 77 or newer (this environment has {setuptools.__version__}): "
+        "run `pip install -U 'setuptools>=77'` here, or build without --no-build-isolation"
+    )
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -67,8 +77,24 @@ class build_py_gosrc(build_py):
                         shutil.copy2(os.path.join(HERE, rel), os.path.join(dst, rel))
 
 
+REPOSITORY = "https://github.com/godlpack/godlpack/blob/main/"
+
+
+def index_readme(text):
+    """README.md for the package index: its links into the repository
+    (docs/, examples/) made absolute, since an index page has no repository
+    around it; web links and in-page anchors stay."""
+    import re
+
+    return re.sub(r"\]\((?![a-z]+:|#)([^)\s]+)\)", lambda m: f"]({REPOSITORY}{m.group(1)})", text)
+
+
 if __name__ == "__main__":  # pip's build backend runs this file as __main__; tests import it
+    with open(os.path.join(HERE, "README.md"), encoding="utf-8") as f:
+        readme = index_readme(f.read())
     setup(
+        long_description=readme,
+        long_description_content_type="text/markdown",
         # godlpack._native is a module of the kit like any other: pyext and
         # the functions godlpack itself registers with gofunc.
         ext_modules=[GoExtension("godlpack._native", [], gosrc=HERE)],

@@ -194,3 +194,21 @@ def test_release_gate_finds_symbols_debug_info_and_build_paths(tmp_path):
                           capture_output=True, text=True)
     assert good.returncode == 0, good.stderr
     assert "stripped, no build paths" in good.stdout
+
+
+def test_the_index_readme_has_absolute_links():
+    """README.md's links into the repository break on a package index page:
+    the long description setup.py hands over makes them absolute (issue 26)."""
+    import re
+
+    setup = _setup_module()
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    relative = re.findall(r"\]\((?![a-z]+:|#)([^)\s]+)\)", text)
+    assert len(relative) >= 5  # the README does link into docs/ and examples/
+    out = setup.index_readme(text)
+    assert re.findall(r"\]\((?![a-z]+:|#)([^)\s]+)\)", out) == []
+    for rel in relative:
+        assert f"]({setup.REPOSITORY}{rel})" in out
+    assert "](https://github.com/dmlc/dlpack)" in out  # web links stay as they are
+    assert len(out.splitlines()) == len(text.splitlines())
