@@ -196,7 +196,7 @@ $(TOOLS)/.created: requirements-build.txt
 
 .PHONY: sdist test-wheel wheel-aarch64 wheels test-wheel-aarch64
 wheel: $(TOOLS)/.created
-	rm -rf build/wheel-raw build/lib build/lib.* build/bdist.* dist/godlpack-$(VERSION)-cp311-abi3-*.whl && mkdir -p dist build/wheel-raw
+	rm -rf build/wheel-raw build/lib build/lib.* build/bdist.* $(WHEEL) && mkdir -p dist build/wheel-raw
 	CC="$(CURDIR)/$(TOOLS_PY) -m ziglang cc -target $(ZIG_TARGET)" \
 	  $(TOOLS_PY) -m pip wheel --no-build-isolation --no-deps -w build/wheel-raw .
 	PATH="$(CURDIR)/$(TOOLS)/bin:$$PATH" $(TOOLS_PY) -m auditwheel repair --plat $(WHEEL_PLAT) --only-plat -w dist build/wheel-raw/godlpack-$(VERSION)-*.whl
@@ -204,6 +204,7 @@ wheel: $(TOOLS)/.created
 	$(TOOLS_PY) tools/check_release_so.py $(WHEEL) "$(CURDIR)" "$$HOME" "$$($(TOOLS_PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
 	$(TOOLS)/bin/abi3audit --strict --verbose $(WHEEL)
 	$(TOOLS)/bin/twine check --strict $(WHEEL)
+	$(TOOLS)/bin/check-wheel-contents $(WHEEL)
 	@echo "wheel: $(WHEEL)"
 
 # The linux-aarch64 wheel, cross-built with zig (GOARCH=arm64) and audited as
@@ -220,6 +221,7 @@ wheel-aarch64: $(TOOLS)/.created
 	$(TOOLS_PY) tools/check_release_so.py $(WHEEL_AARCH64) "$(CURDIR)" "$$HOME" "$$($(TOOLS_PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
 	$(TOOLS)/bin/abi3audit --strict --verbose $(WHEEL_AARCH64)
 	$(TOOLS)/bin/twine check --strict $(WHEEL_AARCH64)
+	$(TOOLS)/bin/check-wheel-contents $(WHEEL_AARCH64)
 	@echo "wheel-aarch64: $(WHEEL_AARCH64)"
 
 wheels: wheel wheel-aarch64
