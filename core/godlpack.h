@@ -64,6 +64,10 @@ enum {
  * Views share the owner and count only their header. */
 #define GD_OWNER_ALLOCATED 1
 #define GD_OWNER_CLAIMED 2
+/* What the owner frees may run Python code: a Py_buffer's release (the skin
+ * marks those); foreign deleters (GD_OWN_LEGACY/VERSIONED) count as such
+ * too (numpy's and torch's take the GIL). See gd_owner_defer. */
+#define GD_OWNER_PYTHON 4
 
 /* A refcounted owner of memory. Allocated with malloc; freed by the last
  * gd_owner_decref. Every array view holds one reference, and so does every
@@ -74,6 +78,7 @@ typedef struct gd_owner {
   int32_t marks;              /* GD_OWNER_* bits */
   void *ptr;                  /* the buffer or the foreign managed tensor */
   void (*free_fn)(void *ptr); /* GD_OWN_FREE only */
+  struct gd_owner *parked;    /* the next owner waiting for a Python thread (gd_owner_park) */
 } gd_owner;
 
 /* The fixed part of an array: everything but shape and strides. The element at
@@ -181,6 +186,20 @@ gd_owner *gd_owner_new(int32_t kind, void *ptr, void (*free_fn)(void *));
 gd_owner *gd_owner_init(gd_owner *o, int32_t kind, void *ptr, void (*free_fn)(void *));
 void gd_owner_incref(gd_owner *o);
 void gd_owner_decref(gd_owner *o);
+/* Releases what o owns and frees o: what the last gd_owner_decref does. */
+void gd_owner_finish(gd_owner *o);
+/* Set once by the CPython skin (NULL in a Go program): called by the last
+ * gd_owner_decref of an owner that may run Python code (GD_OWNER_PYTHON,
+ * foreign deleters); returns 1 when it took the owner to finish later on a
+ * Python thread (gd_owner_finish), 0 to finish it now. A thread Python does
+ * not know (a goroutine dropping an array it retained) must not take the GIL
+ * itself: that races a fork on CPython 3.11. */
+extern int (*gd_owner_defer)(gd_owner *o);
+/* The hook's tools: gd_owner_park puts o (its last reference gone) on a
+ * lock-free list, returning 1 when the caller must have gd_owner_drain run
+ * (no drain is due yet); gd_owner_drain finishes every parked owner. */
+int gd_owner_park(gd_owner *o);
+void gd_owner_drain(void);
 int64_t gd_owner_refs(const gd_owner *o);
 
 /* Deleters installed in the managed tensors we export. Each releases the

@@ -28,9 +28,39 @@ int64_t gd_owner_refs(const gd_owner *o) {
   return __atomic_load_n(&o->refs, __ATOMIC_ACQUIRE);
 }
 
+int (*gd_owner_defer)(gd_owner *o) = NULL;
+
+/* Lock-free, so that neither a thread parking nor a forked child can be
+ * left waiting on a lock. */
+static gd_owner *gd_parked_head;
+static int gd_drain_due;
+
+int gd_owner_park(gd_owner *o) {
+  gd_owner *head = __atomic_load_n(&gd_parked_head, __ATOMIC_ACQUIRE);
+  do {
+    o->parked = head;
+  } while (!__atomic_compare_exchange_n(&gd_parked_head, &head, o, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+  return !__atomic_exchange_n(&gd_drain_due, 1, __ATOMIC_ACQ_REL);
+}
+
+void gd_owner_drain(void) {
+  __atomic_store_n(&gd_drain_due, 0, __ATOMIC_RELEASE); /* a later park schedules the next drain */
+  for (gd_owner *o = __atomic_exchange_n(&gd_parked_head, NULL, __ATOMIC_ACQ_REL), *next; o != NULL; o = next) {
+    next = o->parked;
+    gd_owner_finish(o);
+  }
+}
+
 void gd_owner_decref(gd_owner *o) {
   if (o == NULL) return;
   if (__atomic_sub_fetch(&o->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+  int python = (o->marks & GD_OWNER_PYTHON) || o->kind == GD_OWN_LEGACY || o->kind == GD_OWN_VERSIONED;
+  int (*defer)(gd_owner *) = __atomic_load_n(&gd_owner_defer, __ATOMIC_ACQUIRE);
+  if (python && defer != NULL && defer(o)) return;
+  gd_owner_finish(o);
+}
+
+void gd_owner_finish(gd_owner *o) {
   switch (o->kind) {
     case GD_OWN_FREE:
       if (o->free_fn != NULL) o->free_fn(o->ptr);

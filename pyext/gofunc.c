@@ -242,6 +242,7 @@ static int gd_fn_ndarray(gd_fn *f, PyObject *o, gd_fn_val *v, int64_t *dims) {
     goto fallback;
   }
   v->h.owner = gd_owner_init(&b->o, GD_OWN_FREE, bv, gd_fn_buf_release);
+  v->h.owner->marks |= GD_OWNER_PYTHON;
   v->shape = dims;
   v->strides = dims + GD_MAX_NDIM;
   return 1;

@@ -245,6 +245,21 @@ static void gd_pybuffer_free(void *p) {
   free(v);
 }
 
+/* gd_owner_defer (core/owner.c): an owner whose release may run Python code
+ * (a Py_buffer, numpy's or torch's deleter), dropped on a thread Python
+ * does not know (a goroutine releasing an array it retained), is finished by
+ * the main thread through a pending call rather than taking the GIL there,
+ * which races a fork on CPython 3.11; if none can be queued, at once. */
+static int gd_drain_parked(void *unused) {
+  gd_owner_drain();
+  return 0;
+}
+static int gd_defer_to_python(gd_owner *o) {
+  if (!Py_IsInitialized() || PyGILState_GetThisThreadState() != NULL) return 0;
+  if (gd_owner_park(o) && Py_AddPendingCall(gd_drain_parked, NULL) != 0) gd_owner_drain();
+  return 1;
+}
+
 int gd_describe_host(void *data, DLDataType dt, int32_t nd, int64_t *shape, int64_t *strides, uint64_t flags,
                      gd_header *h, int64_t *oshape, int64_t *ostrides, const char *entry) {
   DLManagedTensorVersioned t;
@@ -302,6 +317,7 @@ PyObject *gd_from_buffer(gd_state *st, PyObject *obj) {
     PyErr_NoMemory();
     goto fail;
   }
+  o->marks |= GD_OWNER_PYTHON;
   h.owner = o;
   return gd_array_new(st, &h, shape, strides);
 fail:
@@ -342,13 +358,11 @@ PyObject *gd_mod_init(PyObject *m, PyObject *args) {
   Py_RETURN_NONE;
 }
 
-/* _go_allocs(): Go heap objects allocated so far (tests: hot paths add none). */
+/* _go_allocs, _go_crossings: their docstrings are in internal/gentables/pyspec. */
 PyObject *gd_mod_go_allocs(PyObject *m, PyObject *unused) {
   return PyLong_FromUnsignedLongLong(gd_go_allocs());
 }
 
-/* _go_crossings(): calls into Go made by exports and imports so far (tests:
- * the fast paths add none). Reading it makes no Go call. */
 PyObject *gd_mod_go_crossings(PyObject *m, PyObject *unused) {
   return PyLong_FromUnsignedLongLong(__atomic_load_n(&gd_go_crossings, __ATOMIC_RELAXED));
 }
@@ -488,6 +502,7 @@ PyObject *gd_module_init(const char *fullname) {
   gd_state *st = gd_state_of_module(m);
   memset(st, 0, sizeof(*st));
   st->host_copy_types = gd_go_host_copy_types(); /* the registry's answer, once */
+  __atomic_store_n(&gd_owner_defer, gd_defer_to_python, __ATOMIC_RELEASE);
   gd_call_method_init();
   if (gd_state_intern(st) < 0) goto fail;
   st->max_version = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);

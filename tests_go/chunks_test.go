@@ -81,3 +81,19 @@ func TestProbeCountsDeleterCalls(t *testing.T) {
 		assert.Equal(t, int64(1), orig(), "versioned=%v: the original deleter once", versioned)
 	}
 }
+
+// core/owner.c's parking: an owner whose release may run Python code
+// (GD_OWNER_PYTHON) is parked by the skin's hook when its last reference
+// drops on a thread Python does not know, and finished by gd_owner_drain,
+// each exactly once, with one drain asked for per batch; an owner that
+// frees C memory only is finished at once, whatever the hook.
+func TestOwnersParkUntilDrained(t *testing.T) {
+	before, after, drains := cfixture.Park(5, true)
+	assert.Equal(t, 0, before, "parked owners are not finished before the drain")
+	assert.Equal(t, 5, after, "the drain finishes each parked owner once")
+	assert.Equal(t, 1, drains, "one drain is asked for until it runs")
+	before, after, drains = cfixture.Park(3, true)
+	assert.Equal(t, []int{0, 3, 1}, []int{before, after, drains}, "after a drain, the next park asks again")
+	before, after, drains = cfixture.Park(4, false)
+	assert.Equal(t, []int{4, 4, 0}, []int{before, after, drains}, "C-only owners are finished at once")
+}

@@ -231,6 +231,7 @@ class Crafted:
 
     def __init__(self):
         self.deleted = 0
+        self.thread = None  # the thread the deleter last ran on
         self.struct = None  # kept forever so addresses are never reused
         self.keep = None  # buffer / shape / strides; dropped on the first deleter call
 
@@ -238,12 +239,13 @@ class Crafted:
 _records: dict[int, Crafted] = {}
 
 
-def _on_delete(addr, _records=_records):
+def _on_delete(addr, _records=_records, _ident=__import__("threading").get_ident):
     rec = _records.get(addr)
     if rec is None:  # pragma: no cover - would mean a wild pointer
         _stray.append(addr)
         return
     rec.deleted += 1
+    rec.thread = _ident()  # where the deleter ran
     rec.keep = None
 
 

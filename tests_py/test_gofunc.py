@@ -324,3 +324,26 @@ def test_buffer_arguments_are_taken_quietly(make, capfd):
     "Exception ignored in PyObject_HasAttr()" on every call)."""
     assert N._gofunc_probe(make(8)) == 8.0
     assert "Exception ignored" not in capfd.readouterr().err
+
+
+def test_an_array_released_on_a_goroutine_is_finished_on_a_python_thread():
+    """A kit's goroutine dropping the last reference to an imported array
+    does not take the GIL on its thread (which races a fork on CPython
+    3.11): the producer's deleter runs on the main thread, from a pending
+    call, once Python runs again (issue 27 item 11)."""
+    from _helpers import craft_capsule, float64_buffer
+
+    cap, rec = craft_capsule(float64_buffer([1.0, 2.0, 3.0]), shape=(3,))
+    a = gd.from_dlpack(cap)
+    del cap
+    N._gofunc_keep(a)
+    del a
+    gc.collect()
+    assert rec.deleted == 0  # Go holds it
+    assert N._gofunc_drop_kept(on_goroutine=True) == 1
+    for _ in range(1000):  # pending calls run between bytecodes of the main thread
+        if rec.deleted:
+            break
+        time.sleep(0.001)
+    assert rec.deleted == 1
+    assert rec.thread == threading.main_thread().ident

@@ -38,7 +38,9 @@ func init() {
 		gofunc.Doc("(a, a transposed): the input handed back, and a view of it (a test probe)."))
 	gofunc.Proc1("_gofunc_keep", keep, gofunc.Params(gofunc.Array("a")),
 		gofunc.Doc("Keeps a in Go beyond the call (Retain) until _gofunc_drop_kept() (a test probe)."))
-	gofunc.Func0("_gofunc_drop_kept", dropKept, gofunc.Doc("Releases what _gofunc_keep kept; returns how many."))
+	gofunc.Func1("_gofunc_drop_kept", dropKept, gofunc.Params(gofunc.Arg("on_goroutine").Default(false)),
+		gofunc.Doc("Releases what _gofunc_keep kept (on a goroutine of its own, waited for, when on_goroutine); "+
+			"returns how many."))
 	gofunc.Func0("_gofunc_stale", stale, gofunc.Doc("Returns an array it released (a test probe of the refusal)."))
 	gofunc.Func2("_gofunc_sleep", sleep, gofunc.Params(gofunc.Arg("seconds")),
 		gofunc.Doc("Waits seconds or until Ctrl-C cancels its context; True when cancelled (a test probe)."))
@@ -164,14 +166,26 @@ func keep(a *core.Array) error {
 	return nil
 }
 
-func dropKept() (int, error) {
+func dropKept(onGoroutine bool) (int, error) {
 	keptMu.Lock()
 	ks := kept
 	kept = nil
 	keptMu.Unlock()
-	for _, k := range ks {
-		k.Release()
+	release := func() {
+		for _, k := range ks {
+			k.Release()
+		}
 	}
+	if !onGoroutine {
+		release()
+		return len(ks), nil
+	}
+	done := make(chan struct{})
+	go func() { // on a thread Python does not know, as a kit's background work would be
+		defer close(done)
+		release()
+	}()
+	<-done
 	return len(ks), nil
 }
 
