@@ -168,3 +168,26 @@ def test_without_kits_godlpack_loads_its_own_module(tmp_path):
     env = dict(os.environ, PYTHONPATH=_pythonpath(), GODLPACK_KITS_CACHE=str(tmp_path / "cache"))
     p = _run(code, env, tmp_path)
     assert p.stdout.split() == ["{}", "True"] and not (tmp_path / "cache").exists()
+
+
+def test_composed_modules_unused_for_a_month_are_pruned(kits, tmp_path):
+    """Building a composed module removes those not loaded for 30 days; the
+    one in use is touched at every load, so it stays."""
+    tmp, sites, env = kits
+    cache = tmp / "cache"
+    old = cache / "oldoldoldoldoldoldol"
+    old.mkdir()
+    (old / "_native.abi3.so").write_bytes(b"")
+    recent = cache / "recentrecentrecentre"
+    recent.mkdir()
+    (recent / "_native.abi3.so").write_bytes(b"")
+    month = 31 * 24 * 3600
+    os.utime(old / "_native.abi3.so", (os.path.getmtime(old / "_native.abi3.so") - month,) * 2)
+    site = tmp_path / "site-kita3"
+    shutil.copytree(sites["kita"], site)
+    go = next((site / "kita" / "_go").rglob("kita.go"))
+    go.write_text(go.read_text().replace("s += r.At(i)", "s += 4 * r.At(i)"))  # a new set: a build
+    env = dict(env, PYTHONPATH=_pythonpath(site, sites["kitb"]))
+    p = _run("import kita, numpy as np; print(kita.total(np.ones(2)))", env, tmp)
+    assert p.stdout.strip() == "8.0" and "composing" in p.stderr
+    assert not old.exists() and recent.exists()

@@ -15,7 +15,8 @@ kit's ``__init__`` binds its functions (:func:`bind`). Without markers,
 The cache (``$GODLPACK_KITS_CACHE``, else ``$XDG_CACHE_HOME/godlpack/kits``,
 else ``~/.cache/godlpack/kits``) holds one module per set of kits, keyed by
 godlpack's own module and every kit file's name, size and time: installing,
-changing or removing a kit selects (or builds) another.
+changing or removing a kit selects (or builds) another, and one not loaded
+for 30 days is removed when another is built.
 """
 
 from __future__ import annotations
@@ -104,6 +105,7 @@ def composite(kits: list[tuple[str, list[str]]], stock: str) -> str:
     where = os.path.join(cache_dir(), _key(kits, stock))
     out = os.path.join(where, "_native.abi3.so")
     if os.path.exists(out):
+        os.utime(out)  # in use: _prune keeps it
         return out
     os.makedirs(where, exist_ok=True)
     with open(os.path.join(where, ".lock"), "w") as lock:
@@ -126,11 +128,32 @@ def composite(kits: list[tuple[str, list[str]]], stock: str) -> str:
                                       what=f"godlpack with the kits {names}", homes=homes)
             _verify(tmp)
             os.replace(tmp, out)
+            _prune(where)
         finally:
             if os.path.exists(tmp):
                 os.remove(tmp)
         print("godlpack: done.", file=sys.stderr, flush=True)
     return out
+
+
+# A composed module not loaded for this long is removed when another is built
+# (each is a few MB, and every change of a kit makes a new one).
+PRUNE_AFTER_S = 30 * 24 * 3600
+
+
+def _prune(keep: str) -> None:
+    import shutil
+    import time
+
+    base = os.path.dirname(keep)
+    for name in os.listdir(base):
+        d = os.path.join(base, name)
+        try:
+            old = time.time() - os.stat(os.path.join(d, "_native.abi3.so")).st_mtime > PRUNE_AFTER_S
+        except OSError:
+            continue  # being built, or not ours
+        if d != keep and old:
+            shutil.rmtree(d, ignore_errors=True)
 
 
 _VERIFY = """import importlib.util, sys
