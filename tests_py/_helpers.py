@@ -21,6 +21,7 @@ import gc
 import importlib
 import os
 import sys
+import threading
 
 import pytest
 
@@ -239,7 +240,10 @@ class Crafted:
 _records: dict[int, Crafted] = {}
 
 
-def _on_delete(addr, _records=_records, _ident=__import__("threading").get_ident):
+_get_ident = threading.get_ident
+
+
+def _on_delete(addr, _records=_records, _ident=_get_ident):
     rec = _records.get(addr)
     if rec is None:  # pragma: no cover - would mean a wild pointer
         _stray.append(addr)
