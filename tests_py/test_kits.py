@@ -134,20 +134,41 @@ def test_a_changed_kit_is_composed_anew(kits, tmp_path):
     assert p.stdout.strip() == "6.0" and "composing its native module" in p.stderr, p.stdout + p.stderr
 
 
-def test_a_broken_kit_is_an_import_error_and_godlpack_still_works(kits, tmp_path):
-    """A registration mistake in one kit: godlpack imports (without the
-    kits, saying why once), and importing a kit raises ImportError with the
-    reason; never a signal."""
-    tmp, sites, env = kits
+_BAD = "func init() {\n\tgofunc.Func1(\"half\", func(x float32) (float32, error) { return x / 2, nil })\n"
+
+
+def test_a_registration_mistake_stops_pip_install(tmp_path):
+    """The build compiles the kit once to write its stub: a registration that
+    cannot work stops `pip install` with the reason, nothing installed."""
     kit = _make_kit(tmp_path, "kitbad")
     go = kit / "kitbad.go"
-    go.write_text(go.read_text().replace(
-        "func init() {\n", "func init() {\n\tgofunc.Func1(\"half\", func(x float32) (float32, error) { return x / 2, nil })\n"))
-    _install(kit, tmp_path / "site-bad")
-    env = dict(env, PYTHONPATH=_pythonpath(sites["kita"], tmp_path / "site-bad"))
+    go.write_text(go.read_text().replace("func init() {\n", _BAD))
+    wheels = os.environ.get("GODLPACK_WHEEL_DIR")
+    cmd = [sys.executable, "-m", "pip", "install", "--no-deps", "--target", str(tmp_path / "site")]
+    cmd += ["--find-links", wheels] if wheels else ["--no-build-isolation"]
+    env = dict(os.environ, PYTHONPATH=_pythonpath())
+    if wheels:
+        env.pop("PYTHONPATH")
+    p = subprocess.run(cmd + [str(kit)], env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode != 0
+    assert 'registering "half": type float32 is not a supported parameter' in p.stdout + p.stderr
+    assert not (tmp_path / "site" / "godlpack_kits").exists()
+
+
+def test_an_installed_kit_that_cannot_compose_is_an_import_error(kits, tmp_path):
+    """A kit that no longer composes (here its installed Go sources were
+    changed to a registration mistake): godlpack imports without the kits,
+    saying why once, and importing a kit raises ImportError with the reason;
+    never a signal."""
+    tmp, sites, env = kits
+    site = tmp_path / "site-kitbad"
+    shutil.copytree(sites["kitb"], site)
+    go = next((site / "kitb" / "_go").rglob("kitb.go"))
+    go.write_text(go.read_text().replace("func init() {\n", _BAD))
+    env = dict(env, PYTHONPATH=_pythonpath(sites["kita"], site))
     code = ("import godlpack as gd\n"
             "print(gd.zeros(2).tolist())\n"
-            "for m in ('kita', 'kitbad'):\n"
+            "for m in ('kita', 'kitb'):\n"
             "    try:\n"
             "        __import__(m)\n"
             "    except ImportError as e:\n"
@@ -155,11 +176,19 @@ def test_a_broken_kit_is_an_import_error_and_godlpack_still_works(kits, tmp_path
     p = _run(code, env, tmp)
     lines = p.stdout.splitlines()
     assert lines[0] == "[0.0, 0.0]"
-    for m, line in zip(("kita", "kitbad"), lines[1:]):
+    for m, line in zip(("kita", "kitb"), lines[1:]):
         assert line.startswith(f"{m} import {m}: its Go functions are not in godlpack's native module: composing "
-                               "godlpack with the installed Go kits (kita, kitbad) failed"), p.stdout
+                               "godlpack with the installed Go kits (kita, kitb) failed"), p.stdout
         assert 'registering "half": type float32 is not a supported parameter' in line, line
     assert "godlpack works without them" in p.stderr
+
+
+def test_a_kit_package_ships_its_stub(kits):
+    _, sites, _ = kits
+    pyi = (sites["kitb"] / "kitb" / "__init__.pyi").read_text()
+    assert "def total(a: _ArrayLike) -> float:" in pyi and "a: an array (dtype float64)" in pyi
+    assert (sites["kitb"] / "kitb" / "py.typed").exists()
+    compile(pyi, "__init__.pyi", "exec")
 
 
 def test_without_kits_godlpack_loads_its_own_module(tmp_path):

@@ -4,9 +4,12 @@ native module at import (godlpack/_kits.py).
 
 The wheel is pure: it ships the Python package, the Go module sources of
 its Go packages (under ``<module>/_go``, without the ``replace`` of
-godlpack, which the composition provides) and the marker
-``godlpack_kits/<module>.json`` naming them. Go and a C compiler are needed
-where the kit is first imported, not where it is built.
+godlpack, which the composition provides), the marker
+``godlpack_kits/<module>.json`` naming them, and ``<module>/__init__.pyi``
+with the functions' signatures and docs. The build compiles the kit once,
+alone, to write that stub: a registration mistake or a compile error stops
+``pip install`` with the message, before anything is installed. Go and a C
+compiler are needed there and where the kit is first imported.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ def ship(module: str, go_packages: Sequence[str], build_lib: str) -> str:
         rel_pkgs.append(os.path.normpath(os.path.join(dest, rel)).replace(os.sep, "/"))
     for i, root in enumerate(roots):
         _copy_module(root, os.path.join(build_lib, module, "_go", str(i)))
+    _stub(module, go_packages, os.path.join(build_lib, module))
     marker = os.path.join(build_lib, "godlpack_kits", module + ".json")
     os.makedirs(os.path.dirname(marker), exist_ok=True)
     with open(marker, "w", encoding="utf-8") as f:
@@ -89,3 +93,23 @@ def _copy_module(root: str, dest: str) -> None:
             elif name == "go.sum" or (name.endswith(_GO_FILES) and not name.endswith("_test.go")):
                 os.makedirs(out, exist_ok=True)
                 shutil.copy2(os.path.join(base, name), os.path.join(out, name))
+
+
+def _stub(module: str, go_packages: Sequence[str], pkgdir: str) -> None:
+    """Builds the kit alone as a module of build-ext in a temporary folder,
+    reads its functions in a child interpreter, and writes the package's
+    __init__.pyi and py.typed (PEP 561)."""
+    import tempfile
+
+    from . import _buildext, _gobuild
+
+    name = f"_godlpack_kitcheck_{module}"
+    with tempfile.TemporaryDirectory(prefix="godlpack-kit-") as tmp:
+        so = os.path.join(tmp, name + ".abi3.so")
+        _gobuild.build_module(name, list(go_packages), so, os.path.join(tmp, "main"), what=f"the kit {module}")
+        funcs = [f for f in _buildext.describe(name, so) if not f["go_name"].startswith(_buildext._OWN)]
+    os.makedirs(pkgdir, exist_ok=True)
+    with open(os.path.join(pkgdir, "__init__.pyi"), "w", encoding="utf-8") as f:
+        f.write(_buildext.stub_text(module, funcs, kit=True))
+    with open(os.path.join(pkgdir, "py.typed"), "w", encoding="utf-8") as f:
+        f.write("")
