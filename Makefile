@@ -311,3 +311,4 @@ stress: setup
 	  -m stress tests_py
 	PYTHONPATH=python $(PY) tests_py/latency_stress.py
 	PYTHONPATH=python $(PY) tests_py/fork_stress.py $(FORKS)
+	cd tests_py && PYTHONPATH=../python ../$(PY) oneapi_thread_stress.py

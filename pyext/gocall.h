@@ -50,10 +50,12 @@ int gd_go_refused(char *msg, const char *entry);
 #include "gocall_gen.h"
 
 /* Runs one operation on arrays in Go (core.RunOp), the GIL released when
- * nogil: gd_call_op returns the class and writes the message, gd_run_op
- * returns 0, or -1 with the exception raised. */
+ * nogil or on a device (a queue's host tasks, dpnp's, may need the GIL:
+ * docs/reliability.md): gd_call_op returns the class and writes the message,
+ * gd_run_op returns 0, or -1 with the exception raised. */
 static inline int gd_call_op(gd_op *o, int nogil, char *msg) {
   msg[0] = '\0';
+  nogil |= (o->a != NULL && !gd_host(o->a)) || (o->device.device_type != 0 && o->device.device_type != kDLCPU);
   PyThreadState *ts = nogil ? PyEval_SaveThread() : NULL;
   int cls = gd_go_op(o, msg);
   if (ts != NULL) PyEval_RestoreThread(ts);

@@ -250,10 +250,7 @@ static void gd_pybuffer_free(void *p) {
  * does not know (a goroutine releasing an array it retained), is finished by
  * the main thread through a pending call rather than taking the GIL there,
  * which races a fork on CPython 3.11; if none can be queued, at once. */
-static int gd_drain_parked(void *unused) {
-  gd_owner_drain();
-  return 0;
-}
+static int gd_drain_parked(void *unused) { gd_owner_drain(); return 0; }
 static int gd_defer_to_python(gd_owner *o) {
   if (!Py_IsInitialized() || PyGILState_GetThisThreadState() != NULL) return 0;
   if (gd_owner_park(o) && Py_AddPendingCall(gd_drain_parked, NULL) != 0) gd_owner_drain();

@@ -172,7 +172,7 @@ PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t narg
   int64_t scratch[GD_MAX_NDIM];
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
-  GD_NOGIL_BEGIN((req.copy == GD_COPY_ALWAYS || req.has_dl_device) && gd_is_big(a));
+  GD_NOGIL_BEGIN(((req.copy == GD_COPY_ALWAYS || req.has_dl_device) && gd_is_big(a)) || !gd_host(&a->h));
   int cls = gd_serve_export(&a->h, GD_SHAPE(a), GD_STRIDES(a), &req, &managed, &versioned, scratch, msg);
   GD_NOGIL_END();
   if (cls == GD_OK && req.copy_deferred) {
