@@ -241,11 +241,13 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--device", metavar="DEVICE", help="where TARGET's arrays are made: cpu, oneapi:0, cuda:0 "
                    "(default: where the library makes them)")
     c.add_argument("-v", "--verbose", action="store_true", help="list every case as it runs")
-    k = sub.add_parser("init-kit", help="start a Go package for Python (go.mod, one function, its Go test, pip files)",
-                       description="Write a Go module in DIR that go build, go vet, go test and gopls accept as it "
-                       "is (go.mod requires godlpack and replaces it with the Go sources of this godlpack), one "
-                       "function registered with gofunc, a Go test of the registrations, and pyproject.toml / "
-                       "setup.py for pip install. Existing files are never overwritten.")
+    k = sub.add_parser("init-kit", help="start a kit package: Go functions for Python that compose with other kits",
+                       description="Write a kit package in DIR: a Go module that go build, go vet, go test and gopls "
+                       "accept as it is (go.mod requires godlpack and replaces it with the Go sources of this "
+                       "godlpack), one function registered with gofunc, a Go test of the registrations, the Python "
+                       "package NAME that binds the functions, and pyproject.toml / setup.py (godlpack.build.go_kit) "
+                       "for pip install. Installed kits compose with godlpack and each other in one Go runtime, in "
+                       "any import order. Existing files are never overwritten.")
     k.add_argument("dir", metavar="DIR", help="the directory (created when missing); its name is the default NAME")
     k.add_argument("--name", help="the Python module and Go package name (default: DIR's name)")
     k.add_argument("--module", help="the Go module path (default: example.com/NAME)")
