@@ -132,6 +132,7 @@ test-cgocheck2: setup
 	GOEXPERIMENT=cgocheck2 $(GO) test ./...
 	rm -rf $(CGOCHECK_DIR) && mkdir -p $(CGOCHECK_DIR)/godlpack
 	cp python/godlpack/*.py python/godlpack/py.typed $(CGOCHECK_DIR)/godlpack/ && cp -r python/godlpack/testing $(CGOCHECK_DIR)/godlpack/
+	ln -s $(CURDIR) $(CGOCHECK_DIR)/godlpack/_gosrc  # godlpack's Go sources, as a wheel's _gosrc (kits build with them)
 	GOEXPERIMENT=cgocheck2 CGO_CFLAGS="-O2 -g" GO=$(GO) $(PY) setup.py -q build_ext --debug --build-lib $(CGOCHECK_DIR)
 	PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) $(PY) -c 'import godlpack, sys; assert godlpack.__file__.startswith("$(CURDIR)/$(CGOCHECK_DIR)"), godlpack.__file__'
 	PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) GODEBUG=cgocheck=1 $(PY) -m pytest -q -p no:cacheprovider tests_py
