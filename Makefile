@@ -195,17 +195,23 @@ $(TOOLS)/.created: requirements-build.txt
 	$(TOOLS_PY) -m pip install -r requirements-build.txt
 	@touch $@
 
+# The release gates of a built wheel, any finding fails: auditwheel's view,
+# the strip and build-path gate, abi3audit, twine and check-wheel-contents.
+define check_wheel
+	$(TOOLS_PY) -m auditwheel show $(1)
+	$(TOOLS_PY) tools/check_release_so.py $(1) "$(CURDIR)" "$$HOME" "$$($(TOOLS_PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
+	$(TOOLS)/bin/abi3audit --strict --verbose $(1)
+	$(TOOLS)/bin/twine check --strict $(1)
+	$(TOOLS)/bin/check-wheel-contents $(1)
+endef
+
 .PHONY: sdist test-wheel wheel-aarch64 wheels test-wheel-aarch64
 wheel: $(TOOLS)/.created
 	rm -rf build/wheel-raw build/lib build/lib.* build/bdist.* $(WHEEL) && mkdir -p dist build/wheel-raw
 	CC="$(CURDIR)/$(TOOLS_PY) -m ziglang cc -target $(ZIG_TARGET)" \
 	  $(TOOLS_PY) -m pip wheel --no-build-isolation --no-deps -w build/wheel-raw .
 	PATH="$(CURDIR)/$(TOOLS)/bin:$$PATH" $(TOOLS_PY) -m auditwheel repair --plat $(WHEEL_PLAT) --only-plat -w dist build/wheel-raw/godlpack-$(VERSION)-*.whl
-	$(TOOLS_PY) -m auditwheel show $(WHEEL)
-	$(TOOLS_PY) tools/check_release_so.py $(WHEEL) "$(CURDIR)" "$$HOME" "$$($(TOOLS_PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
-	$(TOOLS)/bin/abi3audit --strict --verbose $(WHEEL)
-	$(TOOLS)/bin/twine check --strict $(WHEEL)
-	$(TOOLS)/bin/check-wheel-contents $(WHEEL)
+	$(call check_wheel,$(WHEEL))
 	@echo "wheel: $(WHEEL)"
 
 # The linux-aarch64 wheel, cross-built with zig (GOARCH=arm64) and audited as
@@ -218,11 +224,7 @@ wheel-aarch64: $(TOOLS)/.created
 	  -C--build-option=--plat-name=linux_aarch64 .
 	PATH="$(CURDIR)/$(TOOLS)/bin:$$PATH" $(TOOLS_PY) -m auditwheel repair --plat auto -w dist build/wheel-raw-aarch64/godlpack-$(VERSION)-*.whl
 	@test -f $(WHEEL_AARCH64) || { echo "wheel-aarch64: auditwheel did not make $(WHEEL_AARCH64)"; exit 1; }
-	$(TOOLS_PY) -m auditwheel show $(WHEEL_AARCH64)
-	$(TOOLS_PY) tools/check_release_so.py $(WHEEL_AARCH64) "$(CURDIR)" "$$HOME" "$$($(TOOLS_PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
-	$(TOOLS)/bin/abi3audit --strict --verbose $(WHEEL_AARCH64)
-	$(TOOLS)/bin/twine check --strict $(WHEEL_AARCH64)
-	$(TOOLS)/bin/check-wheel-contents $(WHEEL_AARCH64)
+	$(call check_wheel,$(WHEEL_AARCH64))
 	@echo "wheel-aarch64: $(WHEEL_AARCH64)"
 
 wheels: wheel wheel-aarch64

@@ -183,7 +183,8 @@ func indexOps(o *C.gd_op, buf *[C.GD_MAX_INDEX_OPS]IndexOp) []IndexOp {
 // goes to when like is set; CPU arrays only of dtypes godlpack exchanges)
 // and fills it with elem when elem is not nil.
 func newFilled(where string, dt DataType, shape []int64, dev Device, like bool, elem unsafe.Pointer, out *Header, ost []int64) error {
-	zero := C.gd_fill_is_zero(C.DLDataType{code: C.uint8_t(dt.Code), bits: C.uint8_t(dt.Bits), lanes: C.uint16_t(dt.Lanes)}, elem) != 0
+	zero := elem != nil &&
+		C.gd_fill_is_zero(C.DLDataType{code: C.uint8_t(dt.Code), bits: C.uint8_t(dt.Bits), lanes: C.uint16_t(dt.Lanes)}, elem) != 0
 	var err error
 	switch {
 	case like:

@@ -171,8 +171,8 @@ static int gd_fn_badtype(gd_fn *f, int k, PyObject *o) {
 }
 
 /* Rewords the exception in flight as "name(): argument 'x': <message>",
- * keeping its type (a UnicodeError, whose constructor takes no message,
- * becomes the ValueError it derives from). */
+ * keeping its type; a UnicodeError (whose constructor takes no message)
+ * becomes core's ErrArgument. */
 static int gd_fn_reword(gd_fn *f, int k) {
   PyObject *t, *v, *tb;
   PyErr_Fetch(&t, &v, &tb);
@@ -183,8 +183,9 @@ static int gd_fn_reword(gd_fn *f, int k) {
     PyErr_Restore(t, v, tb);
     return -1;
   }
-  PyErr_Format(PyErr_GivenExceptionMatches(t, PyExc_UnicodeError) ? PyExc_ValueError : t, "%s: argument '%s': %U",
-               f->entry, f->d.names[k], s);
+  static const char fmt[] = "%s: argument '%s': %U";
+  if (PyErr_GivenExceptionMatches(t, PyExc_UnicodeError)) gd_errf(GD_E_ARGUMENT, fmt, f->entry, f->d.names[k], s);
+  else PyErr_Format(t, fmt, f->entry, f->d.names[k], s);
   Py_DECREF(s);
   Py_XDECREF(t);
   Py_XDECREF(v);

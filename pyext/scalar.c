@@ -41,7 +41,7 @@ int gd_bool_like(PyObject *o) {
  * numpy's bools (1 or 0, as numpy stores them). */
 static int gd_as_int(PyObject *v, int is_unsigned, long long *s, unsigned long long *u) {
   PyObject *idx = NULL;
-  if (!PyLong_Check(v) && gd_bool_like(v)) {
+  if (!PyLong_Check(v) && !PyFloat_Check(v) && !PyIndex_Check(v) && gd_bool_like(v)) { /* numpy.bool_ has no __index__ */
     int b = PyObject_IsTrue(v);
     if (b < 0) return -1;
     *s = b;

@@ -133,6 +133,8 @@ def test_signatures_and_docstrings_come_from_the_registration():
     (lambda: N._gofunc_scalars(1, "x", True, 1j, "s"), TypeError, r"argument 'f' must be a float, got 'str'"),
     (lambda: N._gofunc_scalars(1, 1, 1, 1j, "s"), TypeError, r"argument 'b' must be a bool, got 'int'"),
     (lambda: N._gofunc_scalars(1, 1, True, 1j, b"s"), TypeError, r"argument 's' must be a str, got 'bytes'"),
+    (lambda: N._gofunc_scalars(1, 1, True, 1j, "\udcff"), ValueError,
+     r"^_gofunc_scalars\(\): argument 's': 'utf-8' codec can't encode"),
     (lambda: N._gofunc_scalars(1, 1, True, 1j, "s", n=[1, "x"]), TypeError, r"argument 'n' must be an int or a sequence"),
     (lambda: N._gofunc_scalars(2**70, 1, True, 1j, "s"), OverflowError, r"^_gofunc_scalars\(\): argument 'i': "),
     (lambda: N._gofunc_fill(np.zeros(3, np.float32), 1.0), TypeError,
