@@ -276,6 +276,11 @@ int gd_fast_describe(const void *managed, int versioned, const gd_import_req *re
   return gd_fast_plan_no_copy(req, flags) && gd_fast_describe_tensor(&m->dl_tensor, flags, h, shape, strides);
 }
 
+int gd_fast_describe_plain(const DLTensor *t, uint64_t flags, gd_header *h, int64_t *shape, int64_t *strides) {
+  if (flags & ~(uint64_t)DLPACK_FLAG_BITMASK_READ_ONLY) return 0;
+  return gd_fast_describe_tensor(t, flags, h, shape, strides);
+}
+
 // core.CheckImportDevice for the one device it always accepts: from_dlpack(x,
 // device=(kDLCPU, 0)). Anything else is Go's to decide.
 int gd_fast_import_device(int32_t type, int32_t id) { return type == kDLCPU && id == 0; }

@@ -254,6 +254,11 @@ int gd_fast_export(const gd_header *h, const int64_t *shape, const int64_t *stri
  * promises. */
 int gd_fast_describe(const void *managed, int versioned, const gd_import_req *req, gd_header *h, int64_t *shape,
                      int64_t *strides);
+/* gd_fast_describe of a host tensor the caller holds as plain values (a
+ * buffer, a pickle's bytes, an ndarray read in place), with no request: the
+ * tensor is t, its DLPack flags are flags (READ_ONLY only). The same rules,
+ * without a managed struct to build first. */
+int gd_fast_describe_plain(const DLTensor *t, uint64_t flags, gd_header *h, int64_t *shape, int64_t *strides);
 
 /* 1 when core.CheckImportDevice surely accepts device=(type, id) of
  * from_dlpack, without a call into Go; 0: ask Go. */
@@ -534,7 +539,7 @@ extern const gd_library_fact gd_torch_facts[GD_TORCH_FACTS];
  * `module.` and its qualname is `qualname`, for the type itself (exact) or
  * any class of its MRO. */
 #define GD_TYPE_TORCH 1      /* torch.Tensor and its subclasses: gd_torch_facts apply */
-#define GD_TYPE_NDARRAY 2    /* exactly numpy.ndarray: gd_numpy_buffer_route applies */
+#define GD_TYPE_NDARRAY 2    /* exactly numpy.ndarray: gd_numpy_route applies */
 #define GD_TYPE_SYCL_QUEUE 3 /* a dpctl.SyclQueue: a stream of a kDLOneAPI tensor (P5) */
 typedef struct {
   int32_t kind;
@@ -545,15 +550,23 @@ typedef struct {
 #define GD_TYPE_FACTS 5
 extern const gd_type_fact gd_type_facts[GD_TYPE_FACTS];
 
-/* numpy's fact for the Go-function route: the buffer of a numpy.ndarray
- * (PyBUF_RECORDS_RO) describes what its __dlpack__ would export when it is
- * writable (numpy's buffer calls read-only what __dlpack__ may not), has no
- * suboffsets, and every dimension is longer than 1 (numpy rewrites the
- * strides of the others) with strides in whole elements. Returns 1 and the
- * element strides in strides, else 0 (take __dlpack__). Tested against the
- * pinned numpy by tests_py/test_gofunc_ndarray.py. */
-int gd_numpy_buffer_route(int readonly, int suboffsets, int32_t ndim, const int64_t *shape, const int64_t *byte_strides,
-                          int64_t itemsize, int64_t *strides);
+/* numpy's fact for the Go-function route: an exact numpy.ndarray whose
+ * memory numpy's C API lays out (read in place, no buffer, no capsule)
+ * describes what its __dlpack__ would export when it is writable (and
+ * does not warn on write), of a builtin bool, integer, float16/32/64 or
+ * complex64/128 dtype in native byte order, with every dimension longer
+ * than 1 (numpy rewrites the strides of the others) and strides in whole
+ * elements. array is the object, head the size of its object head (the
+ * same for its dtype object). Returns 1 with out filled (shape and strides
+ * in its arrays), else 0 (take __dlpack__). Tested against the pinned
+ * numpy by tests_py/test_gofunc_ndarray.py. */
+typedef struct {
+  void *data;
+  DLDataType dtype;
+  int32_t ndim;
+  int64_t shape[GD_MAX_NDIM], strides[GD_MAX_NDIM];
+} gd_numpy_view;
+int gd_numpy_route(const void *array, int64_t head, gd_numpy_view *out);
 
 /* ---- Go functions registered with package gofunc (gofunc/cabi.go, the
  * skin's gofunc.c). GD_FN_* kinds are gofunc.Kind, checked there. ---- */

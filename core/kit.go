@@ -85,12 +85,16 @@ func (s *BorrowSlab) Borrow(h Header, shape, strides []int64) *Array {
 // LendSlot is storage for one borrowed Array that is lent again and again,
 // one call at a time, without allocating: the same object each time. It is
 // for callers whose code promises to keep no pointer to a lent Array beyond
-// the call (gofunc.Quick): such a pointer reads ErrReleased only until the
-// slot is lent again, and then sees the next call's array.
+// the call (gofunc.Quick), and who lend from one thread at a time (the
+// skin holds the GIL): Lend and Return take no lock, which would cost more
+// than the rest of a Quick call's bookkeeping. A pointer kept anyway
+// breaks that promise: it reads ErrReleased until the slot is lent again,
+// and after that whatever the slot holds, a later call's array, possibly
+// while Lend writes it.
 type LendSlot struct{ b borrowedArray }
 
 // Lend returns the slot's Array over h, shape and strides, as Borrow does;
-// the slot's previous Array (the same object) must have been released.
+// the slot's previous Array (the same object) must have been returned.
 // Arrays of more than 8 dimensions are borrowed afresh (Borrow).
 func (s *LendSlot) Lend(h Header, shape, strides []int64) *Array {
 	n := len(shape)
@@ -98,10 +102,18 @@ func (s *LendSlot) Lend(h Header, shape, strides []int64) *Array {
 		return Borrow(h, shape, strides)
 	}
 	a := &s.b.a
-	a.mu.Lock() // a stale holder reads under the lock: never a half-written header
 	a.setBorrowed(h, shape, strides, s.b.dims[:])
-	a.mu.Unlock()
 	return a
+}
+
+// Return ends the lending of a, which Lend handed out: it reads
+// ErrReleased from now on (an Array Lend borrowed afresh is released).
+func (s *LendSlot) Return(a *Array) {
+	if a != &s.b.a {
+		a.Release()
+		return
+	}
+	a.released = true
 }
 
 // Retain returns a new Array over the same memory, shape and strides that

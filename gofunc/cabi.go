@@ -185,12 +185,16 @@ func dropResults(cs []C.gd_fn_val) {
 }
 
 // finish hands the results to the skin and ends every array of the call:
-// results (handed over: Python holds them now) and arguments (borrowed).
-func finish(e *Entry, args, rs []Value, err error, res unsafe.Pointer) error {
+// results (handed over: Python holds them now) and arguments (borrowed;
+// those of a Quick call lent from f, else f is nil).
+func finish(e *Entry, args, rs []Value, err error, res unsafe.Pointer, f *Frame) error {
 	if err == nil && len(rs) > 0 {
 		if err = putResults(rs, unsafe.Slice((*C.gd_fn_val)(res), len(rs))); err != nil {
 			err = core.WithClass(core.ClassOf(err), e.Name+"(): "+err.Error(), err)
 		}
+	}
+	if e.Quick && f != nil {
+		f.endLent(len(args))
 	}
 	for _, vs := range [][]Value{rs, args} {
 		for k := range vs {
@@ -203,7 +207,8 @@ func finish(e *Entry, args, rs []Value, err error, res unsafe.Pointer) error {
 }
 
 // CallC calls function i with the nargs gd_fn_val slots at args; res has
-// room for its results. A function that takes a context.Context is started
+// room for its results. The caller holds the GIL through a call of a Quick
+// function (one such call at a time: callFrame). A function that takes a context.Context is started
 // and waited for up to wait: pending then says it still runs, and handle
 // names it for WaitC.
 func CallC(i int, args unsafe.Pointer, nargs int, res unsafe.Pointer, wait time.Duration) (pending bool, handle int64, err error) {
@@ -223,7 +228,7 @@ func CallC(i int, args unsafe.Pointer, nargs int, res unsafe.Pointer, wait time.
 	if !p.Wait(wait) {
 		return true, p.ID(), nil
 	}
-	return false, 0, finish(p.Entry, p.Args[:p.NArgs], p.Res[:len(p.Entry.Results)], p.Err, res)
+	return false, 0, finish(p.Entry, p.Args[:p.NArgs], p.Res[:len(p.Entry.Results)], p.Err, res, nil)
 }
 
 // WaitC waits up to wait for the call handle; cancel cancels its context
@@ -239,7 +244,31 @@ func WaitC(handle int64, wait time.Duration, cancel bool, res unsafe.Pointer) (p
 	if !p.Wait(wait) {
 		return true, nil
 	}
-	return false, finish(p.Entry, p.Args[:p.NArgs], p.Res[:len(p.Entry.Results)], p.Err, res)
+	return false, finish(p.Entry, p.Args[:p.NArgs], p.Res[:len(p.Entry.Results)], p.Err, res, nil)
+}
+
+// callFrame returns the frame of a call through CallC: the entry's held
+// frame for a Quick function (the GIL is held), else NewFrame's.
+func callFrame(e *Entry) *Frame {
+	if !e.Quick || e.held.busy {
+		return e.NewFrame()
+	}
+	if e.held.f == nil {
+		e.held.f = NewFrame()
+	}
+	e.held.busy = true
+	e.held.f.used = len(e.held.f.Args)
+	return e.held.f
+}
+
+// endFrame clears f and gives it back where callFrame took it.
+func endFrame(e *Entry, f *Frame) {
+	if f != e.held.f {
+		e.FreeFrame(f)
+		return
+	}
+	f.clear(len(e.Results))
+	e.held.busy = false
 }
 
 // callNow runs a function that takes no context on the calling thread.
@@ -249,13 +278,13 @@ func WaitC(handle int64, wait time.Duration, cancel bool, res unsafe.Pointer) (p
 // which Python made, ends the process (Go's rule): the function is named
 // on stderr first.
 func callNow(e *Entry, cargs []C.gd_fn_val, res unsafe.Pointer) (err error) {
-	f := e.NewFrame()
+	f := callFrame(e)
 	n, inFn := len(cargs), false
 	defer func() {
 		r := recover()
 		switch {
 		case r != nil && inFn:
-			err = finish(e, f.Args[:n], nil, e.PanicError(r), res)
+			err = finish(e, f.Args[:n], nil, e.PanicError(r), res, f)
 		case r != nil:
 			err = fmt.Errorf("gofunc: godlpack internal error (recovered Go panic: %v); please report it: %w", r,
 				core.ErrInternal)
@@ -264,7 +293,7 @@ func callNow(e *Entry, cargs []C.gd_fn_val, res unsafe.Pointer) (err error) {
 				"does so (a function that takes a context.Context runs on a goroutine, where it is this error)\n",
 				e.GoexitError())
 		}
-		e.FreeFrame(f)
+		endFrame(e, f)
 	}()
 	for k := range cargs {
 		if c := &cargs[k]; Kind(c.kind) == KindArray {
@@ -287,5 +316,5 @@ func callNow(e *Entry, cargs []C.gd_fn_val, res unsafe.Pointer) (err error) {
 		err = e.Run(f)
 		inFn = false
 	}
-	return finish(e, f.Args[:n], f.Res[:len(e.Results)], err, res)
+	return finish(e, f.Args[:n], f.Res[:len(e.Results)], err, res, f)
 }

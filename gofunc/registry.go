@@ -45,6 +45,16 @@ type Entry struct {
 	ctxPos  int    // Go position of the context, -1 if none
 	call    func(args []Value, res []Value) error
 	spare   atomic.Pointer[Frame] // a free frame of this entry (NewFrame)
+	held    heldFrame             // the frame of Quick calls from the skin (CallC)
+}
+
+// heldFrame is the frame of an entry's Quick calls through CallC, which the
+// skin makes with the GIL held: one at a time in the process, so the frame
+// is taken and put back without atomics. busy only catches a call that
+// would break that contract, which then takes a frame of its own.
+type heldFrame struct {
+	f    *Frame
+	busy bool
 }
 
 // Option configures a registration.
@@ -354,6 +364,18 @@ func (f *Frame) Lend(k int, h core.Header, shape, strides []int64) *core.Array {
 	return f.lent[k].Lend(h, shape, strides)
 }
 
+// endLent ends the lending of the arrays Lend handed out for Args[:n]
+// (core.LendSlot.Return) and clears them, so that Release is not called on
+// them again.
+func (f *Frame) endLent(n int) {
+	for k := range n {
+		if v := &f.Args[k]; v.Kind == KindArray && v.Array != nil {
+			f.lent[k].Return(v.Array)
+			v.Array = nil
+		}
+	}
+}
+
 var framePool = sync.Pool{New: func() any { return new(Frame) }}
 
 // NewFrame returns an empty frame; Free returns it.
@@ -371,9 +393,23 @@ func (f *Frame) Free() {
 }
 
 func (f *Frame) clear(nres int) {
-	clear(f.Args[:f.used])
-	clear(f.Res[:nres])
+	clearValues(f.Args[:f.used])
+	clearValues(f.Res[:nres])
 	f.used = 0
+}
+
+// clearValues empties vs. A Value that points at nothing (a number) only
+// has its Kind reset: zeroing the whole Value goes through the collector's
+// write barrier, a cost a call that passes numbers need not pay.
+func clearValues(vs []Value) {
+	for k := range vs {
+		v := &vs[k]
+		if v.Array != nil || v.S != "" || v.Ints != nil || v.Ctx != nil {
+			*v = Value{}
+		} else {
+			v.Kind = 0
+		}
+	}
 }
 
 // NewFrame returns an empty frame for a call of e; FreeFrame returns it.

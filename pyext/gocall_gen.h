@@ -45,7 +45,7 @@ static inline uint64_t gd_go_allocs(void) {
 
 static inline uint64_t gd_go_host_copy_types(void) {
   if (gd_in_fork_child) return 0;
-  __atomic_add_fetch(&gd_go_crossings, 1, __ATOMIC_RELAXED);
+  GD_COUNT_CROSSING();
   return gdgo_host_copy_types();
 }
 

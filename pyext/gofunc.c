@@ -193,64 +193,51 @@ static int gd_fn_reword(gd_fn *f, int k) {
   return -1;
 }
 
-/* A numpy.ndarray argument through the buffer protocol instead of
- * __dlpack__: the same memory and the same description (one rule:
- * gd_describe_host, as asarray(buffer)), without the capsule, the managed
- * tensor and numpy's deleter. Only where core's numpy fact says the buffer
- * tells all that the DLPack export would (gd_numpy_buffer_route) and the
- * format is one the import takes. Anything else, and any refusal, goes
- * through __dlpack__ as before (returns 0 then, nothing set). */
-typedef struct {
-  gd_owner o; /* first: gd_owner_decref frees the block */
-  Py_buffer v;
-} gd_fn_buf;
-
-/* Owner free function of a buffer argument: releases the Py_buffer (the
- * block is freed by gd_owner_decref). It runs where the last reference
- * goes: in the call, or where Go releases an array it retained (any
- * thread: it takes the GIL; leaks the view when Python is gone, P7). */
-static void gd_fn_buf_release(void *p) {
-  if (!Py_IsInitialized()) return;
+/* A numpy.ndarray argument read in place instead of through __dlpack__:
+ * the same memory and the same description (gd_describe_host, as any host
+ * import), without the capsule, the managed tensor and numpy's deleter,
+ * only where core's numpy fact (gd_numpy_route) says the array is what its
+ * DLPack export would be. The owner holds a reference to the ndarray (as
+ * numpy's export does). Anything else, and any refusal, goes through
+ * __dlpack__ (returns 0 then, nothing set). A heap type is not numpy's. */
+static void gd_fn_obj_release(void *p) {
+  if (!Py_IsInitialized()) return; /* leaks the reference when Python is gone (P7) */
   PyGILState_STATE g = PyGILState_Ensure();
   PyObject *et, *ev, *etb;
   PyErr_Fetch(&et, &ev, &etb);
-  PyBuffer_Release((Py_buffer *)p);
+  Py_DECREF((PyObject *)p);
   PyErr_Restore(et, ev, etb);
   PyGILState_Release(g);
 }
 
-static int gd_fn_ndarray(gd_fn *f, PyObject *o, gd_fn_val *v, int64_t *dims) {
-  gd_fn_buf *b = (gd_fn_buf *)malloc(sizeof(gd_fn_buf));
-  if (b == NULL) return 0;
-  if (PyObject_GetBuffer(o, &b->v, PyBUF_RECORDS_RO) < 0) {
+static gd_owner *gd_fn_spare;       /* an owner block gd_fn_unown kept for the next call (the GIL guards it) */
+static PyTypeObject *gd_fn_np_type; /* numpy.ndarray once seen (a reference kept for the process) */
+
+static int gd_fn_ndarray(gd_state *st, gd_fn *f, PyObject *o, gd_fn_val *v, int64_t *dims) {
+  PyTypeObject *tp = Py_TYPE(o);
+  if (tp != gd_fn_np_type) {
+    if ((PyType_GetFlags(tp) & Py_TPFLAGS_HEAPTYPE) || !gd_type_is_ndarray(st, tp)) return 0;
+    PyTypeObject *old = gd_fn_np_type;
+    Py_INCREF((PyObject *)tp);
+    gd_fn_np_type = tp;
+    Py_XDECREF((PyObject *)old);
+  }
+  gd_numpy_view nv;
+  if (!gd_numpy_route(o, sizeof(PyObject), &nv)) return 0;
+  if (gd_describe_host(nv.data, nv.dtype, nv.ndim, nv.shape, nv.strides, 0, &v->h, dims, dims + GD_MAX_NDIM,
+                       f->entry) < 0) {
     PyErr_Clear();
-    free(b);
     return 0;
   }
-  Py_buffer *bv = &b->v;
-  int nd = bv->ndim;
-  DLDataType dt;
-  int64_t bshape[GD_MAX_NDIM], bstrides[GD_MAX_NDIM];
-  _Static_assert(sizeof(Py_ssize_t) == sizeof(int64_t), "Py_ssize_t is 64-bit");
-  if (!gd_numpy_buffer_route(bv->readonly, bv->suboffsets != NULL, nd, (const int64_t *)bv->shape,
-                             (const int64_t *)bv->strides, bv->itemsize, bstrides) ||
-      gd_dtype_from_format(bv->format, bv->itemsize, &dt) < 0)
-    goto fallback;
-  for (int i = 0; i < nd; i++) bshape[i] = bv->shape[i];
-  if (gd_describe_host(bv->buf, dt, nd, nd > 0 ? bshape : NULL, nd > 0 ? bstrides : NULL, 0, &v->h, dims,
-                       dims + GD_MAX_NDIM, f->entry) < 0) {
-    PyErr_Clear();
-    goto fallback;
-  }
-  v->h.owner = gd_owner_init(&b->o, GD_OWN_FREE, bv, gd_fn_buf_release);
+  gd_owner *ow = gd_fn_spare != NULL ? gd_fn_spare : (gd_owner *)malloc(sizeof(gd_owner));
+  if (ow == NULL) return 0;
+  gd_fn_spare = NULL;
+  v->h.owner = gd_owner_init(ow, GD_OWN_FREE, o, gd_fn_obj_release);
+  Py_INCREF(o);
   v->h.owner->marks |= GD_OWNER_PYTHON;
   v->shape = dims;
   v->strides = dims + GD_MAX_NDIM;
   return 1;
-fallback:
-  PyBuffer_Release(bv);
-  free(b);
-  return 0;
 }
 
 /* An array argument: a godlpack.Array as it is (borrowed from the caller's
@@ -268,7 +255,7 @@ static int gd_fn_array(gd_state *st, gd_fn *f, int k, PyObject *o, gd_fn_val *v,
     v->strides = GD_STRIDES(a);
     return 0;
   }
-  if (gd_type_is_ndarray(st, Py_TYPE(o)) && gd_fn_ndarray(f, o, v, dims)) {
+  if (gd_fn_ndarray(st, f, o, v, dims)) {
     *owned = 1;
     return 0;
   }
@@ -456,10 +443,11 @@ static PyObject *gd_fn_result(gd_state *st, gd_fn_val *r) {
 static void gd_fn_unown(gd_header *h) {
   gd_owner *o = h->owner;
   h->owner = NULL;
-  if (o->kind == GD_OWN_FREE && o->free_fn == gd_fn_buf_release && gd_owner_refs(o) == 1 && !PyErr_Occurred()) {
-    /* a buffer argument Go did not keep: the GIL is held here */
-    PyBuffer_Release((Py_buffer *)o->ptr);
-    free(o);
+  if (o->kind == GD_OWN_FREE && o->free_fn == gd_fn_obj_release && gd_owner_refs(o) == 1 && !PyErr_Occurred()) {
+    /* an ndarray argument Go did not keep: the GIL is held here */
+    Py_DECREF((PyObject *)o->ptr);
+    if (gd_fn_spare == NULL) gd_fn_spare = o;
+    else free(o);
     return;
   }
   PyObject *et, *ev, *etb;

@@ -259,21 +259,15 @@ static int gd_defer_to_python(gd_owner *o) {
 
 int gd_describe_host(void *data, DLDataType dt, int32_t nd, int64_t *shape, int64_t *strides, uint64_t flags,
                      gd_header *h, int64_t *oshape, int64_t *ostrides, const char *entry) {
-  DLManagedTensorVersioned t;
-  memset(&t, 0, sizeof(t));
-  t.version.major = DLPACK_MAJOR_VERSION;
-  t.version.minor = DLPACK_MINOR_VERSION;
-  t.flags = flags;
-  t.dl_tensor.data = data;
-  t.dl_tensor.device.device_type = kDLCPU;
-  t.dl_tensor.ndim = nd;
-  t.dl_tensor.dtype = dt;
-  t.dl_tensor.shape = shape;
-  t.dl_tensor.strides = strides;
-  gd_import_req req;
-  memset(&req, 0, sizeof(req));
-  if (GD_FAST_ALLOWED && gd_fast_describe(&t, 1, &req, h, oshape, ostrides)) return 0;
-  gd_op o = {.op = GD_OP_DESCRIBE, .entry = entry, .ptr = &t, .out = h, .out_shape = oshape, .out_strides = ostrides};
+  DLTensor t = {.data = data, .device = {kDLCPU, 0}, .ndim = nd, .dtype = dt, .shape = shape, .strides = strides};
+  if (GD_FAST_ALLOWED && gd_fast_describe_plain(&t, flags, h, oshape, ostrides)) return 0;
+  DLManagedTensorVersioned m;
+  memset(&m, 0, sizeof(m));
+  m.version.major = DLPACK_MAJOR_VERSION;
+  m.version.minor = DLPACK_MINOR_VERSION;
+  m.flags = flags;
+  m.dl_tensor = t;
+  gd_op o = {.op = GD_OP_DESCRIBE, .entry = entry, .ptr = &m, .out = h, .out_shape = oshape, .out_strides = ostrides};
   return gd_run_op(&o, 0);
 }
 

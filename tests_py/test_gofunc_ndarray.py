@@ -1,9 +1,10 @@
-"""numpy.ndarray arguments of registered Go functions (issue 15's call
-cost): an exact ndarray is taken through the buffer protocol instead of
-__dlpack__ where the buffer says all the DLPack export would. Go must see
-the same array either way, for every numpy dtype and layout: these tests
-compare each ndarray with the same array offered through __dlpack__ alone,
-refusals included, and check the lifetime of the buffer route."""
+"""numpy.ndarray arguments of registered Go functions (issues 15 and 25's
+call cost): an exact ndarray is read in place (numpy's C layout, core's
+gd_numpy_route) instead of through __dlpack__ where its fields say all the
+DLPack export would. Go must see the same array either way, for every numpy
+dtype and layout: these tests compare each ndarray with the same array
+offered through __dlpack__ alone, refusals included, and check the lifetime
+of the in-place route."""
 
 from __future__ import annotations
 
@@ -101,10 +102,21 @@ def test_go_sees_an_ndarray_as_its_dlpack_export(dtype, layout):
         assert _seen(fn, x) == _seen(fn, DLPackOnly(x)), fn.__name__
 
 
-def test_writes_through_the_buffer_route_reach_the_ndarray():
+def test_writes_through_the_in_place_route_reach_the_ndarray():
     x = np.zeros((4, 3))
     N._gofunc_fill(x[1:], 2.5)
     assert x[0].tolist() == [0, 0, 0] and (x[1:] == 2.5).all()
+
+
+def test_a_class_named_like_ndarray_is_not_read_in_place():
+    """Only numpy's own (static) type is read in place: a Python class that
+    calls itself numpy.ndarray goes through its __dlpack__."""
+    fake = type("ndarray", (), {"__module__": "numpy", "__qualname__": "ndarray",
+                                "__dlpack__": lambda self, **kw: np.arange(6.0).__dlpack__(**kw),
+                                "__dlpack_device__": lambda self: (1, 0)})
+    for fn in (N._gofunc_probe, N._gofunc_probe_quick):
+        assert fn(fake()) == 6.0
+        assert fn(np.arange(4.0)) == 4.0  # the real one still is
 
 
 def test_ndarray_subclasses_take_their_own_dlpack():
@@ -120,7 +132,7 @@ def test_ndarray_subclasses_take_their_own_dlpack():
     assert Sub.calls == 1
 
 
-def test_buffer_route_holds_the_ndarray_for_the_call_only():
+def test_in_place_route_holds_the_ndarray_for_the_call_only():
     x = np.arange(12.0)
     before = refcount(x)
     for _ in range(50):
@@ -136,7 +148,7 @@ def test_kept_ndarray_lives_until_go_releases_it_on_any_thread():
     x = np.arange(12.0)
     before = refcount(x)
     N._gofunc_keep(x)
-    assert refcount(x) == before + 1  # the open buffer export holds it
+    assert refcount(x) == before + 1  # the kept array's owner holds it
     with pytest.raises(ValueError):
         x.resize(24, refcheck=True)  # numpy knows an export is open
     out = []

@@ -36,7 +36,10 @@ func init() {
 	gofunc.Func0("latin1", func() (string, error) { return "caf\xe9", nil })
 	gofunc.Func1("quits", func(ctx context.Context) (int64, error) { runtime.Goexit(); return 0, nil })
 	gofunc.Func0("badError", func() (float64, error) { return 0, panicky{} })
+	gofunc.Func1("echo", func(a *core.Array) (*core.Array, error) { kept = a; return a, nil }, gofunc.Quick())
 }
+
+var kept *core.Array // what echo was lent, kept against Quick's promise (a test of the lending)
 
 // panicky is an error whose Error panics: the function's author's bug.
 type panicky struct{}
@@ -56,7 +59,7 @@ func index(t *testing.T, name string) int {
 func TestCallThroughTheCABI(t *testing.T) {
 	n, err := gofunc.Open()
 	require.NoError(t, err)
-	require.Equal(t, 8, n)
+	require.Equal(t, 9, n)
 	require.Len(t, gofunc.Opened(), n)
 
 	name, kinds, optional := Describe(func(d unsafe.Pointer) { gofunc.DescribeC(index(t, "greet"), d) })
@@ -132,4 +135,44 @@ func TestCallThroughTheCABI(t *testing.T) {
 	assert.Equal(t, int64(7), res.Int(0))
 	_, err = gofunc.WaitC(handle, 0, false, res.Ptr())
 	assert.ErrorIs(t, err, core.ErrInternal) // a finished call's handle is gone
+}
+
+// A Quick function's arrays are lent from its held frame: the same object
+// each call, returned (ErrReleased) when the call ends, and a lent array
+// handed back as the result gets an owner reference of its own first.
+func TestQuickCallLendsAndReturns(t *testing.T) {
+	_, err := gofunc.Open()
+	require.NoError(t, err)
+	a, err := core.Zeros(core.Float64, 4)
+	require.NoError(t, err)
+	defer a.Release()
+	args, res := NewSlots(1), NewSlots(1)
+	defer args.Free()
+	defer res.Free()
+	var first *core.Array
+	for call := range 3 {
+		args.SetArray(0, a.Header(), []int64{4}, []int64{1})
+		_, _, err = gofunc.CallC(index(t, "echo"), args.Ptr(), 1, res.Ptr(), 0)
+		require.NoError(t, err)
+		require.Equal(t, int(gofunc.KindArray), res.Kind(0))
+		h, shape := res.Array(0)
+		assert.Equal(t, []int64{4}, shape)
+		assert.Equal(t, a.DataPtr(), h.Data)
+		require.NotNil(t, h.Owner, "the result holds a reference of its own")
+		h.Owner.Release()
+		if call == 0 {
+			first = kept
+		}
+		assert.Same(t, first, kept, "call %d: the held frame's Array", call)
+		_, err = kept.Float64s()
+		assert.ErrorIs(t, err, core.ErrReleased, "call %d: returned when the call ended", call)
+	}
+	allocs := testing.AllocsPerRun(50, func() {
+		args.SetArray(0, a.Header(), []int64{4}, []int64{1})
+		if _, _, err := gofunc.CallC(index(t, "echo"), args.Ptr(), 1, res.Ptr(), 0); err != nil {
+			panic(err)
+		}
+		res.Owner(0).Release()
+	})
+	assert.Zero(t, allocs, "a Quick call allocates nothing")
 }

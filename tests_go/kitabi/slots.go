@@ -93,6 +93,11 @@ func (s *Slots) Array(k int) (core.Header, []int64) {
 	return h, append([]int64(nil), unsafe.Slice((*int64)(unsafe.Pointer(c.shape)), int(h.Ndim))...)
 }
 
+// Owner is the owner of result slot k's array (the reference Array reads).
+func (s *Slots) Owner(k int) *core.Owner {
+	return (*core.Header)(unsafe.Pointer(&s.slice()[k].h)).Owner
+}
+
 // Describe is gofunc.DescribeC's gd_fn_desc, read back.
 func Describe(describe func(unsafe.Pointer)) (name string, kinds []int, optional []bool) {
 	var d C.gd_fn_desc

@@ -216,7 +216,7 @@ func Render(exports []Export) ([]byte, error) {
 		case g.Child != "":
 			p("  if (gd_in_fork_child) return %s;\n", g.Child)
 			if g.Counted {
-				p("  __atomic_add_fetch(&gd_go_crossings, 1, __ATOMIC_RELAXED);\n")
+				p("  GD_COUNT_CROSSING();\n")
 			}
 		default:
 			p("  GD_GO_GATE(%s);\n", g.Entry)
