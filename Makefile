@@ -27,7 +27,7 @@ SO     := python/godlpack/_native.abi3.so
 PYINC   = $(shell $(PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 export CGO_ENABLED := 1
 
-GO_SOURCES := go.mod $(wildcard go.sum) $(shell find core backends pyext gofunc internal/builtins -type f \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) 2>/dev/null) python/godlpack/_gobuild.py
+GO_SOURCES := go.mod $(wildcard go.sum) $(shell find core backends pyext gofunc internal/builtins internal/probes -type f \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) 2>/dev/null) python/godlpack/_gobuild.py
 
 .PHONY: all demo test test-go test-go-race test-py test-py-nofast abi3-smoke test-cgocheck2 vet build wheel clean distclean setup bench
 .DEFAULT_GOAL := build
@@ -51,13 +51,16 @@ $(VENV)/.gomod: go.mod $(wildcard go.sum)
 	$(GO) mod download
 	@mkdir -p $(VENV) && touch $@
 
+# The in-place module is the one the tests use: built with the test probes
+# (GODLPACK_PROBES=1: pyext/probes.go, internal/probes). Wheels and sdist
+# builds never have them.
 $(SO): $(GO_SOURCES) setup.py $(VENV)/.deps $(VENV)/.gomod
-	$(PY) setup.py -q build_ext --inplace
+	GODLPACK_PROBES=1 $(PY) setup.py -q build_ext --inplace
 	@touch $@
 
 # editable install: the package in the venv is python/godlpack of this checkout
 $(VENV)/.pkg: $(VENV)/.deps pyproject.toml setup.py | $(SO)
-	$(PIP) install --no-build-isolation --no-deps -e .
+	GODLPACK_PROBES=1 $(PIP) install --no-build-isolation --no-deps -e .
 	@touch $@
 
 setup: $(VENV)/.pkg $(SO)
@@ -84,6 +87,7 @@ test-go-race: $(VENV)/.gomod
 vet: $(VENV)/.gomod $(VENV)/.created
 	$(GO) vet ./...
 	CGO_CFLAGS="-I$(PYINC) -O2" $(GO) vet -tags pyext ./pyext
+	CGO_CFLAGS="-I$(PYINC) -O2" $(GO) vet -tags pyext,godlpack_probes ./pyext
 
 test-py: setup
 	$(PY) -m pytest -q tests_py
@@ -133,7 +137,7 @@ test-cgocheck2: setup
 	rm -rf $(CGOCHECK_DIR) && mkdir -p $(CGOCHECK_DIR)/godlpack
 	cp python/godlpack/*.py python/godlpack/py.typed $(CGOCHECK_DIR)/godlpack/ && cp -r python/godlpack/testing $(CGOCHECK_DIR)/godlpack/
 	ln -s $(CURDIR) $(CGOCHECK_DIR)/godlpack/_gosrc  # godlpack's Go sources, as a wheel's _gosrc (kits build with them)
-	GOEXPERIMENT=cgocheck2 CGO_CFLAGS="-O2 -g" GO=$(GO) $(PY) setup.py -q build_ext --debug --build-lib $(CGOCHECK_DIR)
+	GOEXPERIMENT=cgocheck2 GODLPACK_PROBES=1 CGO_CFLAGS="-O2 -g" GO=$(GO) $(PY) setup.py -q build_ext --debug --build-lib $(CGOCHECK_DIR)
 	PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) $(PY) -c 'import godlpack, sys; assert godlpack.__file__.startswith("$(CURDIR)/$(CGOCHECK_DIR)"), godlpack.__file__'
 	PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) GODEBUG=cgocheck=1 $(PY) -m pytest -q -p no:cacheprovider tests_py
 
@@ -240,7 +244,10 @@ sdist: $(TOOLS)/.created
 	  $(TOOLS_PY) -m pip wheel --no-build-isolation --no-deps -w build/sdist-check dist/godlpack-$(VERSION).tar.gz
 	@echo "sdist: dist/godlpack-$(VERSION).tar.gz (builds offline: build/sdist-check)"
 
-test-wheel: wheel $(VENV)/.interop
+# Each venv runs the suite twice: over the installed wheel, which has no test
+# probes (GODLPACK_TEST_PROBES=0 declares that), then the tests marked probes
+# over the checkout's module from make build (abi3: the same .so for 3.11-3.13).
+test-wheel: wheel $(VENV)/.interop $(SO)
 	@for v in $(WHEEL_TEST_VERSIONS); do \
 	  py=$(call find_python,$$v); \
 	  if [ -z "$$py" ]; then echo "test-wheel: python$$v not found"; exit 1; fi; \
@@ -255,8 +262,13 @@ test-wheel: wheel $(VENV)/.interop
 	  fi; \
 	  echo "test-wheel: python$$v, $$env, godlpack from $(WHEEL)"; \
 	  (cd tests_py && GODLPACK_EXPECT_INSTALLED=1 GODLPACK_TEST_LIBS=$$libs GODLPACK_WHEEL_DIR=$(CURDIR)/dist \
+	    GODLPACK_TEST_PROBES=0 \
 	    OCL_ICD_FILENAMES=$(CURDIR)/$(VENV)/lib/libintelocl.so LD_LIBRARY_PATH=$(CURDIR)/$(VENV)/lib \
 	    ../$$env/bin/python -m pytest -q -p no:cacheprovider -rs . ) || exit 1; \
+	  echo "test-wheel: python$$v, the tests marked probes over the checkout's module (make build)"; \
+	  (cd tests_py && PYTHONPATH=$(CURDIR)/python GODLPACK_TEST_LIBS=$$libs \
+	    OCL_ICD_FILENAMES=$(CURDIR)/$(VENV)/lib/libintelocl.so LD_LIBRARY_PATH=$(CURDIR)/$(VENV)/lib \
+	    ../$$env/bin/python -m pytest -q -p no:cacheprovider -rs -m probes . ) || exit 1; \
 	done
 
 clean:

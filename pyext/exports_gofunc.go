@@ -19,7 +19,7 @@ import (
 // from gofunc.c: the C ABI of a call (slots in, results out) is gofunc's
 // (gofunc/cabi.go); these only word its errors for the skin.
 
-// gdgo_fn_floor does nothing: godlpack._native._gofunc_floor calls it with
+// gdgo_fn_floor does nothing: godlpack._native._bench_floor calls it with
 // the GIL released, the least that any call of a registered function pays
 // (make bench, group gofunc).
 //

@@ -41,7 +41,9 @@ int gd_go_refused(char *msg, const char *entry) {
 PyObject *gd_mod_in_fork_child(PyObject *m, PyObject *unused) { return PyBool_FromLong(gd_in_fork_child); }
 
 /* ------------------------------------------------------------------ */
-/* test hooks                                                         */
+/* test hooks: builds with the test probes only (pyext/probes.go)      */
+
+#ifdef GD_PROBES
 
 PyObject *gd_mod_test_panic(PyObject *m, PyObject *unused) {
   char msg[GD_MSG_CAP];
@@ -58,3 +60,4 @@ PyObject *gd_mod_test_go_gc(PyObject *m, PyObject *unused) {
   if (cls != GD_OK) return gd_raise(cls, msg);
   Py_RETURN_NONE;
 }
+#endif

@@ -24,7 +24,7 @@ static inline int gd_go_fn_describe(int i, gd_fn_desc *d, char *msg) {
 }
 
 static inline int gd_go_fn_floor(char *msg) {
-  GD_GO_GATE("_gofunc_floor()");
+  GD_GO_GATE("_bench_floor()");
   return gdgo_fn_floor();
 }
 
@@ -59,14 +59,18 @@ static inline int gd_go_op(gd_op *o, char *msg) {
   return gdgo_op(o, msg);
 }
 
+#ifdef GD_PROBES
 static inline int gd_go_test_gc(char *msg) {
   GD_GO_GATE("_test_go_gc()");
   return gdgo_test_gc(msg);
 }
+#endif
 
+#ifdef GD_PROBES
 static inline int gd_go_test_panic(char *msg) {
   GD_GO_GATE("_test_panic()");
   return gdgo_test_panic(msg);
 }
+#endif
 
 #endif /* GODLPACK_GOCALL_GEN_H_ */

@@ -55,11 +55,11 @@ PyObject *gd_mod_gofuncs(PyObject *m, PyObject *unused) {
   return r;
 }
 
-/* _gofunc_floor(x): what every call of a registered function pays and
+/* _bench_floor(x): what every call of a registered function pays and
  * nothing more: a builtin's call, the GIL released, one call into an empty
  * Go export, the GIL taken back, a float made. make bench compares it with
  * gd.from_dlpack(ndarray) (group gofunc). x is ignored. */
-PyObject *gd_mod_gofunc_floor(PyObject *m, PyObject *x) {
+PyObject *gd_mod_bench_floor(PyObject *m, PyObject *x) {
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
   PyThreadState *ts = PyEval_SaveThread();

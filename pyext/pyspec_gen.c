@@ -243,15 +243,11 @@ static PyMethodDef gd_module_methods[] = {
      NULL},
     {"_vectorcall_method", (PyCFunction)(void (*)(void))gd_mod_vectorcall_method, METH_NOARGS,
      NULL},
-    {"_test_panic", (PyCFunction)(void (*)(void))gd_mod_test_panic, METH_NOARGS,
-     NULL},
-    {"_test_go_gc", (PyCFunction)(void (*)(void))gd_mod_test_go_gc, METH_NOARGS,
-     NULL},
     {"_gofuncs", (PyCFunction)(void (*)(void))gd_mod_gofuncs, METH_NOARGS,
      "_gofuncs()\n--\n\n"
      "The Go functions of this module, as JSON."},
-    {"_gofunc_floor", (PyCFunction)(void (*)(void))gd_mod_gofunc_floor, METH_O,
-     "_gofunc_floor(x, /)\n--\n\n"
+    {"_bench_floor", (PyCFunction)(void (*)(void))gd_mod_bench_floor, METH_O,
+     "_bench_floor(x, /)\n--\n\n"
      "An empty Go call with the GIL released: the least a Go function's call costs."},
     {"_go_allocs", (PyCFunction)(void (*)(void))gd_mod_go_allocs, METH_NOARGS,
      "_go_allocs()\n--\n\n"
@@ -259,6 +255,12 @@ static PyMethodDef gd_module_methods[] = {
     {"_go_crossings", (PyCFunction)(void (*)(void))gd_mod_go_crossings, METH_NOARGS,
      "_go_crossings()\n--\n\n"
      "Calls into Go made by DLPack exports and imports so far (for tests: the fast paths add none)."},
+#ifdef GD_PROBES
+    {"_test_panic", (PyCFunction)(void (*)(void))gd_mod_test_panic, METH_NOARGS,
+     NULL},
+    {"_test_go_gc", (PyCFunction)(void (*)(void))gd_mod_test_go_gc, METH_NOARGS,
+     NULL},
+#endif
     {NULL},
 };
 

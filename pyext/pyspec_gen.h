@@ -56,12 +56,12 @@ PyObject *gd_mod_init(PyObject *m, PyObject *arg);
 PyObject *gd_mod_in_fork_child(PyObject *m, PyObject *arg);
 PyObject *gd_mod_install_gofuncs(PyObject *m, PyObject *arg);
 PyObject *gd_mod_vectorcall_method(PyObject *m, PyObject *arg);
-PyObject *gd_mod_test_panic(PyObject *m, PyObject *arg);
-PyObject *gd_mod_test_go_gc(PyObject *m, PyObject *arg);
 PyObject *gd_mod_gofuncs(PyObject *m, PyObject *arg);
-PyObject *gd_mod_gofunc_floor(PyObject *m, PyObject *arg);
+PyObject *gd_mod_bench_floor(PyObject *m, PyObject *arg);
 PyObject *gd_mod_go_allocs(PyObject *m, PyObject *arg);
 PyObject *gd_mod_go_crossings(PyObject *m, PyObject *arg);
+PyObject *gd_mod_test_panic(PyObject *m, PyObject *arg);
+PyObject *gd_mod_test_go_gc(PyObject *m, PyObject *arg);
 
 /* Array methods, attributes and slots */
 PyObject *gd_array_sizeof(PyObject *self, PyObject *arg);

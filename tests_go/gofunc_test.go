@@ -11,6 +11,7 @@ import (
 	"github.com/godlpack/godlpack/core"
 	"github.com/godlpack/godlpack/gofunc"
 	_ "github.com/godlpack/godlpack/internal/builtins" // godlpack's own registrations
+	_ "github.com/godlpack/godlpack/internal/probes"   // the probes of the tests
 )
 
 // The extension kit's registry and call path, driven as the C skin drives
@@ -89,7 +90,7 @@ func TestGofuncErrorsAndPanics(t *testing.T) {
 		{"index", core.ClassIndex, core.ErrIndex, "_gofunc_fail(): no such element: index out of range"},
 		{"plain", core.ClassRuntime, nil, "_gofunc_fail(): a plain Go error"},
 		{"prefixed", core.ClassRuntime, nil, "_gofunc_fail(): already prefixed"},
-		{"panic", core.ClassRuntime, core.ErrInternal, "_gofunc_fail(): the Go function github.com/godlpack/godlpack/internal/builtins.failWith panicked: assignment to entry in nil map"},
+		{"panic", core.ClassRuntime, core.ErrInternal, "_gofunc_fail(): the Go function github.com/godlpack/godlpack/internal/probes.failWith panicked: assignment to entry in nil map"},
 	}
 	for _, c := range cases {
 		err := e.Call(nil, []gofunc.Value{{Kind: gofunc.KindString, S: c.how}}, nil)
@@ -209,7 +210,7 @@ func TestGofuncCallAllocatesNothing(t *testing.T) {
 	a, err := core.Zeros(core.Float32, 8)
 	require.NoError(t, err)
 	defer a.Release()
-	e := lookup(t, "_gofunc_probe")
+	e := lookup(t, "_bench_call")
 	args := []gofunc.Value{arrVal(a)}
 	res := make([]gofunc.Value, 1)
 	n := testing.AllocsPerRun(100, func() {
@@ -299,8 +300,8 @@ func TestGofuncQuick(t *testing.T) {
 		name  string
 		quick bool
 	}{
-		{"_gofunc_probe", false},
-		{"_gofunc_probe_quick", true},
+		{"_bench_call", false},
+		{"_bench_call_quick", true},
 		{"_gofunc_spin", true},
 		{"_gofunc_sleep", false},
 	}
@@ -344,7 +345,7 @@ func TestGofuncCallFrameAllocatesNothing(t *testing.T) {
 	a, err := core.Zeros(core.Float32, 8)
 	require.NoError(t, err)
 	defer a.Release()
-	e := lookup(t, "_gofunc_probe_quick")
+	e := lookup(t, "_bench_call_quick")
 	h, shape, strides := a.Header(), a.Shape(), a.Strides()
 	var got float64
 	n := testing.AllocsPerRun(100, func() {

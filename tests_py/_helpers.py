@@ -42,6 +42,38 @@ def declared_absent(lib: str) -> bool:
     """True when GODLPACK_TEST_LIBS is set and does not list lib's top-level package."""
     return DECLARED_LIBS is not None and lib.split(".")[0] not in DECLARED_LIBS
 
+# ---------------------------------------------------------------- test probes
+
+# The test probes (_gofunc_* of internal/probes, _test_panic, _test_go_gc) are
+# in a module built with GODLPACK_PROBES=1 (make build), never in a release
+# wheel. GODLPACK_TEST_PROBES=0 declares an environment without them (make
+# test-wheel's pass over the installed wheel): tests marked @probes skip
+# there, naming it; anywhere else a module without them fails those tests
+# under CI=true.
+PROBES_DECLARED_ABSENT = os.environ.get("GODLPACK_TEST_PROBES") == "0"
+
+
+def has_probes() -> bool:
+    import godlpack
+
+    return hasattr(godlpack._native, "_test_panic")
+
+
+probes = pytest.mark.probes
+
+
+def need_probes():
+    """Skip (declared absent) or fail (CI) when the module has no test probes."""
+    if has_probes():
+        return
+    if PROBES_DECLARED_ABSENT:
+        pytest.skip("a release module: no test probes (GODLPACK_TEST_PROBES=0)")
+    what = "the module was built without the test probes; build it with `make build` (GODLPACK_PROBES=1)"
+    if IN_CI:
+        pytest.fail(what + " or declare GODLPACK_TEST_PROBES=0", pytrace=False)
+    pytest.skip(what)
+
+
 # ---------------------------------------------------------------- requires
 
 

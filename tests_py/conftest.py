@@ -17,7 +17,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from _helpers import DECLARED_LIBS, IN_CI, declared_absent, need
+from _helpers import DECLARED_LIBS, IN_CI, declared_absent, need, need_probes
 
 
 def pytest_configure(config):
@@ -27,6 +27,7 @@ def pytest_configure(config):
     if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, None):
         signal.signal(signal.SIGINT, signal.default_int_handler)
     config.addinivalue_line("markers", "requires(*libs): needs these importable libraries (skip locally, fail in CI)")
+    config.addinivalue_line("markers", "probes: needs the test probes of a GODLPACK_PROBES=1 build (_helpers.need_probes)")
 
 
 # How pytest.importorskip words its skip.
@@ -66,6 +67,8 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_runtest_setup(item):
+    if item.get_closest_marker("probes") is not None:
+        need_probes()
     for mark in item.iter_markers(name="requires"):
         for lib in mark.args:
             need(lib)

@@ -8,7 +8,7 @@ import pytest
 
 import godlpack as gd
 from godlpack import _native
-from _helpers import collect, need, refcount, rss_bytes
+from _helpers import collect, need, need_probes, refcount, rss_bytes
 
 np = need("numpy", module=True)
 md = need("ml_dtypes", module=True)
@@ -366,6 +366,7 @@ def test_numpy_complex_scalars_keep_the_imaginary_part(kind, entry):
             a.fill(v)
             got = a.tolist()[0]
         else:
+            need_probes()
             got = gd._native._gofunc_scalars(1, 2.5, True, v, "x")
             assert "c=(1.5-2.25i)" in got
             return

@@ -2,7 +2,7 @@
 called from Python on numpy / torch / godlpack / buffer arrays.
 
 godlpack's own module registers its first users of the kit
-(internal/builtins): may_share_memory and the _gofunc_* probes, so these
+(internal/builtins, internal/probes): may_share_memory and the _gofunc_* probes, so these
 tests run the kit's whole call path. test_gofunc_kit.py builds a module of
 its own (examples/imgkit) with `python -m godlpack build-ext`."""
 
@@ -22,9 +22,11 @@ import pytest
 import godlpack as gd
 from godlpack import _native as N
 
-from _helpers import need, optional, refcount, requires
+from _helpers import need, optional, probes, refcount, requires
 from _subproc import run_group
 import itertools
+
+pytestmark = probes  # the _gofunc_* probes: a GODLPACK_PROBES=1 build
 
 np = need("numpy")
 torch = optional("torch")
@@ -52,7 +54,7 @@ def test_numpy_arrays_reach_go_as_they_are(dtype, layout):
     got = N._gofunc_describe(x)
     strides = [s // isz for s in x.strides]
     assert got == f"{dtype} [{' '.join(map(str, x.shape))}] [{' '.join(map(str, strides))}] readonly=false"
-    assert N._gofunc_probe(x) == float(x.size)
+    assert N._bench_call(x) == float(x.size)
     assert gd.may_share_memory(x, x) and gd.may_share_memory(x, np.asarray(x))
     assert not gd.may_share_memory(x, x.copy())
 
@@ -65,8 +67,8 @@ def test_torch_tensors_reach_go_as_they_are(dtype, layout):
     t = {"contiguous": t, "transposed": t.T, "sliced": t[::2, 1:], "reversed": t.flip(0)}[layout]
     got = N._gofunc_describe(t)
     assert got.startswith(f"{dtype} [{' '.join(map(str, t.shape))}] [{' '.join(map(str, t.stride()))}]")
-    assert N._gofunc_probe(t) == float(t.numel())
-    assert N._gofunc_probe_quick(t) == float(t.numel())
+    assert N._bench_call(t) == float(t.numel())
+    assert N._bench_call_quick(t) == float(t.numel())
 
 
 def test_read_only_stays_read_only_in_go():
@@ -122,12 +124,12 @@ def test_signatures_and_docstrings_come_from_the_registration():
 
 
 @pytest.mark.parametrize("call, exc, msg", [
-    (lambda: N._gofunc_probe(), TypeError, r"^_gofunc_probe\(\) missing required argument 'a'$"),
-    (lambda: N._gofunc_probe(1, 2), TypeError, r"^_gofunc_probe\(\) takes 1 argument but 2 were given$"),
-    (lambda: N._gofunc_probe(a=1, b=2), TypeError, r"unexpected keyword argument 'b'"),
+    (lambda: N._bench_call(), TypeError, r"^_bench_call\(\) missing required argument 'a'$"),
+    (lambda: N._bench_call(1, 2), TypeError, r"^_bench_call\(\) takes 1 argument but 2 were given$"),
+    (lambda: N._bench_call(a=1, b=2), TypeError, r"unexpected keyword argument 'b'"),
     (lambda: N._gofunc_describe(np.zeros(1), a=np.zeros(1)), TypeError, r"multiple values for argument 'a'"),
-    (lambda: N._gofunc_probe([1, 2]), TypeError,
-     r"^_gofunc_probe\(\): argument 'a' must be an array \(an object with __dlpack__ or the buffer protocol\), "
+    (lambda: N._bench_call([1, 2]), TypeError,
+     r"^_bench_call\(\): argument 'a' must be an array \(an object with __dlpack__ or the buffer protocol\), "
      r"got 'list'; pass numpy.asarray\(x\) or godlpack.asarray\(x\)$"),
     (lambda: N._gofunc_scalars(1.5, 1, True, 1j, "s"), TypeError, r"argument 'i' must be an int, got 'float'"),
     (lambda: N._gofunc_scalars(1, "x", True, 1j, "s"), TypeError, r"argument 'f' must be a float, got 'str'"),
@@ -145,7 +147,7 @@ def test_signatures_and_docstrings_come_from_the_registration():
     (lambda: N._gofunc_fail("index"), IndexError, r"^_gofunc_fail\(\): no such element"),
     (lambda: N._gofunc_fail("plain"), RuntimeError, r"^_gofunc_fail\(\): a plain Go error$"),
     (lambda: N._gofunc_fail("panic"), RuntimeError,
-     r"^_gofunc_fail\(\): the Go function github.com/godlpack/godlpack/internal/builtins.failWith panicked: "
+     r"^_gofunc_fail\(\): the Go function github.com/godlpack/godlpack/internal/probes.failWith panicked: "
      r"assignment to entry in nil map; the process goes on"),
     (lambda: N._gofunc_stale(), RuntimeError,
      r"^_gofunc_stale\(\): result 0 is an array the Go function had already released .*return a.Retain\(\)"),
@@ -153,7 +155,7 @@ def test_signatures_and_docstrings_come_from_the_registration():
 def test_bad_calls_raise_clear_exceptions(call, exc, msg):
     with pytest.raises(exc, match=msg):
         call()
-    assert N._gofunc_probe(np.zeros(2)) == 2.0  # and the module goes on
+    assert N._bench_call(np.zeros(2)) == 2.0  # and the module goes on
 
 
 def test_import_refusals_name_the_function_and_argument():
@@ -161,8 +163,8 @@ def test_import_refusals_name_the_function_and_argument():
         def __dlpack__(self, **kw):
             raise BufferError("cannot export")
 
-    with pytest.raises(BufferError, match=r"^_gofunc_probe\(\): argument 'a': "):
-        N._gofunc_probe(NoRead())
+    with pytest.raises(BufferError, match=r"^_bench_call\(\): argument 'a': "):
+        N._bench_call(NoRead())
 
 
 def test_dlpack_arguments_are_released_after_the_call():
@@ -174,13 +176,13 @@ def test_dlpack_arguments_are_released_after_the_call():
     x = np.zeros(1000).view(Sub)
     before = refcount(x)
     for _ in range(100):
-        N._gofunc_probe(x)
+        N._bench_call(x)
         N._gofunc_describe(x)
     gc.collect()
     assert refcount(x) == before
 
 
-@pytest.mark.parametrize("probe", ["_gofunc_probe", "_gofunc_probe_quick"])
+@pytest.mark.parametrize("probe", ["_bench_call", "_bench_call_quick"])
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", ["bool", "int8", "float16", "float64", "complex128"])
 def test_imported_arguments_reach_go_as_arrays_do(dtype, layout, probe):
@@ -221,25 +223,25 @@ def test_quick_function_holds_the_gil():
     assert max(gaps) >= 0.25
     assert "Holds the GIL while it runs" in N._gofunc_spin.__doc__
     meta = {f["name"]: f for f in json.loads(N._gofuncs())}
-    assert meta["_gofunc_probe_quick"]["quick"] and not meta["_gofunc_probe"]["quick"]
+    assert meta["_bench_call_quick"]["quick"] and not meta["_bench_call"]["quick"]
 
 
 def test_kept_array_lives_until_go_releases_it():
     x = np.zeros(10)
     before = refcount(x)
-    N._gofunc_keep(x)
+    N._check_keep(x)
     gc.collect()
     assert refcount(x) == before + 1  # numpy's deleter has not run: Go holds the memory
     del x
     gc.collect()
-    assert N._gofunc_drop_kept() == 1  # Release in Go runs numpy's deleter
+    assert N._check_drop_kept() == 1  # Release in Go runs numpy's deleter
 
 
 def test_go_function_holding_an_array_at_exit_is_harmless(tmp_path):
     code = textwrap.dedent("""
         import numpy as np, godlpack as gd
-        x = np.zeros(10); gd._native._gofunc_keep(x)
-        gd._native._gofunc_keep(gd.zeros(3))
+        x = np.zeros(10); gd._native._check_keep(x)
+        gd._native._check_keep(gd.zeros(3))
         print("done")
     """)
     p = run_group([sys.executable, "-c", code], 60, dict(os.environ))
@@ -287,14 +289,14 @@ def test_forked_child_is_refused_naming_forkserver():
         pytest.skip("no fork")
     code = textwrap.dedent("""
         import os, sys, numpy as np, godlpack as gd
-        gd._native._gofunc_probe(np.zeros(2))
+        gd._native._bench_call(np.zeros(2))
         pid = os.fork()
         if pid == 0:
             try:
-                gd._native._gofunc_probe(np.zeros(2))
+                gd._native._bench_call(np.zeros(2))
                 os._exit(3)
             except RuntimeError as e:
-                os._exit(0 if "forkserver" in str(e) and str(e).startswith("_gofunc_probe()") else 4)
+                os._exit(0 if "forkserver" in str(e) and str(e).startswith("_bench_call()") else 4)
         _, st = os.waitpid(pid, 0)
         print(os.waitstatus_to_exitcode(st))
     """)
@@ -305,10 +307,10 @@ def test_forked_child_is_refused_naming_forkserver():
 def test_floor_probe_is_one_empty_go_call():
     # make bench's floor row (group gofunc): one crossing, nothing else
     before = N._go_crossings()
-    assert N._gofunc_floor(object()) == 0.0
+    assert N._bench_floor(object()) == 0.0
     assert N._go_crossings() == before + 1
     with pytest.raises(TypeError):
-        N._gofunc_floor()  # type: ignore[call-arg]
+        N._bench_floor()  # type: ignore[call-arg]
 
 
 def _mmap8():
@@ -324,7 +326,7 @@ def test_buffer_arguments_are_taken_quietly(make, capfd):
     """A buffer-protocol argument is not DLPack: the call takes its buffer
     without any exception left set along the way (Python 3.13 printed
     "Exception ignored in PyObject_HasAttr()" on every call)."""
-    assert N._gofunc_probe(make(8)) == 8.0
+    assert N._bench_call(make(8)) == 8.0
     assert "Exception ignored" not in capfd.readouterr().err
 
 
@@ -338,11 +340,11 @@ def test_an_array_released_on_a_goroutine_is_finished_on_a_python_thread():
     cap, rec = craft_capsule(float64_buffer([1.0, 2.0, 3.0]), shape=(3,))
     a = gd.from_dlpack(cap)
     del cap
-    N._gofunc_keep(a)
+    N._check_keep(a)
     del a
     gc.collect()
     assert rec.deleted == 0  # Go holds it
-    assert N._gofunc_drop_kept(on_goroutine=True) == 1
+    assert N._check_drop_kept(on_goroutine=True) == 1
     for _ in range(1000):  # pending calls run between bytecodes of the main thread
         if rec.deleted:
             break

@@ -15,7 +15,9 @@ import pytest
 
 from godlpack import _native as N
 
-from _helpers import missing, need, optional, refcount
+from _helpers import missing, need, optional, probes, refcount
+
+pytestmark = probes  # the _gofunc_* probes: a GODLPACK_PROBES=1 build
 
 np = need("numpy")
 ml_dtypes = optional("ml_dtypes")
@@ -98,7 +100,7 @@ def test_go_sees_an_ndarray_as_its_dlpack_export(dtype, layout):
     if not isinstance(x, np.ndarray):  # 0-d of some dtypes: a numpy scalar or a Python object
         x = np.asarray(x)
     assert type(x) is np.ndarray
-    for fn in (N._gofunc_describe, N._gofunc_probe, N._gofunc_probe_quick, N._gofunc_write_any):
+    for fn in (N._gofunc_describe, N._bench_call, N._bench_call_quick, N._gofunc_write_any):
         assert _seen(fn, x) == _seen(fn, DLPackOnly(x)), fn.__name__
 
 
@@ -114,7 +116,7 @@ def test_a_class_named_like_ndarray_is_not_read_in_place():
     fake = type("ndarray", (), {"__module__": "numpy", "__qualname__": "ndarray",
                                 "__dlpack__": lambda self, **kw: np.arange(6.0).__dlpack__(**kw),
                                 "__dlpack_device__": lambda self: (1, 0)})
-    for fn in (N._gofunc_probe, N._gofunc_probe_quick):
+    for fn in (N._bench_call, N._bench_call_quick):
         assert fn(fake()) == 6.0
         assert fn(np.arange(4.0)) == 4.0  # the real one still is
 
@@ -128,7 +130,7 @@ def test_ndarray_subclasses_take_their_own_dlpack():
             return np.asarray(self).__dlpack__(**kw)
 
     x = np.arange(6.0).reshape(2, 3).view(Sub)
-    assert N._gofunc_probe(x) == 6.0
+    assert N._bench_call(x) == 6.0
     assert Sub.calls == 1
 
 
@@ -136,8 +138,8 @@ def test_in_place_route_holds_the_ndarray_for_the_call_only():
     x = np.arange(12.0)
     before = refcount(x)
     for _ in range(50):
-        N._gofunc_probe(x)
-        N._gofunc_probe_quick(x)
+        N._bench_call(x)
+        N._bench_call_quick(x)
         N._gofunc_describe(x)
     gc.collect()
     assert refcount(x) == before
@@ -147,12 +149,12 @@ def test_in_place_route_holds_the_ndarray_for_the_call_only():
 def test_kept_ndarray_lives_until_go_releases_it_on_any_thread():
     x = np.arange(12.0)
     before = refcount(x)
-    N._gofunc_keep(x)
+    N._check_keep(x)
     assert refcount(x) == before + 1  # the kept array's owner holds it
     with pytest.raises(ValueError):
         x.resize(24, refcheck=True)  # numpy knows an export is open
     out = []
-    th = threading.Thread(target=lambda: out.append(N._gofunc_drop_kept()))
+    th = threading.Thread(target=lambda: out.append(N._check_drop_kept()))
     th.start()
     th.join()
     assert out == [1]

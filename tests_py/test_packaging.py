@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import godlpack as gd
-from _helpers import requires
+from _helpers import need_probes, requires
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -72,6 +72,30 @@ def test_go_build_command_strips_release_builds_through_both_linkers():
     ld = next(a for a in argv if a.startswith("-ldflags="))
     assert ld == "-ldflags=-extldflags=-Wl,--version-script=/w/module.map"
     assert "-g" in env["CGO_CFLAGS"].split() and "CGO_LDFLAGS" not in env and "-trimpath" not in argv
+
+
+def test_go_build_command_adds_the_test_probes_only_when_asked():
+    setup = _setup_module()
+    for environ, tags in [({}, "pyext"), ({"GODLPACK_PROBES": "0"}, "pyext"),
+                          ({"GODLPACK_PROBES": "1"}, "pyext,godlpack_probes")]:
+        argv, _ = setup.go_build_command("go", "/tmp/x.so", "/w", environ=environ)
+        assert argv[argv.index("-tags") + 1] == tags, environ
+
+
+def test_an_installed_wheel_has_no_test_probes():
+    """A release module (make test-wheel's pass over the installed wheel,
+    which declares GODLPACK_TEST_PROBES=0) has none of the test probes; the
+    module make build writes has them all."""
+    import godlpack
+
+    names = {n for n in dir(godlpack._native) if n.startswith(("_gofunc_", "_test_"))}
+    if os.environ.get("GODLPACK_EXPECT_INSTALLED"):
+        assert names == set()
+    else:
+        need_probes()
+        assert {"_test_panic", "_test_go_gc", "_gofunc_scalars", "_gofunc_fail", "_gofunc_sleep"} <= names
+    assert {"_bench_call", "_bench_call_quick", "_bench_floor", "_bench_box3", "_check_keep",
+            "_check_drop_kept"} <= set(dir(godlpack._native)), "what bench and check call is in every module"
 
 
 @pytest.mark.parametrize("said,closing", [

@@ -14,7 +14,7 @@ import (
 func box3(img *core.Array) (*core.Array, error) {
 	shape := img.Shape()
 	if len(shape) != 2 || shape[0] < 3 || shape[1] < 3 {
-		return nil, core.WithClass(core.ClassValue, fmt.Sprintf("_gofunc_box3(): img must be 2-d and at least 3×3, got shape %v; "+
+		return nil, core.WithClass(core.ClassValue, fmt.Sprintf("_bench_box3(): img must be 2-d and at least 3×3, got shape %v; "+
 			"pass a larger image", shape), core.ErrShape)
 	}
 	h, w := shape[0], shape[1]

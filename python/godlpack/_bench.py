@@ -49,16 +49,16 @@ Rows:
      (scatter, an identity task, result) vs numpy's <= 1.1x (the last two
      not under --quick; 9 rounds each)
  10  a registered Go function (the extension kit, group "gofunc") called with
-     one array of 16 float64 returning a float, godlpack._native._gofunc_probe,
+     one array of 16 float64 returning a float, godlpack._native._bench_call,
      against what a user would pick instead: a numba @njit function of the
      same work (its element count) on the same ndarray, the default call
      (the GIL released) <= 2.5x and the same probe registered gofunc.Quick()
      (the GIL held) <= 1.5x (numba from requirements-bench.txt; without it
      the rows say so). Info rows: np.add.reduce of the array, the calls with
      a torch tensor and a gd.Array, gd.from_dlpack(ndarray), and
-     _gofunc_floor: an empty Go export called with the GIL released, the
+     _bench_floor: an empty Go export called with the GIL released, the
      least any such call pays, alone and right after gd.from_dlpack.
- 13  a Go stencil over strided views (group "gofunc"): _gofunc_box3, a 3x3
+ 13  a Go stencil over strided views (group "gofunc"): _bench_box3, a 3x3
      box mean written with core.ReadRows (internal/builtins/stencil.go),
      on a 1500x1500 float64 crop of a bigger image (rows of another stride)
      vs the same function on the contiguous copy <= 1.5x; on a transposed
@@ -191,8 +191,8 @@ class Bench:
 
     def gofuncs(self, np: Any, torch: Any) -> None:
         n = np.arange(16, dtype=np.float64)
-        env: dict[str, Any] = {"gd": gd, "n": n, "probe": _native._gofunc_probe, "a": gd.from_dlpack(n),
-                               "quick": _native._gofunc_probe_quick, "floor": _native._gofunc_floor,
+        env: dict[str, Any] = {"gd": gd, "n": n, "probe": _native._bench_call, "a": gd.from_dlpack(n),
+                               "quick": _native._bench_call_quick, "floor": _native._bench_floor,
                                "add": np.add}
         stmts = ["probe(n)", "quick(n)", "gd.from_dlpack(n)", "probe(a)", "floor(n)", "floor(gd.from_dlpack(n))",
                  "add.reduce(n)"]
@@ -245,7 +245,7 @@ class Bench:
         big = np.random.default_rng(0).random((1600, 1600))
         crop = big[50:1550, 50:1550]
         c = np.ascontiguousarray(crop)
-        env = {"box": _native._gofunc_box3, "crop": crop, "c": c, "t": np.ascontiguousarray(c.T).T}
+        env = {"box": _native._bench_box3, "crop": crop, "c": c, "t": np.ascontiguousarray(c.T).T}
         stmts = ["box(crop)", "box(c)", "box(t)",
                  "(c[:-2, :-2] + c[:-2, 1:-1] + c[:-2, 2:] + c[1:-1, :-2] + c[1:-1, 1:-1] + c[1:-1, 2:]"
                  " + c[2:, :-2] + c[2:, 1:-1] + c[2:, 2:]) / 9"]

@@ -226,7 +226,7 @@ def _release(x: Any, c: Case, case: dict[str, Any]) -> list[dict[str, Any]]:
     """The end of a capsule, counted by the references to x its producer
     holds: dropped unconsumed (its destructor), or consumed by godlpack and
     released inside a Go call that runs without the GIL (the deleter's P7
-    case: _gofunc_keep holds the import in Go, _gofunc_drop_kept releases)."""
+    case: _check_keep holds the import in Go, _check_drop_kept releases)."""
     import gc
 
     import godlpack as gd
@@ -245,10 +245,10 @@ def _release(x: Any, c: Case, case: dict[str, Any]) -> list[dict[str, Any]]:
         except Exception:  # a capsule godlpack refuses: other checks say why
             return []
         del cap
-        _native._gofunc_keep(y)
+        _native._check_keep(y)
         del y
         gc.collect()
-        _native._gofunc_drop_kept()
+        _native._check_drop_kept()
     else:
         del cap
     gc.collect()

@@ -253,7 +253,10 @@ def go_build_command(
     ldflags = f"'-extldflags={ext}'" if " " in ext else f"-extldflags={ext}"
     # -buildvcs=false: the build must not depend on git (a checkout owned by
     # another user, an sdist, a source tree without .git)
-    argv = [go, "build", "-buildvcs=false", "-tags", "pyext", "-buildmode=c-shared"]
+    # GODLPACK_PROBES=1 (make build, for godlpack's own tests) adds the test
+    # probes (pyext/probes.go); release builds never set it
+    tags = "pyext,godlpack_probes" if environ.get("GODLPACK_PROBES") == "1" else "pyext"
+    argv = [go, "build", "-buildvcs=false", "-tags", tags, "-buildmode=c-shared"]
     if not debug:
         argv.append("-trimpath")
         ldflags = "-s -w " + ldflags

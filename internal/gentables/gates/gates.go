@@ -43,6 +43,9 @@ type Gate struct {
 	Hand bool
 	// Name overrides the wrapper's name (gd_go_<name> by default).
 	Name string
+	// Probe: the export is a test probe (pyext/probes.go), built with the
+	// godlpack_probes tag only: the wrapper is under #ifdef GD_PROBES.
+	Probe bool
 }
 
 // Table is the one list of operations that enter Go, by export name.
@@ -51,11 +54,11 @@ var Table = map[string]Gate{
 	"gdgo_import":          {Entry: `"from_dlpack()"`},
 	"gdgo_op":              {Entry: "o->entry"},
 	"gdgo_host_copy_types": {Child: "0", Counted: true},
-	"gdgo_test_panic":      {Entry: `"_test_panic()"`},
-	"gdgo_test_gc":         {Entry: `"_test_go_gc()"`},
+	"gdgo_test_panic":      {Entry: `"_test_panic()"`, Probe: true},
+	"gdgo_test_gc":         {Entry: `"_test_go_gc()"`, Probe: true},
 	"gdgo_go_allocs":       {Child: "0", Name: "gd_go_allocs"},
 	"gdgo_fn_count":        {Child: "0"}, // a forked child's module has no Go functions
-	"gdgo_fn_floor":        {Entry: `"_gofunc_floor()"`, MsgArg: true},
+	"gdgo_fn_floor":        {Entry: `"_bench_floor()"`, MsgArg: true},
 	"gdgo_fn_describe":     {Entry: `"import"`},
 	"gdgo_fn_meta":         {Entry: `"_gofuncs()"`},
 	"gdgo_fn_call":         {Entry: "entry", EntryArg: true},
@@ -211,6 +214,9 @@ func Render(exports []Export) ([]byte, error) {
 		if len(params) == 0 {
 			params = []string{"void"}
 		}
+		if g.Probe {
+			p("\n#ifdef GD_PROBES")
+		}
 		p("\nstatic inline %s %s(%s) {\n", e.Result, name, strings.Join(params, ", "))
 		switch {
 		case g.Child != "":
@@ -222,6 +228,9 @@ func Render(exports []Export) ([]byte, error) {
 			p("  GD_GO_GATE(%s);\n", g.Entry)
 		}
 		p("  return %s(%s);\n}\n", e.Name, strings.Join(args, ", "))
+		if g.Probe {
+			p("#endif\n")
+		}
 	}
 	for name := range Table {
 		found := false

@@ -91,15 +91,20 @@ var Module = []Fn{
 	{"_in_fork_child", "gd_mod_in_fork_child", noArgs, "", ""},
 	{"_install_gofuncs", "gd_mod_install_gofuncs", noArgs, "", ""},
 	{"_vectorcall_method", "gd_mod_vectorcall_method", noArgs, "", ""},
-	{"_test_panic", "gd_mod_test_panic", noArgs, "", ""},
-	{"_test_go_gc", "gd_mod_test_go_gc", noArgs, "", ""},
 	{"_gofuncs", "gd_mod_gofuncs", noArgs, "", "The Go functions of this module, as JSON."},
-	{"_gofunc_floor", "gd_mod_gofunc_floor", oneArg, "x, /",
+	{"_bench_floor", "gd_mod_bench_floor", oneArg, "x, /",
 		"An empty Go call with the GIL released: the least a Go function's call costs."},
 	{"_go_allocs", "gd_mod_go_allocs", noArgs, "",
 		"Go heap objects allocated so far (for tests: hot paths add none)."},
 	{"_go_crossings", "gd_mod_go_crossings", noArgs, "",
 		"Calls into Go made by DLPack exports and imports so far (for tests: the fast paths add none)."},
+}
+
+// Probes lists the functions of the module that only builds with the test
+// probes have (GD_PROBES: the godlpack_probes tag, pyext/probes.go).
+var Probes = []Fn{
+	{"_test_panic", "gd_mod_test_panic", noArgs, "", ""},
+	{"_test_go_gc", "gd_mod_test_go_gc", noArgs, "", ""},
 }
 
 // Methods lists the methods of godlpack.Array.
@@ -268,10 +273,20 @@ func doc(f Fn) string {
 	return cstr(f.Name+"("+f.Sig+")\n--\n\n") + "\n     " + cstr(f.Doc)
 }
 
-func methodTable(b *bytes.Buffer, name string, fns []Fn) {
+func methodTable(b *bytes.Buffer, name string, fns, probes []Fn) {
 	fmt.Fprintf(b, "static PyMethodDef %s[] = {\n", name)
-	for _, f := range fns {
+	row := func(f Fn) {
 		fmt.Fprintf(b, "    {%s, (PyCFunction)(void (*)(void))%s, %s,\n     %s},\n", cstr(f.Name), f.C, f.Call, doc(f))
+	}
+	for _, f := range fns {
+		row(f)
+	}
+	if len(probes) > 0 {
+		b.WriteString("#ifdef GD_PROBES\n")
+		for _, f := range probes {
+			row(f)
+		}
+		b.WriteString("#endif\n")
 	}
 	b.WriteString("    {NULL},\n};\n\n")
 }
@@ -310,7 +325,7 @@ func RenderH() []byte {
 	b.WriteString("/* Makes the interned names of the state: 0, or -1 with an exception. */\n" +
 		"int gd_state_intern(gd_state *st);\n\n")
 	b.WriteString("/* module functions */\n")
-	for _, f := range Module {
+	for _, f := range append(Module[:len(Module):len(Module)], Probes...) {
 		b.WriteString(proto(f.Call, f.C, "m") + "\n")
 	}
 	b.WriteString("\n/* Array methods, attributes and slots */\n")
@@ -351,7 +366,7 @@ func RenderC() []byte {
 			a.C, zp, a.Slot, a.C, cstr(a.Op), z)
 	}
 	b.WriteString("\n")
-	methodTable(&b, "gd_array_methods", Methods)
+	methodTable(&b, "gd_array_methods", Methods, nil)
 	b.WriteString("static PyGetSetDef gd_array_getset[] = {\n")
 	for _, a := range Attrs {
 		fmt.Fprintf(&b, "    {%s, %s, NULL,\n     %s, NULL},\n", cstr(a.Name), a.C, cstr(a.Doc))
@@ -380,7 +395,7 @@ func RenderC() []byte {
 };
 
 `)
-	methodTable(&b, "gd_module_methods", Module)
+	methodTable(&b, "gd_module_methods", Module, Probes)
 	b.WriteString("static int gd_module_traverse(PyObject *m, visitproc visit, void *arg) {\n" +
 		"  gd_state *st = (gd_state *)PyModule_GetState(m);\n  if (st == NULL) return 0;\n")
 	visit(&b, "Py_VISIT")

@@ -1,16 +1,25 @@
-//go:build pyext
+//go:build pyext && godlpack_probes
 
 package pyext
 
 /*
+#cgo CFLAGS: -DGD_PROBES=1
 #include "bridge.h"
 */
 import "C"
 
-import "runtime"
+import (
+	"runtime"
 
-// Hidden test hooks (godlpack._native._test_panic, _test_go_gc), behind the
-// gate of gocall.h like every export.
+	_ "github.com/godlpack/godlpack/internal/probes" // the _gofunc_* probes of the tests
+)
+
+// The test probes of a module built with the godlpack_probes tag
+// (GODLPACK_PROBES=1 at build time; make build sets it, a release wheel
+// does not): the Go functions of internal/probes, and the hooks
+// godlpack._native._test_panic and _test_go_gc, whose C side and table
+// rows GD_PROBES enables (pyext/fork.c, pyspec_gen.c, gocall_gen.h). They
+// go through the gate of gocall.h like every export.
 
 // gdgo_test_panic panics inside an export: guard turns it into RuntimeError.
 //
