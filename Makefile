@@ -327,3 +327,4 @@ stress: setup
 	PYTHONPATH=python $(PY) tests_py/latency_stress.py
 	PYTHONPATH=python $(PY) tests_py/fork_stress.py $(FORKS)
 	cd tests_py && PYTHONPATH=../python ../$(PY) oneapi_thread_stress.py
+	PYTHONPATH=python $(PY) tests_py/ulimit_sweep.py 800 1600 50 3

@@ -13,10 +13,13 @@ module holds the Python value types and the creation functions.
 
 from __future__ import annotations
 
-# Address space the extension needs when it loads: the Go runtime reserves
-# about 800 MiB of it (virtual, not memory) at start, and ends the process,
-# not the import, when a limit (ulimit -v, RLIMIT_AS) forbids it.
-_GO_ADDRESS_SPACE = 850 << 20
+# Address space the extension needs when it loads (docs/reliability.md,
+# "Address-space limits"): Go's runtime reserves about 1.2 GiB of it
+# (virtual, not memory) as it starts, and a thread for each of its Ms, and it
+# ends the process, not the import, when a limit (ulimit -v, RLIMIT_AS)
+# forbids either. Measured by tests_py/ulimit_sweep.py.
+_GO_ADDRESS_SPACE = 1300 << 20
+_GO_THREAD_SPACE = 8 << 20  # a thread's stack, for each thread Go may start per CPU
 
 
 def _check_address_space() -> None:
@@ -32,15 +35,26 @@ def _check_address_space() -> None:
                 return
             import os
 
+            # glibc reserves 64 MiB of address space for each thread that
+            # allocates (its own malloc arena), which under a limit starves
+            # Go's threads at random: one arena, unless the user chose
+            if "MALLOC_ARENA_MAX" not in os.environ:
+                try:
+                    import ctypes
+
+                    ctypes.CDLL(None).mallopt(-8, 1)  # M_ARENA_MAX
+                except (OSError, AttributeError):  # not glibc
+                    pass
             with open("/proc/self/statm", "rb") as f:
                 used = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+            need = _GO_ADDRESS_SPACE + _GO_THREAD_SPACE * (os.cpu_count() or 1)
             free = int(soft) - used
-            if free < _GO_ADDRESS_SPACE:
+            if free < need:
                 raise ImportError(
                     f"import godlpack: the address-space limit (ulimit -v, RLIMIT_AS) leaves {free >> 20} MiB, "
-                    f"but godlpack's Go runtime reserves about 800 MiB of address space when it starts (virtual "
-                    f"memory, not RAM); raise the limit to at least {(used + _GO_ADDRESS_SPACE) >> 10} KiB "
-                    f"(ulimit -v {(used + _GO_ADDRESS_SPACE) >> 10}) or remove it (ulimit -v unlimited)"
+                    f"but godlpack's Go runtime reserves about {need >> 20} MiB of address space when it starts "
+                    f"(virtual memory, not RAM); raise the limit to at least {(used + need) >> 10} KiB "
+                    f"(ulimit -v {(used + need) >> 10}) or remove it (ulimit -v unlimited)"
                 )
             return
 
