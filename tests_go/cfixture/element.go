@@ -4,6 +4,14 @@ package cfixture
 #cgo CFLAGS: -I${SRCDIR}/../../core
 #include <stdlib.h>
 #include "godlpack.h"
+
+static void gd_fx_write_f32s(DLDataType dt, const float *src, int64_t n, uint8_t *out) {
+  gd_elem e = {.kind = GD_ELEM_REAL};
+  for (int64_t i = 0; i < n; i++) {
+    e.re = src[i];
+    gd_elem_write(dt, &e, out + i);
+  }
+}
 */
 import "C"
 
@@ -81,4 +89,13 @@ func DTypeFromFormat(format string, itemsize int64) (core.DataType, bool) {
 		return core.DataType{}, false
 	}
 	return core.DataType{Code: core.DataTypeCode(dt.code), Bits: uint8(dt.bits), Lanes: uint16(dt.lanes)}, true
+}
+
+// ElemWriteFloat32s is gd_elem_write of each of src as a real (a Python
+// float holding a float32 value) into a one-byte dtype, in one C loop.
+func ElemWriteFloat32s(dt core.DataType, src []float32, out []byte) {
+	if len(src) == 0 {
+		return
+	}
+	C.gd_fx_write_f32s(cdt(dt), (*C.float)(unsafe.Pointer(&src[0])), C.int64_t(len(src)), (*C.uint8_t)(unsafe.Pointer(&out[0])))
 }

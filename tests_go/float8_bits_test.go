@@ -1,0 +1,225 @@
+package tests_go
+
+import (
+	"math"
+	"os"
+	"runtime"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/godlpack/godlpack/core"
+	"github.com/godlpack/godlpack/tests_go/cfixture"
+)
+
+// float32 -> float8, every bit pattern (issue 27, item 2): core's kernel
+// (ConvertInto, what astype runs) and its C twin (gd_elem_write, what a
+// Python float written into an array runs) against ml_dtypes' rules spelled
+// out below from the definitions, NaN sign and payload included.
+//
+// A float32's float8 code depends on its sign, exponent and mantissa bits
+// down to the kind's rounding bit, and below that only on whether any bit
+// is set. So the patterns are every value of the top 20 bits (sign,
+// exponent, 11 mantissa bits) with a set of low 12-bit tails: all 4096
+// tails when GODLPACK_EXHAUSTIVE=1 (make test-go under CI=true: every one
+// of the 2^32 patterns), else tails that cover each rounding case.
+
+// f8rule is one kind's encoding.
+type f8rule struct {
+	mbits, bias int
+	max         float64 // the largest finite value
+	// how the kind spells what it lacks: "ieee" has inf (infCode) and a
+	// signed quiet NaN (nanCode), "fn" has no inf (both become the signed
+	// NaN 0x7f), "fnuz" has neither a negative zero nor a signed NaN (0x80
+	// is its one NaN)
+	style   string
+	infCode uint8
+	nanCode uint8
+}
+
+var f8rules = map[core.DataType]f8rule{
+	core.Float8E3M4:        {4, 3, 15.5, "ieee", 0x70, 0x78},
+	core.Float8E4M3:        {3, 7, 240, "ieee", 0x78, 0x7c},
+	core.Float8E5M2:        {2, 15, 57344, "ieee", 0x7c, 0x7e},
+	core.Float8E4M3FN:      {3, 7, 448, "fn", 0x7f, 0x7f},
+	core.Float8E4M3FNUZ:    {3, 8, 240, "fnuz", 0x80, 0x80},
+	core.Float8E5M2FNUZ:    {2, 16, 57344, "fnuz", 0x80, 0x80},
+	core.Float8E4M3B11FNUZ: {3, 11, 30, "fnuz", 0x80, 0x80},
+}
+
+// encode is the code of the float32 with bits b: round to nearest, ties to
+// even, on the value (exact in float64: every float32 and every float8
+// value and midpoint is).
+func (r f8rule) encode(b uint32) uint8 {
+	f := float64(math.Float32frombits(b))
+	var sign uint8
+	if b>>31 != 0 {
+		sign = 0x80
+	}
+	unsigned := func(code uint8) uint8 { // fnuz: one zero and one NaN, both unsigned
+		if r.style == "fnuz" {
+			return code
+		}
+		return sign | code
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		if r.style == "ieee" && math.IsInf(f, 0) {
+			return sign | r.infCode
+		}
+		return unsigned(r.nanCode)
+	}
+	a := math.Abs(f)
+	emin := 1 - r.bias // the smallest normal exponent
+	if a == 0 {
+		return unsigned(0)
+	}
+	ulp := math.Ldexp(1, max(math.Ilogb(a), emin)-r.mbits)
+	v := math.RoundToEven(a/ulp) * ulp
+	if v > r.max {
+		if r.style == "ieee" {
+			return sign | r.infCode
+		}
+		return unsigned(r.nanCode)
+	}
+	if v == 0 {
+		return unsigned(0)
+	}
+	ev := math.Ilogb(v)
+	if ev < emin { // subnormal
+		return sign | uint8(v/math.Ldexp(1, emin-r.mbits))
+	}
+	m := uint8(v/math.Ldexp(1, ev-r.mbits)) - 1<<r.mbits
+	return sign | uint8(ev+r.bias)<<r.mbits | m
+}
+
+// e8m0fnu is ml_dtypes' float8_e8m0fnu: a power of two, unsigned, no zero;
+// 0xff (NaN) for NaN, inf, zero and every negative. A normal value keeps its
+// float32 exponent, one up from half-way (mantissa >= 0x400000); a
+// subnormal is 2^-127 up to it and 2^-126 above.
+func e8m0fnu(b uint32) uint8 {
+	e, m := b>>23&0xff, b&0x7fffff
+	switch {
+	case b>>31 != 0, e == 0xff, e == 0 && m == 0:
+		return 0xff
+	case e == 0:
+		if m > 0x400000 {
+			return 1
+		}
+		return 0
+	case m >= 0x400000:
+		return uint8(min(e+1, 0xff))
+	}
+	return uint8(e)
+}
+
+// f8Tails are the low 12 bits of the patterns a run covers.
+func f8Tails() []uint32 {
+	if os.Getenv("GODLPACK_EXHAUSTIVE") == "1" {
+		all := make([]uint32, 4096)
+		for i := range all {
+			all[i] = uint32(i)
+		}
+		return all
+	}
+	// zero and nonzero below the rounding bit of every kind (the lowest is
+	// bit 19 of e3m4), NaN payloads in the low bits, both neighbours of the
+	// half-way tail
+	return []uint32{0, 1, 2, 0x3ff, 0x400, 0x401, 0x7ff, 0x800, 0x801, 0xbff, 0xc00, 0xfff}
+}
+
+func TestFloat8FromEveryFloat32BitPattern(t *testing.T) {
+	tails := f8Tails()
+	exhaustive := len(tails) == 4096
+	t.Logf("%d float32 patterns per kind (GODLPACK_EXHAUSTIVE=1: all 2^32)", len(tails)<<20)
+	require.Len(t, f8rules, len(float8Types)-1, "a rule for every float8 kind (e8m0fnu has its own)")
+	const tops = 1 << 20 // sign, exponent and the top 11 mantissa bits
+	const perChunk = 1 << 12
+	for _, dt := range float8Types {
+		t.Run(dt.String(), func(t *testing.T) {
+			want := e8m0fnu
+			if r, ok := f8rules[dt]; ok {
+				want = r.encode
+			}
+			var mu sync.Mutex
+			var bad []string
+			note := func(kind string, b uint32, got, w uint8) {
+				mu.Lock()
+				defer mu.Unlock()
+				if len(bad) < 20 {
+					bad = append(bad, kind+": "+hex32(b)+" -> "+hex8(got)+", want "+hex8(w))
+				}
+			}
+			var wg sync.WaitGroup
+			next := make(chan uint32, 64)
+			for range runtime.GOMAXPROCS(0) {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					n := perChunk * len(tails)
+					src := make([]float32, n)
+					bits := unsafe.Slice((*uint32)(unsafe.Pointer(&src[0])), n)
+					twin, kernel := make([]byte, n), make([]byte, n)
+					sh := core.Header{Data: unsafe.Pointer(&src[0]), DType: core.Float32, Ndim: 1, Device: core.CPU}
+					dh := core.Header{Data: unsafe.Pointer(&kernel[0]), DType: dt, Ndim: 1, Device: core.CPU}
+					dims := []int64{int64(n)}
+					for first := range next {
+						for i := range perChunk {
+							for k, tail := range tails {
+								bits[i*len(tails)+k] = (first+uint32(i))<<12 | tail
+							}
+						}
+						if err := core.ConvertInto(&dh, dims, []int64{1}, &sh, dims, []int64{1}); err != nil {
+							note("ConvertInto failed: "+err.Error(), first<<12, 0, 0)
+							continue
+						}
+						cfixture.ElemWriteFloat32s(dt, src, twin)
+						// the rule reads the bits below the top 20 only as "any
+						// set": one computation per top and class (checked
+						// against the whole rule on the local tails)
+						for i := range perChunk {
+							top := (first + uint32(i)) << 12
+							r0, r1 := want(top), want(top|1)
+							for k, tail := range tails {
+								b, at := top|tail, i*len(tails)+k
+								w := r1
+								if tail == 0 {
+									w = r0
+								}
+								if !exhaustive && want(b) != w {
+									note("the rule itself", b, want(b), w)
+								}
+								if kernel[at] != w {
+									note("ConvertInto", b, kernel[at], w)
+								}
+								if twin[at] != w {
+									note("gd_elem_write", b, twin[at], w)
+								}
+							}
+						}
+					}
+				}()
+			}
+			for first := uint32(0); first < tops; first += perChunk {
+				next <- first
+			}
+			close(next)
+			wg.Wait()
+			require.Empty(t, bad, "float32 bit patterns whose %v code differs from ml_dtypes' rule", dt)
+		})
+	}
+}
+
+func hex32(b uint32) string { return "0x" + hexDigits(uint64(b), 8) }
+func hex8(b uint8) string   { return "0x" + hexDigits(uint64(b), 2) }
+
+func hexDigits(v uint64, n int) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, n)
+	for i := n - 1; i >= 0; i-- {
+		out[i] = digits[v&0xf]
+		v >>= 4
+	}
+	return string(out)
+}
