@@ -71,7 +71,8 @@ func Doc(s string) Option { return func(e *Entry, _ *[]ParamSpec) { e.Doc = s } 
 // releasing and re-taking the GIL and an allocation per array on every call
 // (most of the cost of a call that does almost nothing). Other Python
 // threads wait for it; a pointer it keeps anyway reads ErrReleased only
-// until a later Quick call reuses the object. A function that may run long,
+// until a later Quick call reuses the object, and then that call's array,
+// possibly while it is being written (core.LendSlot). A function that may run long,
 // block, take a context.Context (it panics at registration) or keep its
 // arguments must not be Quick.
 func Quick() Option { return func(e *Entry, _ *[]ParamSpec) { e.Quick = true } }
