@@ -4,6 +4,7 @@ one version source. The wheel itself is checked by `make wheel`."""
 import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -72,6 +73,23 @@ def test_go_build_command_strips_release_builds_through_both_linkers():
     ld = next(a for a in argv if a.startswith("-ldflags="))
     assert ld == "-ldflags=-extldflags=-Wl,--version-script=/w/module.map"
     assert "-g" in env["CGO_CFLAGS"].split() and "CGO_LDFLAGS" not in env and "-trimpath" not in argv
+
+
+def test_go_build_command_pads_c_branches_on_x86_64_only():
+    """Go keeps its jumps off 32-byte boundaries on amd64; the C code gets
+    the same from the assembler where it can, and a caller's CGO_CFLAGS
+    stand as given."""
+    setup = _setup_module()
+    flag = "-Wa,-mbranches-within-32B-boundaries"
+    _, env = setup.go_build_command("go", "/tmp/x.so", "/w", environ={"GOARCH": "arm64"})
+    assert flag not in env["CGO_CFLAGS"]
+    _, env = setup.go_build_command("go", "/tmp/x.so", "/w", environ={"GOARCH": "amd64", "CC": "no-such-cc-here"})
+    assert flag not in env["CGO_CFLAGS"], "a compiler that cannot say yes gets no flag"
+    _, env = setup.go_build_command("go", "/tmp/x.so", "/w", environ={"GOARCH": "amd64", "CGO_CFLAGS": "-O1"})
+    assert env["CGO_CFLAGS"].endswith(" -O1")
+    if shutil.which("gcc") and os.uname().machine == "x86_64":
+        _, env = setup.go_build_command("go", "/tmp/x.so", "/w", environ={"GOARCH": "amd64", "CC": "gcc"})
+        assert env["CGO_CFLAGS"].endswith("-O2 " + flag)
 
 
 def test_go_build_command_adds_the_test_probes_only_when_asked():
