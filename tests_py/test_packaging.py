@@ -75,12 +75,12 @@ def test_go_build_command_strips_release_builds_through_both_linkers():
     assert "-g" in env["CGO_CFLAGS"].split() and "CGO_LDFLAGS" not in env and "-trimpath" not in argv
 
 
-def test_go_build_command_pads_c_branches_on_x86_64_only():
+def test_go_build_command_places_c_code_alike_on_x86_64_only():
     """Go keeps its jumps off 32-byte boundaries on amd64; the C code gets
-    the same from the assembler where it can, and a caller's CGO_CFLAGS
-    stand as given."""
+    the same (and functions on 64-byte lines) where the compiler can, and a
+    caller's CGO_CFLAGS stand as given."""
     setup = _setup_module()
-    flag = "-Wa,-mbranches-within-32B-boundaries"
+    flag = "-falign-functions=64 -Wa,-mbranches-within-32B-boundaries"  # gcc's spelling
     _, env = setup.go_build_command("go", "/tmp/x.so", "/w", environ={"GOARCH": "arm64"})
     assert flag not in env["CGO_CFLAGS"]
     _, env = setup.go_build_command("go", "/tmp/x.so", "/w", environ={"GOARCH": "amd64", "CC": "no-such-cc-here"})

@@ -227,29 +227,37 @@ func main() {{}}
     return workdir
 
 
-_ALIGN = "-Wa,-mbranches-within-32B-boundaries"
-_align_known: dict[str, bool] = {}
+# gcc passes the branch padding to GNU as; clang (zig cc) takes it itself
+_ALIGN = (("-falign-functions=64", "-Wa,-mbranches-within-32B-boundaries"),
+          ("-falign-functions=64", "-mbranches-within-32B-boundaries"))
+_align_known: dict[str, str] = {}
 
 
-def _branch_align_flag(environ: Mapping[str, str]) -> str:
-    """The flag that keeps branches off 32-byte boundaries (with a leading
-    space) for an x86-64 build whose C compiler's assembler takes it, else
-    "". Go pads its own jumps off 32-byte
-    boundaries on amd64; the C hot paths (the skin's calls, core/fastpath.c)
-    get the same padding, or their speed would turn on where the linker
-    happens to place them (up to a third of a Go function's call)."""
+def _layout_flags(environ: Mapping[str, str]) -> str:
+    """The flags that place the C code the same way whatever surrounds it
+    (with a leading space), for an x86-64 build whose C compiler takes them,
+    else "": functions start on 64-byte lines, and branches stay off 32-byte
+    boundaries, as Go pads its own jumps on amd64. Without them the speed of
+    the C hot paths (the skin's calls, core/fastpath.c) turns on where the
+    linker happens to put them: a Go function's call differed by a third
+    between two builds of one source."""
     arch = environ.get("GOARCH") or ("amd64" if os.uname().machine in ("x86_64", "AMD64") else "")
     if arch != "amd64":
         return ""
     cc = environ.get("CC") or "gcc"
     if cc not in _align_known:
-        try:
-            p = subprocess.run([*shlex.split(cc), _ALIGN, "-x", "c", "-c", "-o", os.devnull, "-"], input="",
-                               capture_output=True, text=True, timeout=60)
-            _align_known[cc] = p.returncode == 0
-        except (OSError, subprocess.SubprocessError, ValueError):
-            _align_known[cc] = False
-    return " " + _ALIGN if _align_known[cc] else ""
+        _align_known[cc] = ""
+        for flags in _ALIGN:
+            try:
+                p = subprocess.run([*shlex.split(cc), *flags, "-x", "c", "-c", "-o", os.devnull, "-"],
+                                   input="int f(int x) { return x ? 3 * x : 1; }\n", capture_output=True,
+                                   text=True, timeout=120)
+            except (OSError, subprocess.SubprocessError, ValueError):
+                break
+            if p.returncode == 0:
+                _align_known[cc] = " " + " ".join(flags)
+                break
+    return _align_known[cc]
 
 
 def go_build_command(
@@ -268,7 +276,7 @@ def go_build_command(
     env["CGO_ENABLED"] = "1"
     cflags = environ.get("CGO_CFLAGS")
     if cflags is None:
-        cflags = ("-O2 -g" if debug else "-O2") + _branch_align_flag(environ)
+        cflags = ("-O2 -g" if debug else "-O2") + _layout_flags(environ)
     env["CGO_CFLAGS"] = f"-I{sysconfig.get_paths()['include']} " + cflags
     if not debug:
         env.setdefault("CGO_LDFLAGS", "-O2")
