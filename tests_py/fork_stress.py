@@ -20,6 +20,11 @@ fork():
                c.reshape(7, 3) (both in C) and exits
   c-fork       fork() called by C code (ctypes), no Python at-fork hook runs
   nested       each child forks a grandchild, which does the same work
+  kit-release  a Python thread keeps buffer imports in Go (_check_keep) and
+               has a goroutine release them (_check_drop_kept(True)) while the
+               main thread forks: the releases godlpack hands to a Python
+               thread (issue 27 item 11: on 3.11 a Go thread taking the GIL
+               raced the child's after-fork cleanup, 11 hangs in 8,747 forks)
 
 A child still alive after --timeout seconds (default 10) counts as hung: with
 --gdb its stacks are written to fork_hang_<pid>.txt first, then it is killed.
@@ -115,6 +120,15 @@ def run(scenario: str, forks: int, timeout: float, gdb: bool) -> dict:
         for t in threads:
             t.start()
         time.sleep(0.2)
+    if scenario == "kit-release":
+        def keep_and_release():
+            while not stop.is_set():
+                for _ in range(8):
+                    gd._native._check_keep(memoryview(bytearray(64)))  # a Python-owned import, kept in Go
+                gd._native._check_drop_kept(True)  # released on a goroutine: handed to a Python thread
+        threads = [threading.Thread(target=keep_and_release, daemon=True)]
+        threads[0].start()
+        time.sleep(0.1)
     # a Go collection in the parent between forks: the test probe where the
     # module has it (make build), else a Go function call
     go_gc = getattr(gd._native, "_test_go_gc", None) or (lambda: gd.may_share_memory(a, a))
@@ -173,7 +187,7 @@ def run(scenario: str, forks: int, timeout: float, gdb: bool) -> dict:
     return counts
 
 
-SCENARIOS = ("after-calls", "threads", "reproducer", "c-fork", "nested")
+SCENARIOS = ("after-calls", "threads", "reproducer", "c-fork", "nested", "kit-release")
 
 
 def main() -> int:
