@@ -1,6 +1,7 @@
 package tests_go
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"runtime"
@@ -148,7 +149,7 @@ func TestFloat8FromEveryFloat32BitPattern(t *testing.T) {
 				mu.Lock()
 				defer mu.Unlock()
 				if len(bad) < 20 {
-					bad = append(bad, kind+": "+hex32(b)+" -> "+hex8(got)+", want "+hex8(w))
+					bad = append(bad, fmt.Sprintf("%s: %#08x -> %#02x, want %#02x", kind, b, got, w))
 				}
 			}
 			var wg sync.WaitGroup
@@ -209,17 +210,4 @@ func TestFloat8FromEveryFloat32BitPattern(t *testing.T) {
 			require.Empty(t, bad, "float32 bit patterns whose %v code differs from ml_dtypes' rule", dt)
 		})
 	}
-}
-
-func hex32(b uint32) string { return "0x" + hexDigits(uint64(b), 8) }
-func hex8(b uint8) string   { return "0x" + hexDigits(uint64(b), 2) }
-
-func hexDigits(v uint64, n int) string {
-	const digits = "0123456789abcdef"
-	out := make([]byte, n)
-	for i := n - 1; i >= 0; i-- {
-		out[i] = digits[v&0xf]
-		v >>= 4
-	}
-	return string(out)
 }
