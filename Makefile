@@ -274,7 +274,7 @@ test-wheel: wheel $(VENV)/.interop $(SO)
 	done
 
 clean:
-	rm -rf build dist python/*.egg-info *.egg-info python/godlpack/_native*.so python/godlpack/_native*.h
+	rm -rf build dist python/*.egg-info *.egg-info python/godlpack/_native*.so python/godlpack/_native*.h python/godlpack/_native.buildinfo.json
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
 
 distclean: clean

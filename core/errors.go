@@ -135,6 +135,9 @@ var (
 	ErrForkChild = newErr(ClassRuntime, "not supported in a forked child process")
 	// ErrInternal: a recovered panic or broken invariant (a bug).
 	ErrInternal = newErr(ClassRuntime, "internal error")
+	// ErrKit: a Go kit's plugin that the extension cannot load (Go's
+	// plugin package refused it, or a registration of its failed).
+	ErrKit = newErr(ClassRuntime, "a Go kit cannot be loaded")
 
 	// What the Python skin checks before core is asked (argument shapes,
 	// capsules, the buffer protocol). The skin raises them by number
@@ -201,6 +204,7 @@ var Sentinels = []Sentinel{
 	{"ErrInternal", ErrInternal}, {"ErrCapsule", ErrCapsule},
 	{"ErrProducer", ErrProducer}, {"ErrBufferRequest", ErrBufferRequest}, {"ErrShapeArg", ErrShapeArg},
 	{"ErrAmbiguous", ErrAmbiguous}, {"ErrPickle", ErrPickle}, {"ErrArgument", ErrArgument},
+	{"ErrKit", ErrKit},
 }
 
 // classed wraps a sentinel with a different class and its own message.

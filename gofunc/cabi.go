@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -39,22 +40,30 @@ var (
 	_ = [1]struct{}{}[C.GD_FN_MAX_RESULTS-MaxResults]
 )
 
-// table is the registry as the module was built from it (Open).
-var table []*Entry
+// table is the registry as the module was built from it (Open), then
+// grown by the kit plugins loaded since (Extend); ntable entries are in use.
+// Entries are only ever added, and an entry's index is final, so that a
+// call reads its entry without a lock.
+var (
+	table  [MaxFunctions]*Entry
+	ntable atomic.Int32
+)
 
 // Open closes the registry and returns how many functions the module
 // offers (CallC and DescribeC number them from 0), or the registrations
 // that failed (Err).
 func Open() (int, error) {
-	table = Entries()
+	es := Entries()
 	if err := Err(); err != nil {
 		return 0, err
 	}
-	return len(table), nil
+	copy(table[:], es)
+	ntable.Store(int32(len(es)))
+	return len(es), nil
 }
 
-// Opened is the registry as Open closed it.
-func Opened() []*Entry { return table }
+// Opened is the registry as Open closed it, with what Extend added since.
+func Opened() []*Entry { return table[:ntable.Load()] }
 
 func hdr(p unsafe.Pointer) *core.Header { return (*core.Header)(p) }
 
@@ -213,7 +222,7 @@ func finish(e *Entry, args, rs []Value, err error, res unsafe.Pointer, f *Frame)
 // names it for WaitC.
 func CallC(i int, args unsafe.Pointer, nargs int, res unsafe.Pointer, wait time.Duration) (pending bool, handle int64, err error) {
 	n := min(nargs, MaxParams)
-	if i < 0 || i >= len(table) {
+	if i < 0 || i >= int(ntable.Load()) {
 		return false, 0, fmt.Errorf("gofunc: no function %d: %w", i, core.ErrInternal)
 	}
 	e, cargs := table[i], unsafe.Slice((*C.gd_fn_val)(args), n)

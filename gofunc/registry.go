@@ -88,6 +88,7 @@ var (
 	entries []*Entry
 	byName  = map[string]*Entry{}
 	frozen  bool
+	late    bool // Extend runs a load: registrations join the opened registry
 	sources = map[string]sourceInfo{}
 )
 
@@ -233,7 +234,7 @@ func register(name string, fn any, goKinds []Kind, results []Kind, tuple bool, o
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if frozen {
+	if frozen && !late {
 		panic(fmt.Sprintf("gofunc: %q registered after its module was built; register from an init function", name))
 	}
 	if old, dup := byName[e.Pkg+"."+name]; dup {

@@ -101,3 +101,17 @@ func fnOutcome(pending bool, err error, msg *C.char) C.int {
 	}
 	return 0
 }
+
+// gdgo_kit_open opens a kit's Go plugin (gofunc.LoadPlugin): its functions
+// are [*first, *end) of the registry.
+//
+//export gdgo_kit_open
+func gdgo_kit_open(path *C.char, first, end *C.int, msg *C.char) (cls C.int) {
+	defer guard(&cls, msg, "_load_kit()")
+	lo, hi, err := gofunc.LoadPlugin(C.GoString(path))
+	if err != nil {
+		return failAt(msg, "_load_kit()", err)
+	}
+	*first, *end = C.int(lo), C.int(hi)
+	return 0
+}

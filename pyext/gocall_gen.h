@@ -54,6 +54,11 @@ static inline int gd_go_import(void *managed, int versioned, gd_import_req *req,
   return gdgo_import(managed, versioned, req, ownerBlock, h, shape, strides, scratch, consumed, msg);
 }
 
+static inline int gd_go_kit_open(char *path, int *first, int *end, char *msg) {
+  GD_GO_GATE("_load_kit()");
+  return gdgo_kit_open(path, first, end, msg);
+}
+
 static inline int gd_go_op(gd_op *o, char *msg) {
   GD_GO_GATE(o->entry);
   return gdgo_op(o, msg);

@@ -69,33 +69,12 @@ PyObject *gd_mod_bench_floor(PyObject *m, PyObject *x) {
   return PyFloat_FromDouble(0.0);
 }
 
-int gd_gofunc_install(PyObject *m, const char *fullname) {
-  PyObject *modname = PyUnicode_FromString(fullname);
-  if (modname == NULL) return -1;
-  char msg[GD_MSG_CAP];
-  msg[0] = '\0';
-  int n = gd_go_fn_count(msg);
-  if (n < 0 || n > GD_FN_ENTRIES) {
-    Py_DECREF(modname);
-    PyErr_Format(PyExc_ImportError, "import %s: a Go function could not be registered: %s; fix the registration "
-                 "and rebuild the module", fullname, msg[0] ? msg : "the registry failed");
-    return -1;
-  }
-  /* A composed module's kit functions (gofunc.Home) go to their kit's
-   * Python module, which takes them from _kit_functions (godlpack/_kits.py). */
-  PyObject *kits = PyDict_New();
-  if (kits == NULL || PyModule_AddObject(m, "_kit_functions", kits) < 0) {
-    Py_XDECREF(kits);
-    Py_DECREF(modname);
-    return -1;
-  }
-  gd_fns = (gd_fn **)calloc(n > 0 ? n : 1, sizeof(gd_fn *));
-  if (gd_fns == NULL) {
-    Py_DECREF(modname);
-    PyErr_NoMemory();
-    return -1;
-  }
-  for (int i = 0; i < n; i++) {
+/* Adds functions [from, to) of the registry to module m: a kit's
+ * (gofunc.Home) to its dict in m._kit_functions, the others to m. */
+static int gd_fn_add(PyObject *m, int from, int to) {
+  PyObject *kits = PyObject_GetAttrString(m, "_kit_functions"), *modname = PyModule_GetNameObject(m);
+  if (kits == NULL || modname == NULL) goto fail;
+  for (int i = from; i < to; i++) {
     gd_fn *f = (gd_fn *)calloc(1, sizeof(gd_fn));
     if (f == NULL) goto nomem;
     char msg[GD_MSG_CAP];
@@ -118,9 +97,9 @@ int gd_gofunc_install(PyObject *m, const char *fullname) {
     }
     if (home == NULL && PyObject_HasAttrString(m, f->d.name)) {
       PyErr_Format(PyExc_ImportError,
-                   "import %s: the Go function %s is registered under the name '%s', which godlpack's own API "
+                   "import %U: the Go function %s is registered under the name '%s', which godlpack's own API "
                    "or another function uses; register it under another name",
-                   fullname, f->d.name, f->d.name);
+                   modname, f->d.name, f->d.name);
       goto fail;
     }
     Py_INCREF(m);
@@ -142,13 +121,48 @@ int gd_gofunc_install(PyObject *m, const char *fullname) {
     }
     if (home != NULL) Py_DECREF(fn);
   }
+  Py_DECREF(kits);
   Py_DECREF(modname);
   return 0;
 nomem:
   PyErr_NoMemory();
 fail:
-  Py_DECREF(modname);
+  Py_XDECREF(kits);
+  Py_XDECREF(modname);
   return -1;
+}
+
+int gd_gofunc_install(PyObject *m, const char *fullname) {
+  char msg[GD_MSG_CAP];
+  msg[0] = '\0';
+  int n = gd_go_fn_count(msg);
+  if (n < 0 || n > GD_FN_ENTRIES) {
+    PyErr_Format(PyExc_ImportError, "import %s: a Go function could not be registered: %s; fix the registration "
+                 "and rebuild the module", fullname, msg[0] ? msg : "the registry failed");
+    return -1;
+  }
+  /* A composed module's kit functions (gofunc.Home) go to their kit's
+   * Python module, which takes them from _kit_functions (godlpack/_kits.py);
+   * so do those of the kits loaded later as plugins (_load_kit). */
+  PyObject *kits = PyDict_New();
+  if (kits == NULL || PyModule_AddObject(m, "_kit_functions", kits) < 0) {
+    Py_XDECREF(kits);
+    return -1;
+  }
+  if ((gd_fns = (gd_fn **)calloc(GD_FN_ENTRIES, sizeof(gd_fn *))) == NULL) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  return gd_fn_add(m, 0, n);
+}
+
+/* _load_kit(path): a kit's Go plugin joins this module's Go runtime
+ * (gofunc.LoadPlugin); returns _kit_functions, its functions in it. */
+PyObject *gd_mod_load_kit(PyObject *m, PyObject *path) {
+  char msg[GD_MSG_CAP], *p = PyBytes_AsString(path); /* os.fsencode(path), after _install_gofuncs */
+  int first = 0, end = 0, cls = p ? gd_go_kit_open(p, &first, &end, msg) : -1;
+  if (cls != GD_OK) return cls < 0 ? NULL : gd_raise(cls, msg);
+  return gd_fn_add(m, first, end) < 0 ? NULL : PyObject_GetAttrString(m, "_kit_functions");
 }
 
 static const char *gd_kind_word(int32_t k) {

@@ -241,6 +241,9 @@ static PyMethodDef gd_module_methods[] = {
      NULL},
     {"_install_gofuncs", (PyCFunction)(void (*)(void))gd_mod_install_gofuncs, METH_NOARGS,
      NULL},
+    {"_load_kit", (PyCFunction)(void (*)(void))gd_mod_load_kit, METH_O,
+     "_load_kit(path, /)\n--\n\n"
+     "Loads the Go plugin of a kit at path into this module's Go runtime; returns its functions by module."},
     {"_vectorcall_method", (PyCFunction)(void (*)(void))gd_mod_vectorcall_method, METH_NOARGS,
      NULL},
     {"_gofuncs", (PyCFunction)(void (*)(void))gd_mod_gofuncs, METH_NOARGS,

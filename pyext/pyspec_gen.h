@@ -55,6 +55,7 @@ PyObject *gd_mod_retype(PyObject *m, PyObject *arg);
 PyObject *gd_mod_init(PyObject *m, PyObject *arg);
 PyObject *gd_mod_in_fork_child(PyObject *m, PyObject *arg);
 PyObject *gd_mod_install_gofuncs(PyObject *m, PyObject *arg);
+PyObject *gd_mod_load_kit(PyObject *m, PyObject *arg);
 PyObject *gd_mod_vectorcall_method(PyObject *m, PyObject *arg);
 PyObject *gd_mod_gofuncs(PyObject *m, PyObject *arg);
 PyObject *gd_mod_bench_floor(PyObject *m, PyObject *arg);

@@ -49,6 +49,7 @@ var sentinelClasses = map[string]struct {
 	"ErrNoIdentity":     {core.ErrNoIdentity, core.ClassValue},
 	"ErrBroadcast":      {core.ErrBroadcast, core.ClassValue},
 	"ErrInternal":       {core.ErrInternal, core.ClassRuntime},
+	"ErrKit":            {core.ErrKit, core.ClassRuntime},
 	"ErrConsumed":       {core.ErrConsumed, core.ClassBuffer},
 	"ErrByteOffset":     {core.ErrByteOffset, core.ClassBuffer},
 	"ErrCapsule":        {core.ErrCapsule, core.ClassBuffer},

@@ -1,8 +1,11 @@
-"""Go kits that compose (issue 25): kit packages made by `init-kit` and
-installed with pip, each shipping Go sources and a marker; godlpack composes
-them with its own runtime into one native module at import
-(python/godlpack/_kits.py), so that any number of kits work together in any
-import order, with or without `import godlpack` first.
+"""Go kits in godlpack's one Go runtime (issues 25 and 34): kit packages made
+by `init-kit` and installed with pip, each a platform wheel holding its Go
+plugin (built for the godlpack installed where it was built), its Go sources
+and a marker. A kit's import opens its plugin in godlpack's runtime, with no
+Go or C compiler on PATH; a kit without a plugin that fits is composed with
+godlpack from its sources when Go is there (python/godlpack/_kits.py). Any
+number of kits work together in any import order, with or without `import
+godlpack` first.
 
 Installed with `pip install --no-build-isolation` here; in the installed-wheel
 run (`make test-wheel`, GODLPACK_WHEEL_DIR set) with build isolation on and
@@ -18,7 +21,7 @@ import sys
 
 import pytest
 
-from _helpers import missing
+from _helpers import missing, need
 from _subproc import run_group
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -68,6 +71,13 @@ def _install(kit, target):
     assert (target / "godlpack_kits" / f"{kit.name}.json").exists()
 
 
+def _no_compilers(tmp) -> str:
+    """A PATH with no go, cc, gcc or zig: a user's machine without them."""
+    d = tmp / "bin-without-compilers"
+    d.mkdir(exist_ok=True)
+    return str(d)
+
+
 @pytest.fixture(scope="module")
 def kits(tmp_path_factory):
     _go()
@@ -76,8 +86,25 @@ def kits(tmp_path_factory):
     for name, body in (("kita", "s += r.At(i)"), ("kitb", "s += 2 * r.At(i)")):  # both register "total"
         sites[name] = tmp / f"site-{name}"
         _install(_make_kit(tmp, name, body), sites[name])
-    env = dict(os.environ, PYTHONPATH=_pythonpath(*sites.values()), GODLPACK_KITS_CACHE=str(tmp / "cache"))
+    env = dict(os.environ, PYTHONPATH=_pythonpath(*sites.values()), GODLPACK_KITS_CACHE=str(tmp / "cache"),
+               PATH=_no_compilers(tmp))
     return tmp, sites, env
+
+
+def _source_only(site, name):
+    """The installed kit without its plugin: what a kit wheel for another
+    platform, or a source-only kit, leaves godlpack to compose with Go."""
+    import json
+
+    marker = site / "godlpack_kits" / f"{name}.json"
+    spec = json.loads(marker.read_text())
+    spec.pop("plugin", None)
+    marker.write_text(json.dumps(spec))
+    (site / name / "_gokit.so").unlink()
+
+
+def _with_go(env, *sites):
+    return dict(env, PYTHONPATH=_pythonpath(*sites), PATH=os.environ["PATH"])
 
 
 def _run(code, env, cwd):
@@ -90,9 +117,8 @@ _ORDERS = [("kita", "kitb"), ("kitb", "kita"), ("godlpack", "kita", "kitb"), ("k
            ("kita", "kitb", "godlpack")]
 
 
-def test_two_kits_compose_in_every_import_order(kits):
+def test_two_kit_wheels_load_their_plugins_in_every_import_order_without_compilers(kits):
     tmp, _, env = kits
-    first = True
     for order in _ORDERS:
         code = ("import importlib, numpy as np\n"
                 f"for m in {order!r}: importlib.import_module(m)\n"
@@ -103,9 +129,95 @@ def test_two_kits_compose_in_every_import_order(kits):
         p = _run(code, env, tmp)
         assert p.stdout.split() == ["10.0", "20.0", "kita", "kitb", "<built-in", "function", "total>", "True",
                                     "False", "['total']"], (order, p.stdout)
-        # composed once, at the first import; later processes load it from the cache
-        assert ("composing its native module with the Go kits kita, kitb" in p.stderr) == first, (order, p.stderr)
-        first = False
+        assert p.stderr == "", (order, p.stderr)  # nothing composed, nothing said
+    assert not (tmp / "cache").exists()
+
+
+def test_kits_run_on_numpy_torch_and_godlpack_arrays(kits):
+    need("torch")
+    tmp, _, env = kits
+    code = ("import kita, kitb, numpy as np, torch, godlpack as gd\n"
+            "x = np.arange(6.0).reshape(2, 3)\n"
+            "print(kita.total(x.T), kitb.total(torch.from_numpy(x)[:, 1:]), kita.total(gd.asarray(x)[::-1]))\n")
+    p = _run(code, env, tmp)
+    assert p.stdout.split() == ["15.0", "24.0", "15.0"], p.stdout + p.stderr
+
+
+def test_a_kit_installed_after_godlpack_was_imported_loads(kits):
+    """Plugins open at the kit's import: a kit put on sys.path while godlpack
+    runs loads then."""
+    tmp, sites, env = kits
+    code = ("import sys, godlpack as gd, numpy as np\n"
+            f"sys.path.insert(0, {str(sites['kitb'])!r})\n"
+            "import kitb\n"
+            "print(kitb.total(np.ones(3)))\n")
+    p = _run(code, dict(env, PYTHONPATH=_pythonpath(sites["kita"])), tmp)
+    assert p.stdout.strip() == "6.0", p.stdout + p.stderr
+
+
+def test_a_plugin_built_for_another_godlpack_is_an_import_error_naming_both(kits, tmp_path):
+    """The fingerprint is checked before Go's plugin loader runs: a plugin
+    of another godlpack build or Go version would abort the process there."""
+    import json
+
+    tmp, sites, env = kits
+    site = tmp_path / "site-kitold"
+    shutil.copytree(sites["kita"], site)
+    marker = site / "godlpack_kits" / "kita.json"
+    spec = json.loads(marker.read_text())
+    fp = spec["plugin"]["fingerprint"]
+    fp.update(godlpack="0.0.9", go="go1.26.1", build_id="an/old/build/idold")
+    marker.write_text(json.dumps(spec))
+    code = ("import godlpack as gd\n"
+            "try:\n"
+            "    import kita\n"
+            "except ImportError as e:\n"
+            "    print(e)\n"
+            "import kitb, numpy as np\n"
+            "print(kitb.total(np.ones(2)))\n")
+    p = _run(code, dict(env, PYTHONPATH=_pythonpath(site, sites["kitb"])), tmp)
+    first, second = p.stdout.splitlines()
+    assert first.startswith("import kita: its Go functions are not in godlpack's native module: its Go plugin was "
+                            "built for godlpack 0.0.9 (go1.26.1, build idold)"), first
+    assert f"this process runs godlpack {_version()}" in first and "pip install godlpack==0.0.9" in first, first
+    assert second == "4.0"  # the other kit keeps working
+
+
+def _version():
+    import godlpack
+
+    return godlpack.__version__
+
+
+def test_two_kits_with_different_versions_of_one_go_module_the_second_is_refused(kits, tmp_path):
+    import json
+
+    tmp, sites, env = kits
+    site = tmp_path / "site-kitb-other"
+    shutil.copytree(sites["kitb"], site)
+    for name, s in (("kita", sites["kita"]), ("kitb", site)):
+        pass
+    marker = site / "godlpack_kits" / "kitb.json"
+    spec = json.loads(marker.read_text())
+    spec["plugin"]["fingerprint"]["modules"]["example.com/shared"] = "v1.2.0 h1:other"
+    marker.write_text(json.dumps(spec))
+    site_a = tmp_path / "site-kita-other"
+    shutil.copytree(sites["kita"], site_a)
+    marker = site_a / "godlpack_kits" / "kita.json"
+    spec = json.loads(marker.read_text())
+    spec["plugin"]["fingerprint"]["modules"]["example.com/shared"] = "v1.1.0 h1:one"
+    marker.write_text(json.dumps(spec))
+    code = ("import kita, numpy as np\n"
+            "try:\n"
+            "    import kitb\n"
+            "except ImportError as e:\n"
+            "    print(e)\n"
+            "print(kita.total(np.ones(2)))\n")
+    p = _run(code, dict(env, PYTHONPATH=_pythonpath(site_a, site)), tmp)
+    first, second = p.stdout.splitlines()
+    assert ("it contains the Go module example.com/shared v1.2.0 h1:other, and the kit kita, loaded already, "
+            "contains example.com/shared v1.1.0 h1:one") in first, first
+    assert second == "2.0"
 
 
 def test_kit_functions_pickle_and_map_over_a_spawn_pool(kits):
@@ -123,15 +235,46 @@ def test_kit_functions_pickle_and_map_over_a_spawn_pool(kits):
     assert p.stdout.strip() == "[0.0, 2.0, 4.0, 6.0]"
 
 
-def test_a_changed_kit_is_composed_anew(kits, tmp_path):
+def test_a_kit_without_a_plugin_that_fits_is_composed_from_sources_with_go(kits, tmp_path):
+    """Composed once for the set of kit files, every kit in it; later
+    processes load the composed module from the cache; a changed kit file
+    composes anew."""
     tmp, sites, env = kits
     site = tmp_path / "site-kita2"
     shutil.copytree(sites["kita"], site)
+    _source_only(site, "kita")
+    env = _with_go(env, site, sites["kitb"])
+    code = "import kita, kitb, numpy as np; print(kita.total(np.ones(2)), kitb.total(np.ones(2)))"
+    for first in (True, False):
+        p = _run(code, env, tmp)
+        assert p.stdout.split() == ["2.0", "4.0"], p.stdout + p.stderr
+        assert ("composing its native module with the Go kits kita, kitb" in p.stderr) == first, p.stderr
     go = next((site / "kita" / "_go").rglob("kita.go"))
     go.write_text(go.read_text().replace("s += r.At(i)", "s += 3 * r.At(i)"))
-    env = dict(env, PYTHONPATH=_pythonpath(site, sites["kitb"]))
     p = _run("import kita, numpy as np; print(kita.total(np.ones(2)))", env, tmp)
     assert p.stdout.strip() == "6.0" and "composing its native module" in p.stderr, p.stdout + p.stderr
+    # python -m godlpack composes nothing: its commands call no kit function
+    site3 = tmp_path / "site-kita3"
+    shutil.copytree(site, site3)
+    go = next((site3 / "kita" / "_go").rglob("kita.go"))
+    go.write_text(go.read_text().replace("s += r.At(i)", "s += 5 * r.At(i)"))
+    p = run_group([sys.executable, "-m", "godlpack", "--version"], 300, _with_go(env, site3), cwd=str(tmp))
+    assert p is not None and p.returncode == 0 and "composing" not in p.stderr, p and (p.stdout + p.stderr)
+
+
+def test_without_go_a_kit_without_a_plugin_says_what_to_install(kits, tmp_path):
+    tmp, sites, env = kits
+    site = tmp_path / "site-kita-src"
+    shutil.copytree(sites["kita"], site)
+    _source_only(site, "kita")
+    code = ("import godlpack\n"
+            "try:\n"
+            "    import kita\n"
+            "except ImportError as e:\n"
+            "    print(e)\n")
+    p = _run(code, dict(env, PYTHONPATH=_pythonpath(site)), tmp)
+    assert "it has no Go plugin for this platform" in p.stdout and "Go 1.26+ on PATH" in p.stdout, p.stdout
+    assert p.stderr == ""
 
 
 _BAD = "func init() {\n\tgofunc.Func1(\"half\", func(x float32) (float32, error) { return x / 2, nil })\n"
@@ -156,16 +299,19 @@ def test_a_registration_mistake_stops_pip_install(tmp_path):
 
 
 def test_an_installed_kit_that_cannot_compose_is_an_import_error(kits, tmp_path):
-    """A kit that no longer composes (here its installed Go sources were
-    changed to a registration mistake): godlpack imports without the kits,
-    saying why once, and importing a kit raises ImportError with the reason;
-    never a signal."""
+    """A kit that does not compose (here its installed Go sources were
+    changed to a registration mistake, and its plugin removed): godlpack
+    imports without the kits, saying nothing, and importing a kit raises
+    ImportError with the reason; never a signal. The failure is remembered
+    for that set of kit files: the next process neither rebuilds nor
+    prints."""
     tmp, sites, env = kits
     site = tmp_path / "site-kitbad"
     shutil.copytree(sites["kitb"], site)
+    _source_only(site, "kitb")
     go = next((site / "kitb" / "_go").rglob("kitb.go"))
     go.write_text(go.read_text().replace("func init() {\n", _BAD))
-    env = dict(env, PYTHONPATH=_pythonpath(sites["kita"], site))
+    env = _with_go(env, sites["kita"], site)
     code = ("import godlpack as gd\n"
             "print(gd.zeros(2).tolist())\n"
             "for m in ('kita', 'kitb'):\n"
@@ -173,14 +319,18 @@ def test_an_installed_kit_that_cannot_compose_is_an_import_error(kits, tmp_path)
             "        __import__(m)\n"
             "    except ImportError as e:\n"
             "        print(m, e)\n")
-    p = _run(code, env, tmp)
-    lines = p.stdout.splitlines()
-    assert lines[0] == "[0.0, 0.0]"
-    for m, line in zip(("kita", "kitb"), lines[1:]):
-        assert line.startswith(f"{m} import {m}: its Go functions are not in godlpack's native module: composing "
-                               "godlpack with the installed Go kits (kita, kitb) failed"), p.stdout
-        assert 'registering "half": type float32 is not a supported parameter' in line, line
-    assert "godlpack works without them" in p.stderr
+    for first in (True, False):
+        p = _run(code, env, tmp)
+        lines = p.stdout.splitlines()
+        assert lines[0] == "[0.0, 0.0]"
+        # kita's plugin fits; it loads, kitb's failure is kitb's
+        assert len(lines) == 2, p.stdout
+        assert lines[1].startswith("kitb import kitb: its Go functions are not in godlpack's native module: "
+                                   "composing godlpack with the installed Go kits (kita, kitb) failed"), p.stdout
+        assert 'registering "half": type float32 is not a supported parameter' in lines[1], lines[1]
+        said = [x for x in p.stderr.splitlines() if x.strip()]
+        assert said == (["godlpack: composing its native module with the Go kits kita, kitb, once for this set "
+                         f"of kits (in {x.split('(in ', 1)[1]}" for x in said[:1]] if first else []), p.stderr
 
 
 def test_a_kit_package_ships_its_stub(kits):
@@ -199,6 +349,42 @@ def test_without_kits_godlpack_loads_its_own_module(tmp_path):
     assert p.stdout.split() == ["{}", "True"] and not (tmp_path / "cache").exists()
 
 
+def test_a_module_planted_in_the_cache_by_another_user_is_not_loaded(kits, tmp_path):
+    """A shared cache (GODLPACK_KITS_CACHE on a folder anyone may write, as
+    /tmp): what another uid put there is refused, with the reason."""
+    if os.getuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to act as another user")
+    tmp, sites, env = kits
+    site = tmp_path / "site-kita-shared"
+    shutil.copytree(sites["kita"], site)
+    _source_only(site, "kita")
+    import tempfile
+
+    shared = tempfile.mkdtemp(prefix="godlpack-shared-cache-", dir="/tmp")  # the other user can reach it
+    os.chmod(shared, 0o1777)
+    env = dict(_with_go(env, site), GODLPACK_KITS_CACHE=os.path.join(shared, "kits"))
+    key = _run("import godlpack._kits as k, os\n"
+               "found = k.markers()\n"
+               "import importlib.util\n"
+               "print(k._key(k._kits(found), importlib.util.find_spec('godlpack._native').origin))",
+               dict(env, GODLPACK_KITS_CACHE=str(tmp_path / "unused")), tmp).stdout.strip()
+    plant = ("import os, hashlib, sys\n"
+             "d = os.path.join(sys.argv[1], 'kits', sys.argv[2])\n"
+             "os.makedirs(d)\n"
+             "so = os.path.join(d, '_native.abi3.so')\n"
+             "open(so, 'wb').write(b'planted')\n"
+             "open(so + '.sha256', 'w').write(hashlib.sha256(b'planted').hexdigest())\n")
+    try:
+        # the system's Python: the other user may not reach this one
+        p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
+                            plant, shared, key], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        p = _run("import godlpack\ntry:\n    import kita\nexcept ImportError as e:\n    print(e)\n", env, tmp)
+        assert "belongs to another user (uid 65534); it is not loaded" in p.stdout, p.stdout + p.stderr
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
 def test_composed_modules_unused_for_a_month_are_pruned(kits, tmp_path):
     """Building a composed module removes those not loaded for 30 days; the
     one in use is touched at every load, so it stays."""
@@ -214,9 +400,11 @@ def test_composed_modules_unused_for_a_month_are_pruned(kits, tmp_path):
     os.utime(old / "_native.abi3.so", (os.path.getmtime(old / "_native.abi3.so") - month,) * 2)
     site = tmp_path / "site-kita3"
     shutil.copytree(sites["kita"], site)
+    _source_only(site, "kita")
     go = next((site / "kita" / "_go").rglob("kita.go"))
     go.write_text(go.read_text().replace("s += r.At(i)", "s += 4 * r.At(i)"))  # a new set: a build
-    env = dict(env, PYTHONPATH=_pythonpath(site, sites["kitb"]))
+    env = _with_go(env, site, sites["kitb"])
+    cache.mkdir(mode=0o700, exist_ok=True)
     p = _run("import kita, numpy as np; print(kita.total(np.ones(2)))", env, tmp)
     assert p.stdout.strip() == "8.0" and "composing" in p.stderr
     assert not old.exists() and recent.exists()

@@ -91,7 +91,9 @@ build-backend = "setuptools.build_meta"
 name = "{name}"
 version = "0.1.0"
 requires-python = ">=3.11"
-dependencies = ["godlpack"]
+# the wheel requires the godlpack it is built against, exactly (go_kit): its
+# Go plugin loads into that godlpack's Go runtime only
+dynamic = ["dependencies"]
 '''
 
 SETUP = '''from setuptools import setup

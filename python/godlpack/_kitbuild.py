@@ -1,15 +1,27 @@
 """setuptools support for kit packages: Python packages whose functions are
-Go functions, composed with godlpack and every other installed kit into one
-native module at import (godlpack/_kits.py).
+Go functions, run in godlpack's one Go runtime with every other installed
+kit (godlpack/_kits.py).
 
-The wheel is pure: it ships the Python package, the Go module sources of
-its Go packages (under ``<module>/_go``, without the ``replace`` of
-godlpack, which the composition provides), the marker
-``godlpack_kits/<module>.json`` naming them, and ``<module>/__init__.pyi``
-with the functions' signatures and docs. The build compiles the kit once,
-alone, to write that stub: a registration mistake or a compile error stops
-``pip install`` with the message, before anything is installed. Go and a C
-compiler are needed there and where the kit is first imported.
+A kit's wheel is a platform wheel (``py3-none-<platform>``) that holds:
+
+- ``<module>/_gokit.so``: the kit's Go packages built as a Go plugin against
+  the godlpack installed where the wheel is built, the way that godlpack's
+  module was built (its build record, ``_native.buildinfo.json``: Go
+  version, tags, flags, C compiler), so that a user needs neither Go nor a
+  C compiler;
+- the marker ``godlpack_kits/<module>.json``: the plugin's path and
+  fingerprint (Go version, platform, the godlpack version and module build
+  id it was built against, the Go modules it contains) and the kit's Go
+  packages;
+- the Go module sources (under ``<module>/_go``), from which godlpack
+  composes the kit where the plugin does not fit and Go is on PATH;
+- ``<module>/__init__.pyi`` with the functions' signatures and docs.
+
+The wheel requires exactly the godlpack it was built against
+(``godlpack==X.Y.Z``): every godlpack release needs the kit's wheels rebuilt.
+The build loads the plugin once in a child interpreter to write the stub: a
+registration mistake or a compile error stops ``pip wheel`` with the
+message, before anything is installed.
 """
 
 from __future__ import annotations
@@ -18,6 +30,8 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,6 +39,7 @@ from ._gobuild import GODLPACK_MODULE, _module_root
 
 _SKIP_DIRS = ("build", "dist", "__pycache__", "node_modules")
 _GO_FILES = (".go", ".c", ".h", ".s", ".S")
+PLUGIN = "_gokit.so"
 
 
 def go_kit(module: str, go_packages: Sequence[str] | str = (".",)) -> dict[str, Any]:
@@ -35,8 +50,16 @@ def go_kit(module: str, go_packages: Sequence[str] | str = (".",)) -> dict[str, 
     ``module`` is the Python package (its ``__init__.py`` calls
     ``godlpack.kits.bind(__name__, globals())``); ``go_packages`` are the
     directories of the Go packages that register its functions with gofunc.
+    With ``dynamic = ["dependencies"]`` in its pyproject.toml the wheel
+    requires the godlpack it was built against, exactly.
     """
+    from setuptools import Distribution
     from setuptools.command.build_py import build_py
+
+    try:
+        from setuptools.command.bdist_wheel import bdist_wheel
+    except ImportError:  # setuptools < 70.1
+        from wheel.bdist_wheel import bdist_wheel  # type: ignore[no-redef]
 
     pkgs = [go_packages] if isinstance(go_packages, str) else list(go_packages)
     if not re.fullmatch(r"[A-Za-z_]\w*", module):
@@ -46,12 +69,25 @@ def go_kit(module: str, go_packages: Sequence[str] | str = (".",)) -> dict[str, 
         build_py.run(self)
         ship(module, pkgs, self.build_lib)
 
-    return {"packages": [module], "cmdclass": {"build_py": type("build_kit", (build_py,), {"run": run})}}
+    def get_tag(self: Any) -> tuple[str, str, str]:
+        return ("py3", "none", bdist_wheel.get_tag(self)[2])  # no CPython API in the plugin: any Python 3
+
+    import godlpack
+
+    return {
+        "packages": [module],
+        "install_requires": [f"godlpack=={godlpack.__version__}"],
+        # a platform wheel: the Go plugin is for one platform
+        "distclass": type("KitDistribution", (Distribution,), {"has_ext_modules": lambda self: True}),
+        "cmdclass": {"build_py": type("build_kit", (build_py,), {"run": run}),
+                     "bdist_wheel": type("bdist_kit_wheel", (bdist_wheel,), {"get_tag": get_tag})},
+    }
 
 
 def ship(module: str, go_packages: Sequence[str], build_lib: str) -> str:
-    """Copies the Go modules of go_packages under build_lib/module/_go and
-    writes the marker; returns the marker's path."""
+    """Copies the Go modules of go_packages under build_lib/module/_go,
+    builds the Go plugin and the stub, and writes the marker; returns the
+    marker's path."""
     roots: list[str] = []
     rel_pkgs: list[str] = []
     for p in go_packages:
@@ -65,11 +101,12 @@ def ship(module: str, go_packages: Sequence[str], build_lib: str) -> str:
         rel_pkgs.append(os.path.normpath(os.path.join(dest, rel)).replace(os.sep, "/"))
     for i, root in enumerate(roots):
         _copy_module(root, os.path.join(build_lib, module, "_go", str(i)))
-    _stub(module, go_packages, os.path.join(build_lib, module))
+    plugin = build(module, go_packages, os.path.join(build_lib, module))
     marker = os.path.join(build_lib, "godlpack_kits", module + ".json")
     os.makedirs(os.path.dirname(marker), exist_ok=True)
     with open(marker, "w", encoding="utf-8") as f:
-        json.dump({"module": module, "go": rel_pkgs}, f, indent=1)
+        json.dump({"module": module, "go": rel_pkgs,
+                   "plugin": {"path": f"{module}/{PLUGIN}", "fingerprint": plugin}}, f, indent=1, sort_keys=True)
         f.write("\n")
     return marker
 
@@ -95,21 +132,112 @@ def _copy_module(root: str, dest: str) -> None:
                 shutil.copy2(os.path.join(base, name), os.path.join(out, name))
 
 
-def _stub(module: str, go_packages: Sequence[str], pkgdir: str) -> None:
-    """Builds the kit alone as a module of build-ext in a temporary folder,
-    reads its functions in a child interpreter, and writes the package's
-    __init__.pyi and py.typed (PEP 561)."""
+def host() -> tuple[str, dict[str, Any]]:
+    """(module file, build record) of the godlpack installed here: what a
+    kit's plugin is built against."""
+    import godlpack
+
+    from . import _kits
+
+    native = godlpack._native.__file__
+    info = _kits.host_info(native)
+    if info is None:
+        raise SystemExit(f"error: the godlpack installed here ({native}) has no build record that matches its "
+                         "module (_native.buildinfo.json), so a kit's Go plugin cannot be built for it; reinstall "
+                         "godlpack from its wheel, or rebuild it (pip install --force-reinstall godlpack)")
+    if godlpack._native.__name__ != "godlpack._native" or os.path.dirname(native) != os.path.dirname(godlpack.__file__):
+        raise SystemExit(f"error: godlpack runs in {native} here, not in its own module; build kits where "
+                         "`import godlpack` loads godlpack's own module (no kit composed, no build-ext module)")
+    return native, info
+
+
+def build(module: str, go_packages: Sequence[str], pkgdir: str) -> dict[str, Any]:
+    """Builds the kit's Go plugin into pkgdir, loads it in a child
+    interpreter to write __init__.pyi and py.typed there, and returns its
+    fingerprint."""
     import tempfile
 
     from . import _buildext, _gobuild
 
-    name = f"_godlpack_kitcheck_{module}"
-    with tempfile.TemporaryDirectory(prefix="godlpack-kit-") as tmp:
-        so = os.path.join(tmp, name + ".abi3.so")
-        _gobuild.build_module(name, list(go_packages), so, os.path.join(tmp, "main"), what=f"the kit {module}")
-        funcs = [f for f in _buildext.describe(name, so) if not f["go_name"].startswith(_buildext._OWN)]
+    native, info = host()
     os.makedirs(pkgdir, exist_ok=True)
+    out = os.path.join(pkgdir, PLUGIN)
+    with tempfile.TemporaryDirectory(prefix="godlpack-kit-") as tmp:
+        _gobuild.build_plugin(module, list(go_packages), out, os.path.join(tmp, "main"), info)
+    funcs = describe(module, out)
     with open(os.path.join(pkgdir, "__init__.pyi"), "w", encoding="utf-8") as f:
         f.write(_buildext.stub_text(module, funcs, kit=True))
     with open(os.path.join(pkgdir, "py.typed"), "w", encoding="utf-8") as f:
         f.write("")
+    return {
+        "go": info["go"], "goos": info["goos"], "goarch": info["goarch"], "godlpack": info["godlpack"],
+        "build_id": info["build_id"], "tags": info["tags"], "modules": go_modules(out, go_packages),
+    }
+
+
+_DESCRIBE = r"""
+import json, sys
+import godlpack
+import os
+fns = godlpack._native._load_kit(os.fsencode(sys.argv[2])).get(sys.argv[1])
+meta = [f for f in json.loads(godlpack._native._gofuncs()) if f.get("module") == sys.argv[1]]
+sys.stdout.write(json.dumps(meta if fns is not None else []))
+"""
+
+
+def describe(module: str, plugin: str) -> list[dict[str, Any]]:
+    """The functions of the kit's plugin, loaded into the installed
+    godlpack in a fresh interpreter (a registration mistake stops here)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    p = subprocess.run([sys.executable, "-c", _DESCRIBE, module, plugin], env=env, capture_output=True, text=True,
+                       timeout=300)
+    if p.returncode != 0:
+        sys.stderr.write(p.stderr)
+        last = (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
+        raise SystemExit(f"error: the Go plugin of the kit {module} was built ({plugin}) but does not load into "
+                         f"godlpack: {last}")
+    funcs: list[dict[str, Any]] = json.loads(p.stdout)
+    if not funcs:
+        raise SystemExit(f"error: the Go packages of the kit {module} register no function with gofunc; register "
+                         "one in an init function (gofunc.Func1(...))")
+    return funcs
+
+
+def go_modules(plugin: str, go_packages: Sequence[str]) -> dict[str, str]:
+    """The Go modules the plugin contains, path -> version (with its go.sum
+    hash): two kits that contain one module at different versions cannot
+    share a Go runtime (godlpack/_kits.py refuses the second). A module
+    without a version (the kit's own, a local replace) gets the hash of its
+    Go files."""
+    import hashlib
+
+    go = shutil.which(os.environ.get("GO", "go")) or "go"
+    p = subprocess.run([go, "version", "-m", plugin], capture_output=True, text=True,
+                       env=dict(os.environ, GOTOOLCHAIN="local"))
+    mods: dict[str, str] = {}
+    local: dict[str, str] = {}
+    for p_ in go_packages:
+        root, path = _module_root(p_)
+        local[path] = root
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if len(f) >= 3 and f[0] in ("dep", "=>"):  # not "mod": the generated main package
+            path, ver = f[1], f[2]
+            if path == GODLPACK_MODULE:
+                continue  # godlpack's own: the build id covers it
+            if f[0] == "=>" and mods:
+                last = next(reversed(mods))
+                mods[last] = f"{ver} {f[3] if len(f) > 3 else ''}".strip()
+                continue
+            mods[path] = f"{ver} {f[3] if len(f) > 3 else ''}".strip()
+    for path, root in local.items():
+        h = hashlib.sha256()
+        for base, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")) and d not in _SKIP_DIRS)
+            for name in sorted(files):
+                if name.endswith(_GO_FILES) or name in ("go.mod", "go.sum"):
+                    with open(os.path.join(base, name), "rb") as fh:
+                        h.update(f"{os.path.relpath(os.path.join(base, name), root)}\0".encode() + fh.read())
+        mods[path] = "local h1:" + h.hexdigest()[:32]
+    return mods

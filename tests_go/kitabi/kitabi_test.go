@@ -176,3 +176,58 @@ func TestQuickCallLendsAndReturns(t *testing.T) {
 	})
 	assert.Zero(t, allocs, "a Quick call allocates nothing")
 }
+
+// A kit's Go plugin registers its functions after the module opened the
+// registry: Extend adds what a load registers, numbered after the others,
+// or nothing when the load or any registration of it fails (the plugin's
+// functions never half reach Python).
+func TestExtendAddsWhatALoadRegisters(t *testing.T) {
+	n, err := gofunc.Open()
+	require.NoError(t, err)
+	first, end, err := gofunc.Extend(func() error {
+		gofunc.Func1("late_double", func(x float64) (float64, error) { return 2 * x, nil })
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, [2]int{n, n + 1}, [2]int{first, end})
+	require.Len(t, gofunc.Opened(), end)
+	args, res := NewSlots(1), NewSlots(1)
+	defer args.Free()
+	defer res.Free()
+	args.SetFloat(0, 21)
+	_, _, err = gofunc.CallC(index(t, "late_double"), args.Ptr(), 1, res.Ptr(), 0)
+	require.NoError(t, err)
+	assert.Equal(t, 42.0, res.Float(0))
+
+	for _, tc := range []struct {
+		name string
+		load func() error
+		want string
+	}{
+		{"a bad registration", func() error {
+			gofunc.Func1("late_ok", func(x float64) (float64, error) { return x, nil })
+			gofunc.Func1("late_bad", func(x float32) (float32, error) { return x, nil })
+			return nil
+		}, `registering "late_bad"`},
+		{"a refused load", func() error {
+			gofunc.Func1("late_ok", func(x float64) (float64, error) { return x, nil })
+			return errors.New("plugin refused")
+		}, "plugin refused"},
+	} {
+		lo, hi, err := gofunc.Extend(tc.load)
+		require.ErrorContains(t, err, tc.want, tc.name)
+		assert.Equal(t, [2]int{end, end}, [2]int{lo, hi}, tc.name)
+		assert.Len(t, gofunc.Opened(), end, tc.name)
+		assert.Nil(t, gofunc.Lookup("late_ok"), tc.name)
+	}
+	// the names a failed load took are free again
+	_, hi, err := gofunc.Extend(func() error {
+		gofunc.Func1("late_ok", func(x float64) (float64, error) { return x, nil })
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, end+1, hi)
+	// outside Extend, the opened registry refuses registrations
+	gofunc.Func1("too_late", func(x float64) (float64, error) { return x, nil })
+	assert.ErrorContains(t, gofunc.Err(), `"too_late" registered after its module was built`)
+}

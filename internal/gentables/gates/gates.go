@@ -63,6 +63,7 @@ var Table = map[string]Gate{
 	"gdgo_fn_meta":         {Entry: `"_gofuncs()"`},
 	"gdgo_fn_call":         {Entry: "entry", EntryArg: true},
 	"gdgo_fn_wait":         {Entry: "entry", EntryArg: true},
+	"gdgo_kit_open":        {Entry: `"_load_kit()"`},
 }
 
 // Export is one //export function of pyext.

@@ -90,6 +90,8 @@ var Module = []Fn{
 	{"_init", "gd_mod_init", varArgs, "", ""},
 	{"_in_fork_child", "gd_mod_in_fork_child", noArgs, "", ""},
 	{"_install_gofuncs", "gd_mod_install_gofuncs", noArgs, "", ""},
+	{"_load_kit", "gd_mod_load_kit", oneArg, "path, /",
+		"Loads the Go plugin of a kit at path into this module's Go runtime; returns its functions by module."},
 	{"_vectorcall_method", "gd_mod_vectorcall_method", noArgs, "", ""},
 	{"_gofuncs", "gd_mod_gofuncs", noArgs, "", "The Go functions of this module, as JSON."},
 	{"_bench_floor", "gd_mod_bench_floor", oneArg, "x, /",
