@@ -408,3 +408,152 @@ def test_composed_modules_unused_for_a_month_are_pruned(kits, tmp_path):
     p = _run("import kita, numpy as np; print(kita.total(np.ones(2)))", env, tmp)
     assert p.stdout.strip() == "8.0" and "composing" in p.stderr
     assert not old.exists() and recent.exists()
+
+
+# ---- kit wheels, installed as a user without Go or a C compiler would ------
+
+_GONUM_KIT = '''// Package {name} holds the Go functions of the Python module {name}.
+package {name}
+
+import (
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/godlpack/godlpack/core"
+	"github.com/godlpack/godlpack/gofunc"
+)
+
+func init() {{
+	gofunc.Func1("norm", Norm, gofunc.Params(gofunc.Array("a").DType(core.Float64)))
+}}
+
+// Norm returns the Euclidean norm of a float64 array of any layout (gonum's
+// floats.Norm of a contiguous copy).
+func Norm(a *core.Array) (float64, error) {{
+	c, err := a.Copy()
+	if err != nil {{
+		return 0, err
+	}}
+	defer c.Release()
+	xs, err := c.Float64s()
+	if err != nil {{
+		return 0, err
+	}}
+	return floats.Norm(xs, 2), nil
+}}
+'''
+
+# a real third-party Go module, pinned, from the Go module proxy
+GONUM = "gonum.org/v1/gonum@v0.17.0"
+
+
+def _pip_wheel(kit, out):
+    """`pip wheel` of a kit: the documented way to build its wheel."""
+    wheels = os.environ.get("GODLPACK_WHEEL_DIR")
+    cmd = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out)]
+    env = dict(os.environ, PYTHONPATH=_pythonpath())
+    if wheels:  # build isolation: godlpack from its wheel, and the compiler it was built with
+        cmd += ["--find-links", wheels]
+        env.pop("PYTHONPATH")
+    else:
+        cmd += ["--no-build-isolation"]
+    p = subprocess.run(cmd + [str(kit)], env=env, capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+@pytest.fixture(scope="module")
+def kit_wheels(tmp_path_factory):
+    go = _go()
+    tmp = tmp_path_factory.mktemp("kitwheels")
+    kitw = _make_kit(tmp, "kitw")
+    kitg = _make_kit(tmp, "kitg")
+    (kitg / "kitg.go").write_text(_GONUM_KIT.format(name="kitg"))
+    (kitg / "kitg_test.go").unlink()
+    p = subprocess.run([go, "get", GONUM], cwd=kitg, capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        missing(f"go get {GONUM} (the Go module proxy) failed: {p.stderr.strip()}")
+    out = tmp / "wheels"
+    for kit in (kitw, kitg):
+        _pip_wheel(kit, out)
+    return tmp, out
+
+
+def test_kit_wheels_are_platform_wheels_pinning_godlpack(kit_wheels):
+    import zipfile
+
+    import godlpack
+
+    _, out = kit_wheels
+    names = sorted(p.name for p in out.glob("*.whl"))
+    machine = os.uname().machine
+    assert names == [f"kitg-0.1.0-py3-none-linux_{machine}.whl", f"kitw-0.1.0-py3-none-linux_{machine}.whl"]
+    with zipfile.ZipFile(out / names[0]) as z:
+        meta = z.read("kitg-0.1.0.dist-info/METADATA").decode()
+        marker = z.read("godlpack_kits/kitg.json").decode()
+        assert "kitg/_gokit.so" in z.namelist()
+    assert f"Requires-Dist: godlpack=={godlpack.__version__}" in meta
+    assert '"gonum.org/v1/gonum": "v0.17.0 h1:' in marker
+
+
+_OFFLINE = """
+import multiprocessing as mp, shutil, sys
+import numpy as np
+if __name__ == "__main__":
+    assert [shutil.which(t) for t in ("go", "cc", "gcc", "zig")] == [None] * 4
+    for m in sys.argv[1:]:
+        __import__(m)
+    import kitg, kitw, godlpack as gd
+    x = np.arange(12.0).reshape(3, 4)
+    out = [kitw.total(x.T), kitg.norm(x[:, ::2]), kitw.total(gd.asarray(x)[1:]), kitg.norm(gd.ones(4))]
+    try:
+        import torch
+    except ImportError:
+        out += ["no-torch", "no-torch"]
+    else:
+        out += [kitw.total(torch.ones(5, dtype=torch.float64)), kitg.norm(torch.full((9,), 2.0, dtype=torch.float64))]
+    with mp.get_context("spawn").Pool(2) as pool:
+        out += pool.map(kitg.norm, [np.ones(4), np.full(9, 2.0)])
+    print(out)
+"""
+
+
+def test_kit_wheels_install_offline_and_run_where_there_is_no_compiler(kit_wheels, tmp_path):
+    """pip install --no-index --find-links of two kit wheels (one with a
+    third-party Go module) into a fresh venv; run where PATH has no go, cc,
+    gcc or zig, in both import orders and in spawn children."""
+    tmp, out = kit_wheels
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    borrowed = [p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)]
+    wheels = os.environ.get("GODLPACK_WHEEL_DIR")
+    cmd = [str(py), "-m", "pip", "install", "-q", "--no-index", "--find-links", str(out)]
+    if wheels:  # godlpack==X.Y.Z, the kits' requirement, from its wheel
+        cmd += ["--find-links", wheels]
+    else:  # this checkout's godlpack, which the kits were built against
+        cmd += ["--no-deps"]
+        borrowed.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(_godlpack_file()))))
+    p = subprocess.run(cmd + ["kitw", "kitg"], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    # numpy and torch from this interpreter (after the venv's own packages)
+    with open(os.path.join(site, "borrowed-libs.pth"), "w") as f:
+        f.write("\n".join(borrowed) + "\n")
+    script = tmp_path / "offline.py"
+    script.write_text(_OFFLINE)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "GODLPACK_KITS_CACHE")}
+    env.update(PATH=_no_compilers(tmp_path), HOME=str(tmp_path / "home"))
+    for order in (("kitw", "kitg"), ("kitg", "kitw"), ("godlpack", "kitg")):
+        p = run_group([str(py), str(script), *order], 300, env, cwd=str(tmp_path))
+        assert p is not None and p.returncode == 0, p and (p.stdout + p.stderr)
+        got = eval(p.stdout.strip())  # a list of floats and strings
+        torch_part = got[4:6] if got[4] != "no-torch" else [5.0, 6.0]
+        assert got[:4] + torch_part + got[6:] == [66.0, pytest.approx(14.832397, rel=1e-6), 60.0, 2.0, 5.0, 6.0,
+                                                    2.0, 6.0], (order, got)
+        assert p.stderr == "" and not (tmp_path / "home").exists(), (order, p.stderr)  # nothing composed, cached
+
+
+def _godlpack_file():
+    import godlpack
+
+    return godlpack.__file__

@@ -15,6 +15,7 @@ by path, before any godlpack exists.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shlex
@@ -448,7 +449,6 @@ def write_buildinfo(out: str, go: str, env: Mapping[str, str], debug: bool) -> d
     Go version and build id, tags, flags and C compiler. A kit's plugin is
     built from this record (build_plugin), and its fingerprint names the
     build id, which godlpack/_kits.py compares with the module loaded."""
-    import importlib.util
     import json
 
     # by path, as setup.py loads this file: no godlpack package may exist yet
@@ -471,6 +471,8 @@ def write_buildinfo(out: str, go: str, env: Mapping[str, str], debug: bool) -> d
         "cc": cc.replace(py + " -m ziglang", "{python} -m ziglang").replace(sys.executable + " -m ziglang",
                                                                             "{python} -m ziglang"),
         "cc_version": _cc_version(cc or "gcc"),
+        # what a kit's build environment installs to have that compiler (godlpack.kit_backend)
+        "cc_requires": [f"ziglang=={_dist_version('ziglang')}"] if " -m ziglang " in f" {cc} " else [],
         "build_id": _elf.go_build_id(out) or "",
         "godlpack": _godlpack_version(),
     }
@@ -493,6 +495,15 @@ def _cc_version(cc: str) -> str:
     return (p.stdout.strip().splitlines() or [""])[0]
 
 
+def _dist_version(name: str) -> str:
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
 def _godlpack_version() -> str:
     with open(os.path.join(HERE, "__init__.py"), encoding="utf-8") as f:
         m = re.search(r'^__version__ = "([^"]+)"', f.read(), re.M)
@@ -508,6 +519,11 @@ def plugin_environment(info: Mapping[str, object], environ: Mapping[str, str] = 
     env["GOARCH"] = str(info["goarch"])
     env["CGO_CFLAGS"] = str(info.get("cgo_cflags", ""))
     cc = str(info.get("cc") or "")
+    if "{python} -m ziglang" in cc and importlib.util.find_spec("ziglang") is None:
+        raise SystemExit(f"error: godlpack's module was built with `zig cc` ({', '.join(info.get('cc_requires') or ['ziglang'])}"  # type: ignore[arg-type]
+                         "), and a kit's Go plugin must be built with the same compiler: build the kit with pip "
+                         "(its build backend, godlpack.kit_backend, installs it), or pip install "
+                         f"{' '.join(info.get('cc_requires') or ['ziglang'])} where you build")  # type: ignore[arg-type]
     if cc:
         env["CC"] = cc.replace("{python}", shlex.quote(sys.executable))
     go = str(info.get("go") or "")

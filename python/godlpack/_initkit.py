@@ -84,8 +84,10 @@ func TestTotal(t *testing.T) {{
 PYPROJECT = '''[build-system]
 # godlpack must be installable where pip builds: from an index, or
 # `pip install --find-links DIR .` with DIR holding godlpack's wheel.
+# godlpack.kit_backend is setuptools' backend that also installs the C
+# compiler godlpack's module was built with (its wheels: zig cc, from PyPI).
 requires = ["setuptools>=64", "godlpack"]
-build-backend = "setuptools.build_meta"
+build-backend = "godlpack.kit_backend"
 
 [project]
 name = "{name}"

@@ -136,6 +136,13 @@ def mismatch(module: str, fp: dict[str, Any], host: dict[str, Any] | None, nativ
         pinned = md.version(module)
     except md.PackageNotFoundError:
         pinned = "?"
+    if fp.get("godlpack") == host.get("godlpack"):
+        return (f"its Go plugin was built for another build of godlpack {host.get('godlpack')} ({fp.get('go')}, "
+                f"build {_short(str(fp.get('build_id', '')))}) than the one this process runs ({host.get('go')}, "
+                f"build {_short(str(host.get('build_id', '')))}), whose Go runtime cannot load it. Rebuild the "
+                f"{module} wheel ({module} {pinned}) against this godlpack (pip wheel in its source folder), or "
+                f"install the godlpack wheel it was built against; with Go 1.26+ on PATH, godlpack composes the "
+                f"kit from its sources instead")
     return (f"its Go plugin was built for godlpack {fp.get('godlpack')} ({fp.get('go')}, build "
             f"{_short(str(fp.get('build_id', '')))}), and this process runs godlpack {host.get('godlpack')} "
             f"({host.get('go')}, build {_short(str(host.get('build_id', '')))}), whose Go runtime cannot load it. "
