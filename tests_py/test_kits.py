@@ -557,3 +557,39 @@ def _godlpack_file():
     import godlpack
 
     return godlpack.__file__
+
+
+def test_an_editable_kit_rebuilds_its_plugin_when_a_go_file_changes(tmp_path):
+    """pip install -e KIT: the kit's import builds its Go plugin from the
+    sources for the running godlpack (Go needed, as for any edit), again
+    after an edit, and removes the superseded build."""
+    _go()
+    kit = _make_kit(tmp_path, "kite")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    py = str(venv / "bin" / "python")
+    p = subprocess.run([py, "-m", "pip", "install", "-q", "setuptools>=70.1"], capture_output=True, text=True,
+                       timeout=600)
+    if p.returncode != 0:
+        missing(f"pip install setuptools>=70.1 into a fresh venv failed: {p.stderr.strip()}")
+    site = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    with open(os.path.join(site, "borrowed-libs.pth"), "w") as f:  # numpy, after the venv's own packages
+        f.write("\n".join(p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)) + "\n")
+    env = dict(os.environ, PYTHONPATH=_pythonpath(), GODLPACK_KITS_CACHE=str(tmp_path / "cache"))
+    p = subprocess.run([py, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", "-e", str(kit)],
+                       env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    code = "import kite, numpy as np; print(kite.total(np.ones(3)))"
+    elsewhere = tmp_path / "elsewhere"  # not the kit's parent: its folder would shadow the package
+    elsewhere.mkdir()
+    go = kit / "kite.go"
+    for factor, want, built in (("1", "3.0", True), ("1", "3.0", False), ("2", "6.0", True)):
+        if factor != "1":
+            go.write_text(go.read_text().replace("s += r.At(i)", f"s += {factor} * r.At(i)"))
+        p = run_group([py, "-c", code], 300, env, cwd=str(elsewhere))
+        assert p is not None and p.returncode == 0, p and (p.stdout + p.stderr)
+        assert p.stdout.strip() == want, p.stdout + p.stderr
+        assert ("building the Go plugin of the editable kit kite" in p.stderr) == built, p.stderr
+    entries = sorted(x.name for x in (tmp_path / "cache" / "editable").iterdir() if not x.name.endswith(".work"))
+    assert len(entries) == 1 and entries[0].startswith("kite-"), entries  # the superseded build is gone

@@ -6,13 +6,18 @@
 # --platform. Then, under qemu: the abi3 smoke test, `python -m godlpack
 # demo`, and a zero-copy round trip with numpy, each failing loudly.
 #
-#   tools/qemu_aarch64.sh dist/godlpack-...-manylinux2014_aarch64...whl
+#   tools/qemu_aarch64.sh dist/godlpack-...-manylinux2014_aarch64...whl [KIT_WHEEL]
+#
+# KIT_WHEEL, a kit's aarch64 wheel from `python -m godlpack build-kit` (a Go
+# plugin cross-built for that godlpack wheel), is installed too, and one of
+# its functions (init-kit's `total`) is called on a numpy view under qemu.
 #
 # Needs apt-get (Debian bookworm, as root; `make test-wheel-aarch64` runs it)
 # to fetch the packages the first time; later runs reuse build/aarch64.
 set -euo pipefail
 
-wheel=${1:?usage: tools/qemu_aarch64.sh WHEEL}
+wheel=${1:?usage: tools/qemu_aarch64.sh WHEEL [KIT_WHEEL]}
+kit=${2:-}
 py=${PY:-python3}
 root=build/aarch64
 sys=$root/sysroot
@@ -36,7 +41,7 @@ fi
 site=$root/site
 rm -rf "$site"
 "$py" -m pip install -q --target "$site" --platform manylinux2014_aarch64 --python-version 3.11 --implementation cp \
-  --only-binary=:all: --no-deps "$numpy" "$wheel"
+  --only-binary=:all: --no-deps "$numpy" "$wheel" ${kit:+"$kit"}
 
 run() { PYTHONPATH="$site" "$qemu" -L "$sys" "$sys/usr/bin/python3.11" "$@"; }
 run -c 'import platform, sys; assert platform.machine() == "aarch64", platform.machine(); print("qemu_aarch64:", sys.version.split()[0], platform.machine())'
@@ -55,4 +60,15 @@ assert np.shares_memory(x, y) and a.sum() == 52.0
 assert gd.from_dlpack(np.from_dlpack(a)).tolist() == x.tolist()
 print("qemu_aarch64: zero-copy numpy -> godlpack -> numpy on aarch64: ok")
 EOF
-echo "qemu_aarch64: $wheel passed under qemu-aarch64"
+if [ -n "$kit" ]; then
+  name=$(basename "$kit" | cut -d- -f1)
+  run - "$name" <<'EOF'
+import importlib, platform, sys
+import numpy as np
+kit = importlib.import_module(sys.argv[1])  # its Go plugin, opened in godlpack's Go runtime
+x = np.arange(6.0).reshape(2, 3)
+assert kit.total(x.T) == 15.0 and kit.total.__module__ == sys.argv[1], kit.total(x.T)
+print(f"qemu_aarch64: the kit {sys.argv[1]}'s Go plugin loaded and ran on {platform.machine()}: ok")
+EOF
+fi
+echo "qemu_aarch64: $wheel${kit:+ and $kit} passed under qemu-aarch64"

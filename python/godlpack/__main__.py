@@ -1,5 +1,6 @@
 """Command line: ``python -m godlpack demo``, ``python -m godlpack bench [--quick]``,
-``python -m godlpack matrix`` and ``python -m godlpack build-ext NAME PKG... -o DIR``.
+``python -m godlpack matrix``, ``python -m godlpack build-kit DIR`` and
+``python -m godlpack build-ext NAME PKG... -o DIR``.
 
 bench  godlpack against numpy and torch, measured in the same run
        (see godlpack/_bench.py).
@@ -251,6 +252,18 @@ def _parser() -> argparse.ArgumentParser:
     k.add_argument("dir", metavar="DIR", help="the directory (created when missing); its name is the default NAME")
     k.add_argument("--name", help="the Python module and Go package name (default: DIR's name)")
     k.add_argument("--module", help="the Go module path (default: example.com/NAME)")
+    w = sub.add_parser("build-kit", help="a kit's manylinux wheels, x86-64 and aarch64, for pip install anywhere",
+                       description="Build the manylinux2014 wheels of the kit package in DIR (init-kit's layout): "
+                       "its Go packages prebuilt as a Go plugin for this godlpack version on each platform (across "
+                       "architectures, for godlpack's wheel of that platform, from the index or --find-links), "
+                       "checked and tagged by auditwheel. Users install them with pip and need neither Go nor a C "
+                       "compiler. Every godlpack release needs the kit's wheels rebuilt. See docs/go.md.")
+    w.add_argument("dir", metavar="DIR", help="the kit package (its pyproject.toml)")
+    w.add_argument("-o", "--outdir", default="dist", metavar="OUT", help="where the wheels go (default dist)")
+    w.add_argument("--arch", action="append", choices=("x86_64", "aarch64"),
+                   help="a platform to build for (repeatable; default: x86_64 and aarch64)")
+    w.add_argument("--find-links", action="append", default=[], metavar="DIR",
+                   help="also look for godlpack's wheels there (pip's --find-links)")
     e = sub.add_parser("build-ext", help="build a Python module from Go packages (the extension kit)",
                        description="Build the abi3 extension module NAME: godlpack's whole API plus the Go "
                        "functions that the Go packages PKG (directories or import paths) register with "
@@ -281,6 +294,10 @@ def main(argv: list[str] | None = None) -> int:
         from ._initkit import init_kit
 
         return init_kit(args.dir, args.name, args.module)
+    if args.command == "build-kit":
+        from ._buildkit import build_kit
+
+        return build_kit(args.dir, args.outdir, args.arch or ["x86_64", "aarch64"], args.find_links)
     if args.command == "build-ext":
         from ._buildext import build_ext
 

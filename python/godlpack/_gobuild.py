@@ -510,20 +510,27 @@ def _godlpack_version() -> str:
     return m.group(1) if m else ""
 
 
-def plugin_environment(info: Mapping[str, object], environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+def plugin_environment(info: Mapping[str, object], environ: Mapping[str, str] = os.environ,
+                       strict: bool = True) -> dict[str, str]:
     """The environment that builds a kit's Go plugin as the module whose
     build record is info was built: its Go version (GOTOOLCHAIN fetches it
-    when the local go is another), tags, flags and C compiler."""
+    when the local go is another), tags, flags and C compiler. strict=False
+    (an editable kit, built where it is imported) takes this machine's C
+    compiler when the recorded one (zig cc, from PyPI) is not installed: the
+    C compiler does not change what Go's plugin loader compares."""
     env = {k: v for k, v in environ.items() if k not in _RECORDED_ENV and k not in ("CC", "CGO_CFLAGS")}
     env.update({str(k): str(v) for k, v in dict(info.get("env") or {}).items()})  # type: ignore[call-overload]
     env["GOARCH"] = str(info["goarch"])
     env["CGO_CFLAGS"] = str(info.get("cgo_cflags", ""))
     cc = str(info.get("cc") or "")
+    needs = " ".join(str(r) for r in info.get("cc_requires") or ["ziglang"])  # type: ignore[attr-defined]
     if "{python} -m ziglang" in cc and importlib.util.find_spec("ziglang") is None:
-        raise SystemExit(f"error: godlpack's module was built with `zig cc` ({', '.join(info.get('cc_requires') or ['ziglang'])}"  # type: ignore[arg-type]
-                         "), and a kit's Go plugin must be built with the same compiler: build the kit with pip "
-                         "(its build backend, godlpack.kit_backend, installs it), or pip install "
-                         f"{' '.join(info.get('cc_requires') or ['ziglang'])} where you build")  # type: ignore[arg-type]
+        if strict:
+            raise SystemExit(f"error: godlpack's module was built with `zig cc` ({needs}), and a kit's Go plugin "
+                             "is built with the same compiler: build the kit with pip (its build backend, "
+                             f"godlpack.kit_backend, installs it), or pip install {needs} where you build")
+        cc = ""
+        env["CGO_CFLAGS"] = "-O2" + _layout_flags(env)
     if cc:
         env["CC"] = cc.replace("{python}", shlex.quote(sys.executable))
     go = str(info.get("go") or "")
@@ -533,12 +540,12 @@ def plugin_environment(info: Mapping[str, object], environ: Mapping[str, str] = 
 
 
 def build_plugin(module: str, pkgs: Sequence[str], out: str, workdir: str, info: Mapping[str, object],
-                 gosrc: str | None = None) -> None:
+                 gosrc: str | None = None, strict: bool = True) -> None:
     """Builds the Go packages pkgs of the kit module into its Go plugin out,
     the way the module whose build record is info was built (so that it
     loads into that module's Go runtime). Echoes the command; a failure ends
     in one line (SystemExit), after the Go toolchain's own messages."""
-    env = plugin_environment(info)
+    env = plugin_environment(info, strict=strict)
     problem = build_problem(env)
     if problem is not None:
         raise SystemExit(problem)

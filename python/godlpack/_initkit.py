@@ -86,7 +86,7 @@ PYPROJECT = '''[build-system]
 # `pip install --find-links DIR .` with DIR holding godlpack's wheel.
 # godlpack.kit_backend is setuptools' backend that also installs the C
 # compiler godlpack's module was built with (its wheels: zig cc, from PyPI).
-requires = ["setuptools>=64", "godlpack"]
+requires = ["setuptools>=70.1", "godlpack"]
 build-backend = "godlpack.kit_backend"
 
 [project]

@@ -59,7 +59,11 @@ def go_kit(module: str, go_packages: Sequence[str] | str = (".",)) -> dict[str, 
     try:
         from setuptools.command.bdist_wheel import bdist_wheel
     except ImportError:  # setuptools < 70.1
-        from wheel.bdist_wheel import bdist_wheel  # type: ignore[no-redef]
+        try:
+            from wheel.bdist_wheel import bdist_wheel  # type: ignore[no-redef]
+        except ImportError:
+            raise SystemExit("error: go_kit() needs setuptools 70.1 or newer where the kit is built (its "
+                             "pyproject.toml: requires = [\"setuptools>=70.1\", ...]); pip install -U setuptools") from None
 
     pkgs = [go_packages] if isinstance(go_packages, str) else list(go_packages)
     if not re.fullmatch(r"[A-Za-z_]\w*", module):
@@ -67,6 +71,9 @@ def go_kit(module: str, go_packages: Sequence[str] | str = (".",)) -> dict[str, 
 
     def run(self: Any) -> None:
         build_py.run(self)
+        if getattr(self, "editable_mode", False):  # pip install -e: the plugin is built at import, when stale
+            editable(module, pkgs)
+            return
         ship(module, pkgs, self.build_lib)
 
     def get_tag(self: Any) -> tuple[str, str, str]:
@@ -111,6 +118,25 @@ def ship(module: str, go_packages: Sequence[str], build_lib: str) -> str:
     return marker
 
 
+EDITABLE = "_godlpack_kit.json"
+
+
+def editable(module: str, go_packages: Sequence[str]) -> str:
+    """An editable install (pip install -e): writes <module>/_godlpack_kit.json
+    in the source tree, naming the kit's Go packages there; the kit's import
+    builds its plugin from them when they changed (godlpack/_kits.py)."""
+    dirs = []
+    for p in go_packages:
+        if not os.path.isdir(p):
+            raise SystemExit(f"error: go_kit({module!r}): {p!r} is not a directory of a Go package")
+        dirs.append(os.path.abspath(p))
+    path = os.path.join(module, EDITABLE)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"module": module, "editable": True, "go": dirs}, f, indent=1)
+        f.write("\n")
+    return path
+
+
 def _copy_module(root: str, dest: str) -> None:
     if os.path.exists(dest):
         shutil.rmtree(dest)
@@ -132,6 +158,12 @@ def _copy_module(root: str, dest: str) -> None:
                 shutil.copy2(os.path.join(base, name), os.path.join(out, name))
 
 
+# A cross build (python -m godlpack build-kit --arch): the folder holding the
+# godlpack package of the target platform's wheel (its build record and Go
+# sources), whose module the kit's plugin is built for.
+TARGET_ENV = "GODLPACK_KIT_TARGET"
+
+
 def host() -> tuple[str, dict[str, Any]]:
     """(module file, build record) of the godlpack installed here: what a
     kit's plugin is built against."""
@@ -151,27 +183,50 @@ def host() -> tuple[str, dict[str, Any]]:
     return native, info
 
 
+def target() -> tuple[dict[str, Any], str] | None:
+    """(build record, Go sources) of the cross build's target godlpack
+    (TARGET_ENV), or None for a build for this machine's godlpack."""
+    where = os.environ.get(TARGET_ENV)
+    if not where:
+        return None
+    pkg = os.path.join(where, "godlpack")
+    try:
+        with open(os.path.join(pkg, "_native.buildinfo.json"), encoding="utf-8") as f:
+            info: dict[str, Any] = json.load(f)
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"error: {TARGET_ENV}={where} holds no godlpack build record ({e}); point it at the "
+                         "unpacked godlpack wheel of the target platform") from None
+    return info, os.path.join(pkg, "_gosrc")
+
+
 def build(module: str, go_packages: Sequence[str], pkgdir: str) -> dict[str, Any]:
-    """Builds the kit's Go plugin into pkgdir, loads it in a child
-    interpreter to write __init__.pyi and py.typed there, and returns its
-    fingerprint."""
+    """Builds the kit's Go plugin into pkgdir (for this machine's godlpack,
+    or the cross build's target), loads a plugin for this machine's godlpack
+    in a child interpreter to write __init__.pyi and py.typed there, and
+    returns the fingerprint of the plugin shipped."""
     import tempfile
 
     from . import _buildext, _gobuild
 
-    native, info = host()
+    _, info = host()
+    cross = target()
+    tinfo, gosrc = cross if cross is not None else (info, None)
     os.makedirs(pkgdir, exist_ok=True)
     out = os.path.join(pkgdir, PLUGIN)
     with tempfile.TemporaryDirectory(prefix="godlpack-kit-") as tmp:
-        _gobuild.build_plugin(module, list(go_packages), out, os.path.join(tmp, "main"), info)
-    funcs = describe(module, out)
+        _gobuild.build_plugin(module, list(go_packages), out, os.path.join(tmp, "main"), tinfo, gosrc=gosrc)
+        probe = out
+        if cross is not None:  # the target's plugin cannot load here: a native one says what it registers
+            probe = os.path.join(tmp, "native.so")
+            _gobuild.build_plugin(module, list(go_packages), probe, os.path.join(tmp, "native"), info)
+        funcs = describe(module, probe)
     with open(os.path.join(pkgdir, "__init__.pyi"), "w", encoding="utf-8") as f:
         f.write(_buildext.stub_text(module, funcs, kit=True))
     with open(os.path.join(pkgdir, "py.typed"), "w", encoding="utf-8") as f:
         f.write("")
     return {
-        "go": info["go"], "goos": info["goos"], "goarch": info["goarch"], "godlpack": info["godlpack"],
-        "build_id": info["build_id"], "tags": info["tags"], "modules": go_modules(out, go_packages),
+        "go": tinfo["go"], "goos": tinfo["goos"], "goarch": tinfo["goarch"], "godlpack": tinfo["godlpack"],
+        "build_id": tinfo["build_id"], "tags": tinfo["tags"], "modules": go_modules(out, go_packages),
     }
 
 

@@ -216,7 +216,8 @@ def _key(kits: list[tuple[str, list[str]]], stock: str) -> str:
         for d in dirs:
             root = _go_root(d)
             for base, subdirs, files in os.walk(root):
-                subdirs[:] = sorted(s for s in subdirs if not s.startswith((".", "_")) or s == "_go")
+                subdirs[:] = sorted(s for s in subdirs if (not s.startswith((".", "_")) or s == "_go")
+                                    and s not in ("build", "dist", "__pycache__", "node_modules"))
                 for name in sorted(files):
                     if name.endswith((".go", ".mod", ".sum", ".c", ".h", ".s")):
                         p = os.path.join(base, name)
@@ -453,6 +454,78 @@ def load_native() -> None:
         raise
 
 
+# ---- editable kits ------------------------------------------------------------
+
+
+def _editable(module: str, namespace: dict[str, Any], native: Any) -> dict[str, Any] | None:
+    """The functions of an editable kit (pip install -e: _godlpack_kit.json
+    beside its __init__), from its Go plugin built for this godlpack from its
+    sources (with Go) when they changed since the last build; None when the
+    kit is not an editable one. The plugin lives in the cache, under the
+    content of its sources; building one removes the kit's older ones."""
+    here = os.path.dirname(str(namespace.get("__file__") or ""))
+    spec_path = os.path.join(here, "_godlpack_kit.json")
+    if not here or not os.path.exists(spec_path):
+        return None
+    import fcntl
+    import shutil
+
+    spec = _read(spec_path)
+    host = host_info(native.__file__)
+    if host is None:
+        _problems[module] = mismatch(module, {}, None, native.__file__) or ""
+        return None
+    if not _go_on_path():
+        _problems[module] = (f"it is an editable install ({here}), whose Go plugin is built from its sources at "
+                             "import: that needs Go 1.26+ on PATH")
+        return None
+    dirs = [str(d) for d in spec["go"]]
+    key = _key([(module, dirs)], native.__file__)
+    base = os.path.join(cache_dir(), "editable")
+    where = os.path.join(base, f"{module}-{key}")
+    try:
+        os.makedirs(base, mode=0o700, exist_ok=True)
+        _entry(where)
+        out = os.path.join(where, "_gokit.so")
+        fd = os.open(os.path.join(where, ".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "r+") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not _cached(where, out):
+                _build_editable(module, dirs, out, os.path.join(base, f"{module}.work"), host)
+                for name in os.listdir(base):  # superseded builds of this kit
+                    if name.startswith(f"{module}-") and name != os.path.basename(where):
+                        shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+    except (OSError, SystemExit) as e:
+        _problems[module] = f"building the Go plugin of the editable kit failed: {e}"
+        return None
+    try:
+        fns = native._load_kit(os.fsencode(out)).get(module)
+    except RuntimeError as e:
+        _problems[module] = f"its Go plugin ({out}) did not load: {e}"
+        return None
+    return fns if fns is not None else {}
+
+
+def _build_editable(module: str, dirs: list[str], out: str, workdir: str, host: dict[str, Any]) -> None:
+    import contextlib
+    import io
+
+    from . import _gobuild
+
+    print(f"godlpack: building the Go plugin of the editable kit {module} ...", file=sys.stderr, flush=True)
+    tmp = out + f".{os.getpid()}.tmp"
+    said = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(said):
+            _gobuild.build_plugin(module, dirs, tmp, workdir, host, strict=False)
+    except SystemExit as e:
+        detail = "".join(said.getvalue().strip().splitlines(True)[-12:])
+        raise SystemExit(f"{e}" + (f"\n{detail}" if detail else "")) from None
+    with open(out + ".sha256", "w", encoding="ascii") as f:
+        f.write(_digest(tmp) + "\n")
+    os.replace(tmp, out)
+
+
 def bind(module: str, namespace: dict[str, Any]) -> None:
     """Binds the Go functions of the kit module into its namespace: a kit
     package's ``__init__`` calls ``bind(__name__, globals())``."""
@@ -462,6 +535,8 @@ def bind(module: str, namespace: dict[str, Any]) -> None:
     fns = getattr(native, "_kit_functions", {}).get(module)
     if fns is None and module not in _problems and native.__name__ == "godlpack._native":
         fns = _open(module, native)
+    if fns is None and module not in _problems and native.__name__ == "godlpack._native":
+        fns = _editable(module, namespace, native)
     if fns is None:
         if module in _problems:
             why = _problems[module]
