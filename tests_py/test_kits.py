@@ -353,7 +353,7 @@ def test_a_module_planted_in_the_cache_by_another_user_is_not_loaded(kits, tmp_p
     """A shared cache (GODLPACK_KITS_CACHE on a folder anyone may write, as
     /tmp): what another uid put there is refused, with the reason."""
     if os.getuid() != 0 or shutil.which("setpriv") is None:
-        pytest.skip("needs root and setpriv to act as another user")
+        missing("acting as another user needs root and setpriv (util-linux)")
     tmp, sites, env = kits
     site = tmp_path / "site-kita-shared"
     shutil.copytree(sites["kita"], site)
@@ -593,3 +593,20 @@ def test_an_editable_kit_rebuilds_its_plugin_when_a_go_file_changes(tmp_path):
         assert ("building the Go plugin of the editable kit kite" in p.stderr) == built, p.stderr
     entries = sorted(x.name for x in (tmp_path / "cache" / "editable").iterdir() if not x.name.endswith(".work"))
     assert len(entries) == 1 and entries[0].startswith("kite-"), entries  # the superseded build is gone
+
+
+def test_a_kit_with_a_go_dependency_composes_from_sources_with_the_others(kits, kit_wheels, tmp_path):
+    """Composition learns Go dependencies: the kit's installed go.mod
+    requires gonum and godlpack v0.0.0, which the generated go.work replaces
+    with godlpack's sources."""
+    tmp, sites, env = kits
+    _, out = kit_wheels
+    site = tmp_path / "site-kitg"
+    p = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site),
+                        *map(str, out.glob("kitg-*.whl"))], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    _source_only(site, "kitg")
+    code = "import kitg, kita, numpy as np; print(kitg.norm(np.array([3.0, 4.0])), kita.total(np.ones(2)))"
+    p = _run(code, _with_go(env, site, sites["kita"]), tmp)
+    assert p.stdout.split() == ["5.0", "2.0"], p.stdout + p.stderr
+    assert "composing its native module with the Go kits kita, kitg" in p.stderr

@@ -256,3 +256,19 @@ def test_the_index_readme_has_absolute_links():
         assert f"]({setup.REPOSITORY}{rel})" in out
     assert "](https://github.com/dmlc/dlpack)" in out  # web links stay as they are
     assert len(out.splitlines()) == len(text.splitlines())
+
+
+def test_a_package_inside_a_godlpack_checkout_is_built_with_that_checkout(tmp_path):
+    """README's build-ext example from a clone whose godlpack was pip-installed
+    from it: the package's module is godlpack's own, so the checkout stands
+    for godlpack's sources (go.work may name a module once)."""
+    gobuild = _setup_module()._gobuild
+    installed = tmp_path / "site" / "godlpack" / "_gosrc"
+    installed.mkdir(parents=True)
+    (installed / "go.mod").write_text("module github.com/godlpack/godlpack\n\ngo 1.26\n")
+    imports, roots, dirs = gobuild.resolve_packages([os.path.join(ROOT, "examples", "imgkit")], str(installed))
+    assert imports == ["github.com/godlpack/godlpack/examples/imgkit"]
+    assert roots == [ROOT]
+    with pytest.raises(SystemExit, match="inside godlpack's own Go module"):  # a kit's plugin cannot be
+        gobuild.write_main(str(tmp_path / "w"), "imgkit", [os.path.join(ROOT, "examples", "imgkit")],
+                           str(installed), plugin=True)

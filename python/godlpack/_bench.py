@@ -1,4 +1,5 @@
-"""``python -m godlpack bench [--quick] [exchange] [copy] [reduce] [convert] [gofunc] [oneapi] [startup] [pydata]``:
+"""``python -m godlpack bench [--quick] [exchange] [copy] [reduce] [convert] [gofunc] [oneapi] [startup] [pydata]
+[kits]``:
 godlpack against numpy and torch (all groups of rows unless some are named).
 
 Every row times godlpack and a reference in the SAME run, interleaved: each
@@ -65,6 +66,9 @@ Rows:
      vs the same function on the contiguous copy <= 1.5x; on a transposed
      view (each row gathered) and numpy's nine-slice box on the contiguous
      image as info rows.
+ 14  Go kits (group "kits", godlpack/_bench_kits.py): `import KIT` of a
+     prebuilt kit over `import godlpack` <= 150 ms; an editable kit's
+     edit -> call <= 5 s.
 """
 
 from __future__ import annotations
@@ -551,12 +555,12 @@ def _identity(v: Any) -> Any:
 
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv or os.environ.get("BENCH_QUICK") not in (None, "", "0")
-    groups = {"exchange", "copy", "reduce", "convert", "startup", "gofunc", "oneapi", "pydata"}
+    groups = {"exchange", "copy", "reduce", "convert", "startup", "gofunc", "oneapi", "pydata", "kits"}
     only = {a for a in argv if a in groups} or groups
     unknown = [a for a in argv if a != "--quick" and a not in groups]
     if unknown:
         print("usage: python -m godlpack bench [--quick] "
-              "[exchange] [copy] [reduce] [convert] [gofunc] [oneapi] [startup] [pydata]",
+              "[exchange] [copy] [reduce] [convert] [gofunc] [oneapi] [startup] [pydata] [kits]",
               file=sys.stderr)
         return 2
     import numpy as np
@@ -586,5 +590,9 @@ def main(argv: list[str]) -> int:
         b.startup()
     if "gofunc" in only:
         b.gofuncs(np, torch)
+    if "kits" in only:
+        from . import _bench_kits
+
+        _bench_kits.kits(b)
     b.print()
     return 0

@@ -97,7 +97,9 @@ def resolve_packages(pkgs: Sequence[str], gosrc: str) -> tuple[list[str], list[s
             root, mp = _module_root(p)
             rel = os.path.relpath(os.path.abspath(p), root).replace(os.sep, "/")
             ip = mp if rel == "." else f"{mp}/{rel}"
-            if root not in roots:
+            if mp == GODLPACK_MODULE:  # a package inside a godlpack checkout: that checkout is godlpack's sources
+                roots[0] = root        # (one copy of a module in a workspace)
+            elif root not in roots:
                 roots.append(root)
             dirs[ip] = os.path.abspath(p)
         else:
@@ -174,6 +176,10 @@ def write_main(workdir: str, fullname: str, pkgs: Sequence[str], gosrc: str | No
     if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", fullname):
         raise SystemExit(f"error: {fullname!r} is not a Python module name")
     imports, roots, dirs = resolve_packages(pkgs, gosrc)
+    if plugin and roots[0] != os.path.abspath(gosrc):
+        raise SystemExit(f"error: the kit {fullname}'s Go packages are inside godlpack's own Go module ({roots[0]}); a "
+                         "kit's plugin is built against the installed godlpack: give its packages a go.mod of their "
+                         "own (python -m godlpack init-kit DIR writes one)")
     os.makedirs(workdir, exist_ok=True)
     sources: list[str] = []
     for ip in imports:
@@ -233,7 +239,11 @@ func main() {{}}
     files = {
         "main.go": main,
         "go.mod": f"module godlpack{'kit' if plugin else 'ext'}/{short}\n\ngo {ver}\n",
-        "go.work": f"go {ver}\n\nuse (\n\t.\n" + "".join(f"\t{_go_string(r)}\n" for r in roots) + ")\n",
+        # the replace: a kit that requires a third-party module makes Go read every required
+        # module's go.mod, godlpack's v0.0.0 too, which no proxy has (an installed kit's go.mod
+        # has no replace of its own)
+        "go.work": f"go {ver}\n\nuse (\n\t.\n" + "".join(f"\t{_go_string(r)}\n" for r in roots) + ")\n\n"
+                   f"replace {GODLPACK_MODULE} v0.0.0 => {_go_string(roots[0])}\n",
         MODULE_MAP: _MODULE_MAP_TEXT,
     }
     for name, text in files.items():
@@ -420,6 +430,10 @@ def build_module(
     if p.returncode != 0 and re.search(r"\.go:\d+(:\d+)?: ", said):
         raise SystemExit(f"error: building {what or fullname} failed: the Go compiler's messages are above; fix the "
                          "code they point at and build again.")
+    if p.returncode != 0 and re.search(r"(?m)^go: ", said):
+        raise SystemExit(f"error: building {what or fullname} failed: the go command's message above names the "
+                         f"module set-up it refused (the generated go.work is {os.path.join(workdir, 'go.work')}); "
+                         "fix that, then build again.")
     if p.returncode != 0:
         raise SystemExit(
             f"error: building {what or fullname} with `go build` failed (exit status {p.returncode}); the Go "
