@@ -32,7 +32,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing costs milliseconds at every `import godlpack`, which imports this module
+if TYPE_CHECKING:
+    from typing import Any
 
 MARKERS = "godlpack_kits"
 
@@ -123,8 +126,6 @@ def _short(build_id: str) -> str:
 def mismatch(module: str, fp: dict[str, Any], host: dict[str, Any] | None, native_file: str) -> str | None:
     """Why the plugin with fingerprint fp cannot load into the module
     described by host, naming both sides and the way out; None if it can."""
-    import importlib.metadata as md
-
     if host is None:
         return (f"godlpack's module ({native_file}) has no build record (_native.buildinfo.json) that matches it, "
                 f"so {module}'s Go plugin cannot be checked against it; reinstall godlpack from its wheel")
@@ -132,6 +133,8 @@ def mismatch(module: str, fp: dict[str, Any], host: dict[str, Any] | None, nativ
     theirs = (host.get("go"), host.get("build_id"))
     if mine == theirs:
         return None
+    import importlib.metadata as md
+
     try:
         pinned = md.version(module)
     except md.PackageNotFoundError:
