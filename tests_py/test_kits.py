@@ -195,8 +195,6 @@ def test_two_kits_with_different_versions_of_one_go_module_the_second_is_refused
     tmp, sites, env = kits
     site = tmp_path / "site-kitb-other"
     shutil.copytree(sites["kitb"], site)
-    for name, s in (("kita", sites["kita"]), ("kitb", site)):
-        pass
     marker = site / "godlpack_kits" / "kitb.json"
     spec = json.loads(marker.read_text())
     spec["plugin"]["fingerprint"]["modules"]["example.com/shared"] = "v1.2.0 h1:other"
@@ -520,7 +518,7 @@ def test_kit_wheels_install_offline_and_run_where_there_is_no_compiler(kit_wheel
     """pip install --no-index --find-links of two kit wheels (one with a
     third-party Go module) into a fresh venv; run where PATH has no go, cc,
     gcc or zig, in both import orders and in spawn children."""
-    tmp, out = kit_wheels
+    _, out = kit_wheels
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     py = venv / "bin" / "python"

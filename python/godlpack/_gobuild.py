@@ -263,7 +263,8 @@ func main() {{}}
 # it; Go's are exported, for the kits' Go plugins to bind to
 # (pyext/kithost.go). Its name carries its content: Go's build cache knows
 # the link by its flags, not by the files they name.
-_MODULE_MAP_TEXT = "/* Linker version script: the C skin's symbols stay local. */\n{\n  global: *;\n  local: gd_*;\n};\n"
+_MODULE_MAP_TEXT = ("/* Linker version script: the C skin's symbols stay local. */\n"
+                    "{\n  global: *;\n  local: gd_*;\n};\n")
 MODULE_MAP = "module." + __import__("hashlib").sha256(_MODULE_MAP_TEXT.encode()).hexdigest()[:8] + ".map"
 
 

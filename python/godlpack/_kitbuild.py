@@ -60,10 +60,11 @@ def go_kit(module: str, go_packages: Sequence[str] | str = (".",)) -> dict[str, 
         from setuptools.command.bdist_wheel import bdist_wheel
     except ImportError:  # setuptools < 70.1
         try:
-            from wheel.bdist_wheel import bdist_wheel  # type: ignore[no-redef]
+            from wheel.bdist_wheel import bdist_wheel  # type: ignore[no-redef,import-untyped,unused-ignore]
         except ImportError:
             raise SystemExit("error: go_kit() needs setuptools 70.1 or newer where the kit is built (its "
-                             "pyproject.toml: requires = [\"setuptools>=70.1\", ...]); pip install -U setuptools") from None
+                             "pyproject.toml: requires = [\"setuptools>=70.1\", ...]); pip install -U "
+                             "setuptools") from None
 
     pkgs = [go_packages] if isinstance(go_packages, str) else list(go_packages)
     if not re.fullmatch(r"[A-Za-z_]\w*", module):
