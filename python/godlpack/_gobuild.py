@@ -444,7 +444,7 @@ def build_module(
     header = os.path.splitext(os.path.abspath(out))[0] + ".h"  # c-shared also writes a C header
     if os.path.exists(header):
         os.remove(header)
-    write_buildinfo(out, go, env, debug)
+    write_buildinfo(out, go, env, debug, gosrc)
 
 
 # What of a module's build a kit's Go plugin must repeat to load into it
@@ -459,7 +459,8 @@ def buildinfo_path(so: str) -> str:
     return os.path.join(d, name.split(".", 1)[0] + ".buildinfo.json")
 
 
-def write_buildinfo(out: str, go: str, env: Mapping[str, str], debug: bool) -> dict[str, object]:
+def write_buildinfo(out: str, go: str, env: Mapping[str, str], debug: bool,
+                    gosrc: str | None = None) -> dict[str, object]:
     """Records how the module out was built, beside it (buildinfo_path): the
     Go version and build id, tags, flags and C compiler. A kit's plugin is
     built from this record (build_plugin), and its fingerprint names the
@@ -491,6 +492,8 @@ def write_buildinfo(out: str, go: str, env: Mapping[str, str], debug: bool) -> d
         "build_id": _elf.go_build_id(out) or "",
         "godlpack": _godlpack_version(),
     }
+    if debug and gosrc:  # untrimmed: the source paths are part of what a plugin must match
+        info["gosrc"] = os.path.abspath(gosrc)
     with open(buildinfo_path(out), "w", encoding="utf-8") as f:
         json.dump(info, f, indent=1, sort_keys=True)
         f.write("\n")
@@ -564,7 +567,8 @@ def build_plugin(module: str, pkgs: Sequence[str], out: str, workdir: str, info:
     problem = build_problem(env)
     if problem is not None:
         raise SystemExit(problem)
-    gosrc = gosrc or go_source_root()
+    recorded = str(info.get("gosrc") or "")
+    gosrc = gosrc or (recorded if recorded and _module_path(recorded) == GODLPACK_MODULE else go_source_root())
     write_main(workdir, module, pkgs, gosrc, homes={p: module for p in pkgs}, plugin=True)
     go = shutil.which(env.get("GO", "go")) or "go"
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)

@@ -129,6 +129,10 @@ def mismatch(module: str, fp: dict[str, Any], host: dict[str, Any] | None, nativ
     if host is None:
         return (f"godlpack's module ({native_file}) has no build record (_native.buildinfo.json) that matches it, "
                 f"so {module}'s Go plugin cannot be checked against it; reinstall godlpack from its wheel")
+    if "cgocheck2" in str(dict(host.get("env") or {}).get("GOEXPERIMENT", "")):
+        return ("godlpack's module was built with GOEXPERIMENT=cgocheck2, whose pointer checker ends the process "
+                "when Go's plugin loader opens a plugin; with Go 1.26+ on PATH, godlpack composes the kit from its "
+                "sources instead")
     mine = (fp.get("go"), fp.get("build_id"))
     theirs = (host.get("go"), host.get("build_id"))
     if mine == theirs:
