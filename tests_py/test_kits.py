@@ -57,19 +57,27 @@ def _make_kit(tmp, name, body="s += r.At(i)"):
     return d
 
 
-def _install(kit, target):
-    """pip install of the kit into its own target folder (a folder on
-    sys.path, as site-packages is)."""
+def _pip(verb, kit, *args):
+    """pip VERB of a kit (install or wheel), as its users would: in the
+    installed-wheel run with build isolation, godlpack (and the compiler its
+    module was built with, godlpack.kit_backend) installed where pip builds,
+    from the wheel; else with this checkout's godlpack."""
     wheels = os.environ.get("GODLPACK_WHEEL_DIR")
-    cmd = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target)]
+    cmd = [sys.executable, "-m", "pip", verb, "-q", "--no-deps", *args]
     env = dict(os.environ, PYTHONPATH=_pythonpath())
-    if wheels:  # build isolation on: pip installs setuptools and godlpack (from the wheel) where it builds
+    if wheels:
         cmd += ["--find-links", wheels]
         env.pop("PYTHONPATH")
     else:
         cmd += ["--no-build-isolation"]
-    p = subprocess.run(cmd + [str(kit)], env=env, capture_output=True, text=True, timeout=600)
+    p = subprocess.run(cmd + [str(kit)], env=env, capture_output=True, text=True, timeout=900)
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def _install(kit, target):
+    """pip install of the kit into its own target folder (a folder on
+    sys.path, as site-packages is)."""
+    _pip("install", kit, "--target", str(target))
     assert (target / "godlpack_kits" / f"{kit.name}.json").exists()
 
 
@@ -195,18 +203,17 @@ def test_two_kits_with_different_versions_of_one_go_module_the_second_is_refused
     import json
 
     tmp, sites, env = kits
-    site = tmp_path / "site-kitb-other"
-    shutil.copytree(sites["kitb"], site)
-    marker = site / "godlpack_kits" / "kitb.json"
-    spec = json.loads(marker.read_text())
-    spec["plugin"]["fingerprint"]["modules"]["example.com/shared"] = "v1.2.0 h1:other"
-    marker.write_text(json.dumps(spec))
-    site_a = tmp_path / "site-kita-other"
-    shutil.copytree(sites["kita"], site_a)
-    marker = site_a / "godlpack_kits" / "kita.json"
-    spec = json.loads(marker.read_text())
-    spec["plugin"]["fingerprint"]["modules"]["example.com/shared"] = "v1.1.0 h1:one"
-    marker.write_text(json.dumps(spec))
+
+    def needing(name, version):  # the installed kit, its plugin recorded as containing example.com/shared
+        site = tmp_path / f"site-{name}-other"
+        shutil.copytree(sites[name], site)
+        marker = site / "godlpack_kits" / f"{name}.json"
+        spec = json.loads(marker.read_text())
+        spec["plugin"]["fingerprint"]["modules"]["example.com/shared"] = version
+        marker.write_text(json.dumps(spec))
+        return site
+
+    site_a, site = needing("kita", "v1.1.0 h1:one"), needing("kitb", "v1.2.0 h1:other")
     code = ("import kita, numpy as np\n"
             "try:\n"
             "    import kitb\n"
@@ -447,17 +454,8 @@ GONUM = "gonum.org/v1/gonum@v0.17.0"
 
 
 def _pip_wheel(kit, out):
-    """`pip wheel` of a kit: the documented way to build its wheel."""
-    wheels = os.environ.get("GODLPACK_WHEEL_DIR")
-    cmd = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out)]
-    env = dict(os.environ, PYTHONPATH=_pythonpath())
-    if wheels:  # build isolation: godlpack from its wheel, and the compiler it was built with
-        cmd += ["--find-links", wheels]
-        env.pop("PYTHONPATH")
-    else:
-        cmd += ["--no-build-isolation"]
-    p = subprocess.run(cmd + [str(kit)], env=env, capture_output=True, text=True, timeout=900)
-    assert p.returncode == 0, p.stdout + p.stderr
+    """`pip wheel` of a kit: this machine's wheel, as docs/go.md says."""
+    _pip("wheel", kit, "-w", str(out))
 
 
 @pytest.fixture(scope="module")

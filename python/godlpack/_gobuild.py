@@ -423,24 +423,7 @@ def build_module(
     go = shutil.which(os.environ.get("GO", "go")) or "go"
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     cmd, env = go_build_command(go, os.path.abspath(out), workdir, debug=debug)
-    shown = [f"{k}={shlex.quote(env[k])}" for k in ("GOEXPERIMENT", "CGO_CFLAGS", "CC", "GOWORK") if env.get(k)]
-    print(f"(cd {shlex.quote(workdir)} && " + " ".join(shown + [shlex.join(cmd)]) + ")", flush=True)
-    p = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True)
-    said = user_paths(p.stdout + p.stderr, workdir)
-    print(said, end="", file=sys.stderr, flush=True)
-    if p.returncode != 0 and re.search(r"\.go:\d+(:\d+)?: ", said):
-        raise SystemExit(f"error: building {what or fullname} failed: the Go compiler's messages are above; fix the "
-                         "code they point at and build again.")
-    if p.returncode != 0 and re.search(r"(?m)^go: ", said):
-        raise SystemExit(f"error: building {what or fullname} failed: the go command's message above names the "
-                         f"module set-up it refused (the generated go.work is {os.path.join(workdir, 'go.work')}); "
-                         "fix that, then build again.")
-    if p.returncode != 0:
-        raise SystemExit(
-            f"error: building {what or fullname} with `go build` failed (exit status {p.returncode}); the Go "
-            "toolchain's messages are above. Check that Go 1.26+ and a C compiler work "
-            "(`go version`, `go env CC`), then run the build again."
-        )
+    _run_build(cmd, env, workdir, what or fullname, "Go 1.26+ and a C compiler work (`go version`, `go env CC`)")
     header = os.path.splitext(os.path.abspath(out))[0] + ".h"  # c-shared also writes a C header
     if os.path.exists(header):
         os.remove(header)
@@ -574,23 +557,34 @@ def build_plugin(module: str, pkgs: Sequence[str], out: str, workdir: str, info:
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     cmd, env = go_build_command(go, os.path.abspath(out), workdir, debug=bool(info.get("debug")), environ=env,
                                 plugin=module)
-    shown = [f"{k}={shlex.quote(env[k])}" for k in ("GOTOOLCHAIN", "GOARCH", "GOEXPERIMENT", "CGO_CFLAGS", "CC",
-                                                     "GOWORK") if env.get(k)]
     print(f"building the Go plugin of the kit {module} from {', '.join(pkgs)} for godlpack "
           f"{info.get('godlpack')} ({info.get('go')}, {info.get('goarch')})", flush=True)
+    _run_build(cmd, env, workdir, f"the Go plugin of the kit {module}",
+               f"{info.get('go')} (GOTOOLCHAIN fetches it) and the C compiler {env.get('CC') or 'gcc'} work")
+
+
+def _run_build(cmd: list[str], env: Mapping[str, str], workdir: str, what: str, check: str) -> None:
+    """Echoes and runs a `go build` in workdir; its messages go to stderr
+    with the user's paths, and a failure ends in one line (SystemExit) that
+    says whose fault it reads as: the Go code's, the module set-up's, or the
+    toolchain's (check: what to check then)."""
+    shown = [f"{k}={shlex.quote(env[k])}" for k in ("GOTOOLCHAIN", "GOARCH", "GOEXPERIMENT", "CGO_CFLAGS", "CC",
+                                                     "GOWORK") if env.get(k)]
     print(f"(cd {shlex.quote(workdir)} && " + " ".join(shown + [shlex.join(cmd)]) + ")", flush=True)
     p = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True)
     said = user_paths(p.stdout + p.stderr, workdir)
     print(said, end="", file=sys.stderr, flush=True)
-    if p.returncode != 0 and re.search(r"\.go:\d+(:\d+)?: ", said):
-        raise SystemExit(f"error: building the kit {module} failed: the Go compiler's messages are above; fix the "
-                         "code they point at and build again.")
-    if p.returncode != 0:
-        raise SystemExit(
-            f"error: building the Go plugin of the kit {module} with `go build` failed (exit status "
-            f"{p.returncode}); the Go toolchain's messages are above. Check that {info.get('go')} (GOTOOLCHAIN "
-            f"fetches it) and the C compiler {env.get('CC') or 'gcc'} work, then build again."
-        )
+    if p.returncode == 0:
+        return
+    if re.search(r"\.go:\d+(:\d+)?: ", said):
+        raise SystemExit(f"error: building {what} failed: the Go compiler's messages are above; fix the code they "
+                         "point at and build again.")
+    if re.search(r"(?m)^go: ", said):
+        raise SystemExit(f"error: building {what} failed: the go command's message above names the module set-up it "
+                         f"refused (the generated go.work is {os.path.join(workdir, 'go.work')}); fix that, then "
+                         "build again.")
+    raise SystemExit(f"error: building {what} with `go build` failed (exit status {p.returncode}); the Go "
+                     f"toolchain's messages are above. Check that {check}, then run the build again.")
 
 
 def user_paths(text: str, workdir: str) -> str:
