@@ -263,6 +263,9 @@ sdist: $(TOOLS)/.created
 # Each venv runs the suite twice: over the installed wheel, which has no test
 # probes (GODLPACK_TEST_PROBES=0 declares that), then the tests marked probes
 # over the checkout's module from make build (abi3: the same .so for 3.11-3.13).
+# The kit tests (marker plugins: kit wheels built with build isolation, each
+# installing godlpack's zig) run in the first version's venv only: a kit's
+# wheel is py3-none, its plugin the same for every Python.
 test-wheel: wheel $(VENV)/.interop $(SO)
 	@for v in $(WHEEL_TEST_VERSIONS); do \
 	  py=$(call find_python,$$v); \
@@ -271,16 +274,16 @@ test-wheel: wheel $(VENV)/.interop $(SO)
 	  if [ "$$v" = "$$($(PY) -c 'import sys; print("%d.%d" % sys.version_info[:2])')" ]; then \
 	    $(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' \
 	      > $$env/lib/python$$v/site-packages/godlpack-test-borrowed-libs.pth; \
-	    $$env/bin/python -m pip install --no-deps $(WHEEL) "setuptools>=77" || exit 1; libs=""; \
+	    $$env/bin/python -m pip install --no-deps $(WHEEL) "setuptools>=77" || exit 1; libs=""; sel=""; \
 	  else \
 	    $$env/bin/python -m pip install $(WHEEL) pytest numpy ml_dtypes "setuptools>=77" || exit 1; \
-	    libs="numpy,ml_dtypes"; \
+	    libs="numpy,ml_dtypes"; sel="not plugins"; \
 	  fi; \
 	  echo "test-wheel: python$$v, $$env, godlpack from $(WHEEL)"; \
 	  (cd tests_py && GODLPACK_EXPECT_INSTALLED=1 GODLPACK_TEST_LIBS=$$libs GODLPACK_WHEEL_DIR=$(CURDIR)/dist \
 	    GODLPACK_TEST_PROBES=0 \
 	    OCL_ICD_FILENAMES=$(CURDIR)/$(VENV)/lib/libintelocl.so LD_LIBRARY_PATH=$(CURDIR)/$(VENV)/lib \
-	    ../$$env/bin/python -m pytest -q -p no:cacheprovider -rs . ) || exit 1; \
+	    ../$$env/bin/python -m pytest -q -p no:cacheprovider -rs $${sel:+-m "$$sel"} . ) || exit 1; \
 	  echo "test-wheel: python$$v, the tests marked probes over the checkout's module (make build)"; \
 	  (cd tests_py && PYTHONPATH=$(CURDIR)/python GODLPACK_TEST_LIBS=$$libs \
 	    OCL_ICD_FILENAMES=$(CURDIR)/$(VENV)/lib/libintelocl.so LD_LIBRARY_PATH=$(CURDIR)/$(VENV)/lib \
