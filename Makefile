@@ -1,19 +1,23 @@
 # godlpack: build, demo and test.
 #
-#   make demo    fresh machine -> .venv, Go modules, numpy + torch, the package, then
-#                `python -m godlpack demo` (zero-copy round trips as a table)
-#   make test    the same set-up + pytest, then `go test ./...`, `pytest tests_py`,
-#                and (CI=true) ruff, mypy/pyright/stubtest (typecheck), go test -race,
-#                the Go and Python suites again under GOEXPERIMENT=cgocheck2, fuzzing,
-#                then the sdist, the wheel and the suite against the installed wheel
-#   make matrix  the interop matrix alone (`python -m godlpack matrix`; demo and test
-#                also install the pinned dpnp/dpctl, jax, array-api-strict stack)
-#   make build   (re)build python/godlpack/_native.abi3.so in place
-#   make wheel   the manylinux2014 cp311-abi3 wheel into dist/, checked (auditwheel,
-#                abi3audit, twine); `make sdist`, `make test-wheel`, `make typecheck`
-#   make wheels  that wheel and the manylinux2014 aarch64 one (cross-built with zig);
-#                `make test-wheel-aarch64` runs the latter under qemu-user (CI does)
-#   make clean   remove build outputs (keeps .venv; `make distclean` removes it too)
+#   make demo       fresh machine -> .venv, Go modules, numpy + torch, the package, then
+#                   `python -m godlpack demo` (zero-copy round trips as a table)
+#   make test       the same set-up, then `go test ./...`, `go vet`, `pytest -n 2 tests_py`
+#                   but the slow tests, and the abi3 smoke test. Under CI=true also: the
+#                   slow tests once (test-slow), the variants over the tests each can change
+#                   (test-py-nofast, test-cgocheck2, test-wheel, test-wheel-aarch64), ruff,
+#                   mypy/pyright/stubtest (typecheck), go test -race, fuzzing, the sdist and a
+#                   quick bench; it prints the seconds of every step at the end
+#   make test-slow  the tests marked slow or stress (fresh interpreters, kit builds, long
+#                   loops) and the exhaustive float8 conversion check
+#   make matrix     the interop matrix alone (`python -m godlpack matrix`; demo and test
+#                   also install the pinned dpnp/dpctl, jax, array-api-strict stack)
+#   make build      (re)build python/godlpack/_native.abi3.so in place
+#   make wheel      the manylinux2014 cp311-abi3 wheel into dist/, checked (auditwheel,
+#                   abi3audit, twine); `make sdist`, `make test-wheel`, `make typecheck`
+#   make wheels     that wheel and the manylinux2014 aarch64 one (cross-built with zig);
+#                   `make test-wheel-aarch64` runs the latter under qemu-user (CI does)
+#   make clean      remove build outputs (keeps .venv; `make distclean` removes it too)
 #
 # Idempotent: each set-up step leaves a stamp in .venv/ and is redone only when its
 # inputs change. pip uses its normal cache (~/.cache/pip).
@@ -29,7 +33,7 @@ export CGO_ENABLED := 1
 
 GO_SOURCES := go.mod $(wildcard go.sum) $(shell find core backends pyext gofunc internal/builtins internal/probes -type f \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) 2>/dev/null) python/godlpack/_gobuild.py
 
-.PHONY: all demo test test-go test-go-race test-py test-py-nofast abi3-smoke test-cgocheck2 vet build wheel clean distclean setup bench
+.PHONY: all demo test test-slow test-go test-go-race test-py test-py-nofast abi3-smoke test-cgocheck2 vet build wheel clean distclean setup bench
 .DEFAULT_GOAL := build
 
 all: build
@@ -43,7 +47,7 @@ $(VENV)/.created:
 
 $(VENV)/.deps: $(VENV)/.created pyproject.toml
 	$(PIP) install --upgrade pip setuptools wheel
-	$(PIP) install pytest numpy torch
+	$(PIP) install pytest pytest-xdist numpy torch
 	@touch $@
 
 $(VENV)/.gomod: go.mod $(wildcard go.sum)
@@ -73,16 +77,45 @@ demo: setup
 	$(PY) -m godlpack demo
 	$(PY) -m godlpack matrix
 
-test: setup test-go vet test-py abi3-smoke
-	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory test-py-nofast typecheck test-go-race test-cgocheck2 fuzz-smoke sdist test-wheel test-wheel-aarch64; fi
-	@if [ "$${CI:-}" = "true" ]; then $(MAKE) --no-print-directory bench BENCH_QUICK=1; fi
+# Every step is a target of its own; tools/steps.sh makes them in turn and prints
+# the seconds each took, also when one fails. The variants run the tests they can
+# change: no slow test twice (test-slow runs those once), no kit test where it
+# cannot run (cgocheck2) or where it would repeat the 3.11 wheel pass.
+TEST_STEPS := setup test-go vet test-py abi3-smoke
+CI_STEPS := test-slow test-py-nofast test-cgocheck2 typecheck test-go-race fuzz-smoke sdist \
+  test-wheel test-wheel-aarch64 bench-quick
+test:
+	@MAKE="$(MAKE)" bash tools/steps.sh $(TEST_STEPS) $(if $(filter true,$(CI)),$(CI_STEPS))
 
-# Under CI=true the float8 test converts every one of the 2^32 float32 bit
-# patterns (tests_go/float8_bits_test.go; a few minutes), else a covering set.
+# pytest's selection for a pass without the slow tests, and its two workers
+# (pytest-xdist; PYTEST_WORKERS=0 runs in one process)
+PYTEST_WORKERS ?= 2
+PYTEST := -m pytest -q -p no:cacheprovider $(if $(filter-out 0,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS))
+FAST_SEL := not slow and not stress
+# files of the checkout's own text (docs, tables, packaging, the conftest): no
+# variant of the extension changes what they check
+VARIANT_IGNORE := $(addprefix --ignore=tests_py/,test_docs_rules.py test_exception_table.py test_ci_skips.py \
+  test_packaging.py)
+
 test-go: $(VENV)/.gomod
-	GODLPACK_EXHAUSTIVE=$(if $(filter true,$(CI)),1,0) $(GO) test -timeout 30m ./...
+	$(GO) test -timeout 30m ./...
 
-# The Go suites under the race detector (CI only: about 30 s on 2 cores).
+# The slow and stress tests at their default sizes (`make stress` enlarges them),
+# one test file per worker (the kit tests share the wheels they build), and
+# tests_go/float8_bits_test.go over every one of the 2^32 float32 bit patterns
+# (GODLPACK_EXHAUSTIVE=1; elsewhere low-bit tails that reach every rounding case).
+# Under CI=true the kit tests (marker plugins) are left to test-wheel's 3.11 pass,
+# which builds their wheels against the installed godlpack wheel.
+.PHONY: test-slow bench-quick
+SLOW_SEL := (slow or stress)$(if $(filter true,$(CI)), and not plugins)
+test-slow: setup $(VENV)/.interop
+	$(PY) $(PYTEST) --dist loadfile -m "$(SLOW_SEL)" tests_py
+	GODLPACK_EXHAUSTIVE=1 $(GO) test -timeout 30m -count=1 -run '^TestFloat8FromEveryFloat32BitPattern$$' ./tests_go
+
+bench-quick:
+	@$(MAKE) --no-print-directory bench BENCH_QUICK=1
+
+# The Go suites under the race detector (CI).
 test-go-race: $(VENV)/.gomod
 	$(GO) test -race ./...
 
@@ -92,12 +125,13 @@ vet: $(VENV)/.gomod $(VENV)/.created
 	CGO_CFLAGS="-I$(PYINC) -O2" $(GO) vet -tags pyext,godlpack_probes ./pyext
 
 test-py: setup
-	$(PY) -m pytest -q tests_py
+	$(PY) $(PYTEST) -m "$(FAST_SEL)" tests_py
 
-# The whole suite with every case core/fastpath.c answers sent through Go
-# instead (GODLPACK_NOFAST=1, read by pyext/gocall.h at import); CI runs it.
+# The suite (but the slow tests and the files of VARIANT_IGNORE) with every
+# case core/fastpath.c answers sent through Go instead (GODLPACK_NOFAST=1, read
+# by pyext/gocall.h at import); CI runs it.
 test-py-nofast: setup
-	GODLPACK_NOFAST=1 $(PY) -m pytest -q tests_py
+	GODLPACK_NOFAST=1 $(PY) $(PYTEST) -m "$(FAST_SEL)" $(VARIANT_IGNORE) tests_py
 
 # The one abi3 .so, loaded by every CPython 3.11+ we can find (pyenv or PATH).
 # Standard library only, so the other interpreters need no packages. Under
@@ -144,7 +178,8 @@ test-cgocheck2: setup
 	ln -s $(CURDIR) $(CGOCHECK_DIR)/godlpack/_gosrc  # godlpack's Go sources, as a wheel's _gosrc (kits build with them)
 	GOEXPERIMENT=cgocheck2 GODLPACK_PROBES=1 CGO_CFLAGS="-O2 -g" GO=$(GO) $(PY) setup.py -q build_ext --debug --build-lib $(CGOCHECK_DIR)
 	PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) $(PY) -c 'import godlpack, sys; assert godlpack.__file__.startswith("$(CURDIR)/$(CGOCHECK_DIR)"), godlpack.__file__'
-	PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) GODEBUG=cgocheck=1 $(PY) -m pytest -q -p no:cacheprovider -m "not plugins" tests_py
+	PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) GODEBUG=cgocheck=1 $(PY) $(PYTEST) \
+	  -m "$(FAST_SEL) and not plugins" $(VARIANT_IGNORE) tests_py
 
 # ---- bench (h8) -----------------------------------------------------------
 # godlpack vs numpy/torch in the same run: ratios (medians of interleaved
@@ -260,12 +295,14 @@ sdist: $(TOOLS)/.created
 	  $(TOOLS_PY) -m pip wheel --no-build-isolation --no-deps -w build/sdist-check dist/godlpack-$(VERSION).tar.gz
 	@echo "sdist: dist/godlpack-$(VERSION).tar.gz (builds offline: build/sdist-check)"
 
-# Each venv runs the suite twice: over the installed wheel, which has no test
-# probes (GODLPACK_TEST_PROBES=0 declares that), then the tests marked probes
-# over the checkout's module from make build (abi3: the same .so for 3.11-3.13).
-# The kit tests (marker plugins: kit wheels built with build isolation, each
-# installing godlpack's zig) run in the first version's venv only: a kit's
-# wheel is py3-none, its plugin the same for every Python.
+# Each venv runs the suite but the slow tests (test-slow runs those once, over the
+# checkout) against the installed wheel, which has no test probes
+# (GODLPACK_TEST_PROBES=0 declares that); then, but in the venv of .venv's
+# version (whose test-py did it), the tests marked probes over the checkout's
+# module from make build (abi3: the same .so for 3.11-3.13). The kit tests
+# (marker plugins: kit wheels built by build-kit against the installed wheel)
+# run in the first version's venv only: a kit's wheel is py3-none, its plugin
+# the same for every Python.
 test-wheel: wheel $(VENV)/.interop $(SO)
 	@for v in $(WHEEL_TEST_VERSIONS); do \
 	  py=$(call find_python,$$v); \
@@ -274,20 +311,22 @@ test-wheel: wheel $(VENV)/.interop $(SO)
 	  if [ "$$v" = "$$($(PY) -c 'import sys; print("%d.%d" % sys.version_info[:2])')" ]; then \
 	    $(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' \
 	      > $$env/lib/python$$v/site-packages/godlpack-test-borrowed-libs.pth; \
-	    $$env/bin/python -m pip install --no-deps $(WHEEL) "setuptools>=77" || exit 1; libs=""; sel=""; \
+	    $$env/bin/python -m pip install --no-deps $(WHEEL) "setuptools>=77" || exit 1; libs=""; \
+	    sel="($(FAST_SEL)) or plugins"; probes=""; \
 	  else \
-	    $$env/bin/python -m pip install $(WHEEL) pytest numpy ml_dtypes "setuptools>=77" || exit 1; \
-	    libs="numpy,ml_dtypes"; sel="not plugins"; \
+	    $$env/bin/python -m pip install $(WHEEL) pytest pytest-xdist numpy ml_dtypes "setuptools>=77" || exit 1; \
+	    libs="numpy,ml_dtypes"; sel="$(FAST_SEL) and not plugins"; probes=1; \
 	  fi; \
 	  echo "test-wheel: python$$v, $$env, godlpack from $(WHEEL)"; \
 	  (cd tests_py && GODLPACK_EXPECT_INSTALLED=1 GODLPACK_TEST_LIBS=$$libs GODLPACK_WHEEL_DIR=$(CURDIR)/dist \
 	    GODLPACK_TEST_PROBES=0 \
 	    OCL_ICD_FILENAMES=$(CURDIR)/$(VENV)/lib/libintelocl.so LD_LIBRARY_PATH=$(CURDIR)/$(VENV)/lib \
-	    ../$$env/bin/python -m pytest -q -p no:cacheprovider -rs $${sel:+-m "$$sel"} . ) || exit 1; \
+	    ../$$env/bin/python $(PYTEST) --dist loadfile -rs -m "$$sel" . ) || exit 1; \
+	  [ -n "$$probes" ] || continue; \
 	  echo "test-wheel: python$$v, the tests marked probes over the checkout's module (make build)"; \
 	  (cd tests_py && PYTHONPATH=$(CURDIR)/python GODLPACK_TEST_LIBS=$$libs \
 	    OCL_ICD_FILENAMES=$(CURDIR)/$(VENV)/lib/libintelocl.so LD_LIBRARY_PATH=$(CURDIR)/$(VENV)/lib \
-	    ../$$env/bin/python -m pytest -q -p no:cacheprovider -rs -m probes . ) || exit 1; \
+	    ../$$env/bin/python $(PYTEST) -rs -m "probes and $(FAST_SEL)" . ) || exit 1; \
 	done
 
 clean:
@@ -304,7 +343,7 @@ distclean: clean
 # LD_LIBRARY_PATH lets libOpenCL.so.1 (no RUNPATH) find its Intel math libraries. Both are
 # exported to every recipe of demo, test-py and test-cgocheck2 (and their prerequisites).
 INTEROP_REQ := requirements-interop.txt
-INTEROP_ENV_TARGETS := demo test-py test-cgocheck2 matrix bench
+INTEROP_ENV_TARGETS := demo test-py test-py-nofast test-slow test-cgocheck2 matrix bench
 
 $(VENV)/.interop: $(VENV)/.deps $(INTEROP_REQ)
 	$(PIP) install -r $(INTEROP_REQ)
@@ -312,7 +351,7 @@ $(VENV)/.interop: $(VENV)/.deps $(INTEROP_REQ)
 
 $(INTEROP_ENV_TARGETS): export OCL_ICD_FILENAMES = $(CURDIR)/$(VENV)/lib/libintelocl.so
 $(INTEROP_ENV_TARGETS): export LD_LIBRARY_PATH := $(CURDIR)/$(VENV)/lib$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))
-demo test-py test-cgocheck2: $(VENV)/.interop
+demo test-py test-py-nofast test-slow test-cgocheck2: $(VENV)/.interop
 
 .PHONY: interop matrix
 interop: $(VENV)/.interop
