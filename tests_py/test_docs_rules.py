@@ -98,3 +98,10 @@ def test_architecture_row_names_files_and_symbols_that_exist(rule, cell):
         # The file that decides a protocol rule says so where it does.
         assert any(re.search(rf"\b{rule}\b", t) for t in texts.values()), \
             f"row {rule}: none of {paths} cites {rule}"
+
+
+def test_readme_stays_the_front_door():
+    """README.md is at most 12 KiB: what it is, install, the two commands, the
+    examples, the API and the limits; the details live in docs/."""
+    size = os.path.getsize(os.path.join(ROOT, "README.md"))
+    assert size <= 12 * 1024, f"README.md is {size} bytes; move details to docs/"

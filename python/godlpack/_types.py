@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import _oneapi
 
 import enum
+import sys
 
 from . import _tables
 
@@ -164,19 +165,44 @@ def _device_pair(spec: Any, entry: str | None = None) -> tuple[int, int]:
 
 # ---------------------------------------------------------------- dtypes
 
+# numpy's kind of each dtype numpy itself has (ml_dtypes adds the others)
+_NUMPY_KINDS = {"bool": "b", "int8": "i", "int16": "i", "int32": "i", "int64": "i", "uint8": "u", "uint16": "u",
+                "uint32": "u", "uint64": "u", "float16": "f", "float32": "f", "float64": "f", "complex64": "c",
+                "complex128": "c"}
+
+
+def _numpy_hash(name: str, code: int, bits: int) -> int:
+    """hash(np.dtype(name)), computed without numpy as numpy computes it for
+    a dtype with no fields: from its kind, byte order, flags, size and
+    alignment. numpy's own types: no flags, alignment their size (a
+    complex's, a part's), "|" for one byte; ml_dtypes' (bfloat16, float8,
+    float6, float4): flag 64, kind "V" (float8_e5m2: "f"), a byte each for
+    the sub-byte ones."""
+    native = "<" if sys.byteorder == "little" else ">"
+    size = max(bits // 8, 1)
+    if name not in _NUMPY_KINDS:
+        return hash(("f" if name == "float8_e5m2" else "V", native, 64, size, size))
+    kind = _NUMPY_KINDS[name]
+    return hash((kind, "|" if size == 1 else native, 0, size, size // 2 if kind == "c" else size))
+
 
 class DType:
     """An element type: ``.name`` ("float32"), ``.code``, ``.bits``, ``.lanes``.
 
-    Compares equal to its name (``gd.float32 == "float32"``) and hashes like it.
+    Compares and hashes as numpy's dtype does: ``gd.float64`` equals
+    ``np.dtype("float64")``, ``np.float64``, ``float``, ``"f8"``, ``"<f8"``,
+    ``"double"`` (every spelling numpy accepts for it) and hashes as
+    ``np.dtype("float64")``, so ``a.dtype in (np.float32, np.float64)`` and
+    ``{np.dtype("float64"): v}[a.dtype]`` work as with numpy's arrays.
     """
 
-    __slots__ = ("_bits", "_code", "_key", "_lanes", "_name")
+    __slots__ = ("_bits", "_code", "_hash", "_key", "_lanes", "_name")
     _name: str
     _code: int
     _bits: int
     _lanes: int
     _key: int
+    _hash: int
 
     def __init__(self, name: str, code: int, bits: int, lanes: int = 1) -> None:
         object.__setattr__(self, "_name", name)
@@ -184,6 +210,7 @@ class DType:
         object.__setattr__(self, "_bits", bits)
         object.__setattr__(self, "_lanes", lanes)
         object.__setattr__(self, "_key", code | (bits << 8) | (lanes << 16))
+        object.__setattr__(self, "_hash", _numpy_hash(name, code, bits))
 
     @property
     def name(self) -> str:
@@ -217,13 +244,13 @@ class DType:
     def __eq__(self, other: object) -> bool:
         if isinstance(other, DType):
             return self._key == other._key
-        if isinstance(other, str):
-            d = _BY_DTYPE_NAME.get(other)
-            return d is not None and d._key == self._key
-        return NotImplemented
+        d = _spelled(other)
+        if d is NotImplemented:
+            return NotImplemented
+        return d is not None and d._key == self._key
 
     def __hash__(self) -> int:
-        return hash(self._name)
+        return self._hash
 
     def __str__(self) -> str:
         return self._name
@@ -249,6 +276,68 @@ del _n, _c, _b, _d
 # Python names of the dtype constants that differ from the dtype's name
 _PY_NAME = {"bool": "bool_"}
 
+# numpy's other spellings of the dtypes godlpack has (Linux, numpy 2: C long
+# is 64 bits). numpy takes a byte-order prefix on its type codes only
+# (_NUMPY_CODES and the kind+size aliases of DTYPE_ALIASES), never on names.
+_NUMPY_NAMES = {
+    "byte": "int8", "ubyte": "uint8", "short": "int16", "ushort": "uint16", "intc": "int32", "uintc": "uint32",
+    "int": "int64", "int_": "int64", "intp": "int64", "long": "int64", "longlong": "int64",
+    "uint": "uint64", "uintp": "uint64", "ulong": "uint64", "ulonglong": "uint64",
+    "half": "float16", "single": "float32", "double": "float64", "float": "float64",
+    "csingle": "complex64", "cdouble": "complex128", "complex": "complex128",
+}
+_NUMPY_CODES = {
+    "b": "int8", "B": "uint8", "h": "int16", "H": "uint16", "i": "int32", "I": "uint32",
+    "l": "int64", "q": "int64", "p": "int64", "n": "int64", "L": "uint64", "Q": "uint64", "P": "uint64", "N": "uint64",
+    "e": "float16", "f": "float32", "d": "float64", "F": "complex64", "D": "complex128",
+}
+_BY_SPELLING = dict(_BY_DTYPE_NAME)
+for _n, _c in (*_NUMPY_NAMES.items(), *_NUMPY_CODES.items()):
+    _BY_SPELLING[_n] = _BY_DTYPE_NAME[_c]
+del _n, _c
+_PYTHON_TYPES = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
+
+
+def _by_spelling(s: str) -> DType | None:
+    """numpy's reading of the string s, when it names a dtype godlpack has."""
+    d = _BY_SPELLING.get(s)
+    if d is not None or s[:1] not in ("<", ">", "=", "|"):
+        return d
+    code = s[1:]
+    if code not in _NUMPY_CODES and not (code in _tables.DTYPE_ALIASES and (code == "?" or code[1:].isdigit())):
+        return None
+    d = _BY_SPELLING[code]
+    # ">f8" is big-endian, which godlpack has no dtype for; a byte has no order
+    return d if s[0] != (">" if sys.byteorder == "little" else "<") or d._bits <= 8 else None
+
+
+def _spelled(x: Any) -> Any:
+    """The DType that numpy's dtype would equal x: a string, None (numpy's
+    float64), a Python type, a numpy or ml_dtypes dtype, scalar type or
+    scalar; None when x is one of those but no dtype of godlpack's;
+    NotImplemented for anything else (an ndarray compares elementwise)."""
+    if isinstance(x, str):
+        return _by_spelling(x)
+    if x is None:
+        return _BY_DTYPE_NAME["float64"]
+    if isinstance(x, type):
+        if x in _PYTHON_TYPES:
+            return _BY_DTYPE_NAME[_PYTHON_TYPES[x]]
+        if x.__module__.partition(".")[0] in ("numpy", "ml_dtypes"):  # np.float32, ml_dtypes.bfloat16
+            return _BY_SPELLING.get(x.__name__)
+        return NotImplemented
+    if type(x).__module__.partition(".")[0] not in ("numpy", "ml_dtypes") or type(x).__name__ == "ndarray":
+        return NotImplemented
+    if type(x).__module__ != "numpy.dtypes" and not hasattr(x, "isnative"):  # a scalar: its dtype
+        x = getattr(x, "dtype", None)
+        if x is None:
+            return NotImplemented
+    if not x.isnative or x.names is not None or x.subdtype is not None:
+        return None
+    return _BY_DTYPE_NAME.get(x.name)
+
+
+
 
 def _dtype_constants() -> dict:
     """The module-level dtype constants of godlpack: Python name -> DType."""
@@ -260,38 +349,26 @@ def _dtype_by_name(name: str) -> DType:
 
 
 def _as_dtype(dt: Any, entry: str = "dtype") -> DType:
-    """dtype argument -> DType: a DType, a name, a Python type, or an object
-    with a numpy-like .name / str() (numpy.dtype, torch.dtype)."""
+    """dtype argument -> DType: a DType, any spelling numpy accepts for one
+    (a string, a Python type, a numpy or ml_dtypes dtype or scalar type), or
+    a torch.dtype."""
     if isinstance(dt, DType):
         return dt
     if isinstance(dt, str):
-        d = _BY_DTYPE_NAME.get(dt)
+        d = _by_spelling(dt)
         if d is not None:
             return d
+        if dt[:1] == ">" and _by_spelling("<" + dt[1:]) is not None:
+            raise ValueError(f"{entry}: {dt!r} is a big-endian dtype, and godlpack's arrays are little-endian; "
+                             f"use {'<' + dt[1:]!r} (numpy's byteswap() turns big-endian data around)")
         raise ValueError(
             f"{entry}: unknown dtype {dt!r}; use a name such as \"float32\", \"int64\", \"bool\" or \"float8_e4m3fn\""
         )
-    if dt is bool:
-        return _BY_DTYPE_NAME["bool"]
-    if dt is int:
-        return _BY_DTYPE_NAME["int64"]
-    if dt is float:
-        return _BY_DTYPE_NAME["float64"]
-    if dt is complex:
-        return _BY_DTYPE_NAME["complex128"]
-    # numpy.dtype (ml_dtypes' too) and torch.dtype name themselves; numpy's
-    # and ml_dtypes' scalar types (np.float32, ml_dtypes.bfloat16) by their
-    # class name. Neither numpy nor torch is imported for this.
-    name = getattr(dt, "name", None)
-    if not isinstance(name, str):
-        name = None
-        if isinstance(dt, type) and dt.__module__.partition(".")[0] in ("numpy", "ml_dtypes"):
-            name = dt.__name__
-        elif type(dt).__module__ == "torch":
-            s = str(dt)
-            name = s[len("torch."):] if s.startswith("torch.") else s
-    d = _BY_DTYPE_NAME.get(name) if name is not None else None
-    if d is None:
+    d = _spelled(dt) if dt is not None else NotImplemented
+    if d is NotImplemented and type(dt).__module__ == "torch":  # torch.float32 prints as its name
+        s = str(dt)
+        d = _BY_DTYPE_NAME.get(s[len("torch."):] if s.startswith("torch.") else s)
+    if not isinstance(d, DType):
         raise TypeError(
             f"{entry}: cannot interpret {dt!r} as a godlpack dtype; pass a dtype name such as \"float32\", "
             f"a godlpack dtype (godlpack.float32), or a numpy, ml_dtypes or torch dtype"

@@ -45,7 +45,7 @@ class Device:
     def __reduce__(self) -> tuple[Any, tuple[tuple[int, int]]]: ...
 
 class DType:
-    """An element type; compares equal to its name (``gd.float32 == "float32"``)."""
+    """An element type; compares and hashes as numpy's dtype (``gd.float32 == np.float32 == "f4"``)."""
 
     _key: int  # code | bits << 8 | lanes << 16: the C skin's dtype key
 
