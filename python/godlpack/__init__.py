@@ -133,10 +133,22 @@ from . import _ndarray  # noqa: E402
 
 _ndarray.install(Array, DType)
 
-# repr(a), str(a), format(a, spec) as numpy prints: see _repr.py
-from . import _repr  # noqa: E402
+# repr(a), str(a), format(a, spec) as numpy prints: see _repr.py, imported by
+# the first of them (an exchange prints nothing)
+def _repr_on_first_use(method: str) -> Any:
+    def first(self: Array, *args: Any) -> Any:
+        from . import _repr
 
-_repr.install(Array)
+        _repr.install(Array)
+        return getattr(Array, method)(self, *args)
+
+    first.__name__ = method
+    return first
+
+
+for _method in ("__repr__", "__str__", "__format__"):
+    setattr(Array, _method, _repr_on_first_use(_method))
+del _method
 
 # a.astype(dtype, copy=True): see _convert.py
 from . import _convert  # noqa: E402
