@@ -1,8 +1,8 @@
 //go:build pyext
 
 /* number.c: bool(a), int(a), float(a), complex(a) and operator.index(a), as
- * numpy answers them: an array of exactly one element (any ndim) converts
- * that element; others raise numpy's errors. Never a fallback through the
+ * numpy 2 answers them: bool() of an array of one element (any ndim), the
+ * others of a 0-d array, convert that element; others raise numpy's errors. Never a fallback through the
  * buffer protocol or repr (float() of a buffer object parses its bytes as
  * text). Element reads are C (no Go): they also work in a forked child. */
 #include "_cgo_export.h"
@@ -15,15 +15,15 @@
 static PyObject *gd_only_element(PyObject *self, const char *entry, int truth) {
   gd_array *a = (gd_array *)self;
   int64_t n = gd_size_of(a->h.ndim, GD_SHAPE(a));
-  if (n != 1) {
+  if (truth ? n != 1 : a->h.ndim != 0) {
     if (truth) {
       gd_errf(GD_E_AMBIGUOUS,
                       n == 0 ? "bool(): the truth value of an empty array is ambiguous; use a.size > 0"
                              : "bool(): the truth value of an array with more than one element is ambiguous; "
                                "use np.from_dlpack(a).any() or .all()");
     } else {
-      PyErr_Format(PyExc_TypeError, "%s: only arrays of one element can be converted to Python scalars "
-                   "(this one has %lld)", entry, (long long)n);
+      PyErr_Format(PyExc_TypeError, "%s: only 0-dimensional arrays can be converted to Python scalars (this one "
+                   "has %d dimensions); take the element first, e.g. a[0]", entry, (int)a->h.ndim);
     }
     return NULL;
   }
@@ -70,7 +70,7 @@ PyObject *gd_nb_index(PyObject *self) {
   gd_array *a = (gd_array *)self;
   if (a->h.dtype.code != kDLInt && a->h.dtype.code != kDLUInt) {
     PyErr_SetString(PyExc_TypeError,
-                    "__index__(): only integer arrays of one element can be used as an index; "
+                    "__index__(): only integer scalar arrays can be converted to a scalar index; "
                     "convert with int(a)");
     return NULL;
   }

@@ -101,7 +101,7 @@ CASES = {
                                                 ("asarray()", lambda: gd.asarray(_Failing()))],
         "CPU access to an array on another device": [
             ("memoryview()", lambda: memoryview(_device_array())),
-            ("float()", lambda: float(_device_array()[:1])),
+            ("float()", lambda: float(_device_array()[0])),
         ],
         'allocation on a device without a backend (CUDA so far)': [
             ("zeros()", lambda: gd.zeros(3, device="cuda:0")),
@@ -115,7 +115,7 @@ CASES = {
         ],
         "a non-integer `stream`": [("__dlpack__()", lambda: a.__dlpack__(stream="s"))],
         "`from_dlpack` of an object without `__dlpack__`": [("from_dlpack()", lambda: gd.from_dlpack(object()))],
-        "`int()`/`float()` of an array of more than one element": [("int()", lambda: int(a)),
+        "`int()`/`float()` of an array that is not 0-d (numpy 2)": [("int()", lambda: int(a)),
                                                                     ("float()", lambda: float(a))],
         "arithmetic (`a + 1`: the message names `np.from_dlpack(a)` and `torch.from_dlpack(a)`)": [
             ("+", lambda: a + 1), ("unary -", lambda: -a), ("@", lambda: a @ a)],

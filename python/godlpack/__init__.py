@@ -327,6 +327,14 @@ def _numpy_protocols(obj: Any) -> bool:
     return hasattr(t, "__array__") or hasattr(obj, "__array_interface__") or hasattr(obj, "__array_struct__")
 
 
+def _is_numpy_scalar(obj: Any) -> bool:
+    """A numpy or ml_dtypes scalar (np.float32(2.5), ml_dtypes.bfloat16(1)),
+    told without importing numpy."""
+    t = type(obj)
+    return t.__module__.partition(".")[0] in ("numpy", "ml_dtypes") and t.__name__ != "ndarray" and hasattr(
+        obj, "dtype") and getattr(obj, "ndim", None) == 0
+
+
 def asarray(obj: Any, dtype: Any = None, copy: bool | None = None, device: Any = None) -> Array:
     """Convert obj to a godlpack.Array.
 
@@ -347,6 +355,10 @@ def asarray(obj: Any, dtype: Any = None, copy: bool | None = None, device: Any =
             a = _native._asarray_dlpack(a, device, copy)
         elif copy and (dt is None or dt == a.dtype):
             a = a.copy()  # (a conversion below copies anyway)
+    elif type(obj).__name__ == "ndarray" and hasattr(obj, "dtype") and _ndarray.is_ml_dtypes(obj):
+        a = _ndarray.from_ml_dtypes(obj, "asarray()")  # numpy's DLPack export refuses ml_dtypes' dtypes
+        if device is not None or copy:
+            return asarray(a, dtype=dtype, copy=copy, device=device)
     elif hasattr(obj, "__dlpack__") or type(obj).__name__ == "PyCapsule":
         a = _native._asarray_dlpack(obj, device, copy)
     else:
@@ -355,6 +367,10 @@ def asarray(obj: Any, dtype: Any = None, copy: bool | None = None, device: Any =
             return _to_device(asarray(obj, dtype=dtype, copy=copy), on)
         a = None
         if not isinstance(obj, (list, tuple, int, float, complex, bool)):
+            if _is_numpy_scalar(obj):  # np.float32(2.5): copied, writable, as numpy does
+                if copy is False:
+                    raise ValueError("asarray(): copy=False but a numpy scalar must be copied; pass copy=None or True")
+                copy = True
             try:
                 a = _native._from_buffer(obj)
             except TypeError:
@@ -363,7 +379,9 @@ def asarray(obj: Any, dtype: Any = None, copy: bool | None = None, device: Any =
                 # pandas, xarray, PIL: numpy reads the object (zero-copy where it can), godlpack the result
                 import numpy as np
 
-                a = _native._asarray_dlpack(np.asarray(obj, copy=copy), None, False)
+                n = np.asarray(obj, copy=copy)
+                a = _ndarray.from_ml_dtypes(n, "asarray()") if _ndarray.is_ml_dtypes(n) else _native._asarray_dlpack(
+                    n, None, False)
                 copy = None
             if a is not None and copy:
                 a = a.copy()

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sys
 
-from . import _native, _pickle
+from . import _native, _ndarray, _pickle
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -83,9 +83,9 @@ def _from_numpy(n: Any, key: int) -> Any:
     """An Array over numpy's array n (a memory map from joblib), zero-copy; key
     is the godlpack dtype, which n holds as its ml_dtypes twin for bfloat16 and
     float8 (numpy's DLPack export knows only its own dtypes)."""
-    if n.dtype.kind == "V" or type(n.dtype).__module__.partition(".")[0] == "ml_dtypes":
-        a = _native._asarray_dlpack(n.view(f"u{n.itemsize}"), None, False)
-        return _native._retype(a, key, "pickle.loads()")
+    if _ndarray.is_ml_dtypes(n):
+        a = _ndarray.from_ml_dtypes(n, "pickle.loads()")
+        return a if a.dtype._key == key else _native._retype(a, key, "pickle.loads()")
     return _native._asarray_dlpack(n, None, False)
 
 

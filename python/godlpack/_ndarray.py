@@ -60,6 +60,29 @@ def numpy_dtype(dt: _types.DType, entry: str) -> Any:
     return got
 
 
+def is_ml_dtypes(n: Any) -> bool:
+    """Whether numpy array n holds a dtype numpy itself lacks (ml_dtypes'
+    bfloat16, float8, float6, float4), which numpy's DLPack export refuses."""
+    return n.dtype.kind == "V" or n.dtype.type.__module__.partition(".")[0] == "ml_dtypes"
+
+
+def from_ml_dtypes(n: Any, entry: str) -> _native.Array:
+    """An Array over numpy array n of an ml_dtypes dtype, with that dtype:
+    zero-copy through n's bits as unsigned integers; float6 and float4 (a
+    byte per element in ml_dtypes, godlpack's padded layout) zero-copy when n
+    is contiguous, else from a contiguous copy."""
+    dt = _types._as_dtype(n.dtype, entry)
+    if dt.bits == 8 * n.itemsize:
+        return _native._retype(_native._asarray_dlpack(n.view(f"u{n.itemsize}"), None, False), dt._key, entry)
+    import numpy as np
+
+    c = n if n.flags.c_contiguous or n.flags.f_contiguous else np.ascontiguousarray(n)
+    from . import _pickle
+
+    return _pickle._rebuild_buffer(c.view(np.uint8), dt._key, c.shape, not c.flags.c_contiguous,
+                                   not c.flags.writeable, True)
+
+
 def _dtype_numpy(self: _types.DType) -> Any:
     """The numpy dtype of this dtype (np.dtype(gd.float32) reads it): numpy's own,
     or ml_dtypes' for bfloat16, float8 and the other dtypes numpy lacks."""
