@@ -181,7 +181,8 @@ func allocContiguous(where string, dev Device, dt DataType, shape []int64, out *
 		}
 	}
 	if nbytes < 0 {
-		return fmt.Errorf("%s: %d elements of %d bits overflow int64 bytes: %w", where, size, dt.ItemBits(), ErrOverflow)
+		return WithClass(ClassValue, fmt.Sprintf("%s: the array is too big: %d elements of %d bits overflow int64 bytes; "+
+			"ask for fewer elements", where, size, dt.ItemBits()), ErrOverflow)
 	}
 	b := hostBackend()
 	if dev != CPU {
@@ -418,7 +419,8 @@ func shapeSize(where string, shape []int64) (int64, error) {
 	for _, d := range shape {
 		var ok bool
 		if n, ok = mulCheck(n, d); !ok {
-			return 0, fmt.Errorf("%s: shape %s has more than 2^63-1 elements: %w", where, dimsString(shape), ErrOverflow)
+			return 0, WithClass(ClassValue, fmt.Sprintf("%s: the array is too big: shape %s has more than 2^63-1 "+
+				"elements; ask for fewer elements", where, dimsString(shape)), ErrOverflow)
 		}
 	}
 	return n, nil

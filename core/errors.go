@@ -180,6 +180,7 @@ var ClassExceptions = []ClassException{
 	{"DTypeName", ErrDType, ClassValue, "a dtype name that names no dtype (ParseDataType)"},
 	{"Cast", ErrDType, ClassType, "a conversion or accumulation the kernels do not make (astype, sum(dtype=))"},
 	{"OutShape", ErrShape, ClassValue, "out= of another shape than the result (reductions)"},
+	{"TooBig", ErrOverflow, ClassValue, "a shape whose elements or bytes overflow int64 (numpy's \"array is too big\")"},
 }
 
 // Sentinel is one entry of Sentinels.

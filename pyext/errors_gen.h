@@ -51,7 +51,8 @@
 #define GD_X_DTYPE_NAME 40 /* ErrDType as ValueError: a dtype name that names no dtype (ParseDataType) */
 #define GD_X_CAST 41 /* ErrDType as TypeError: a conversion or accumulation the kernels do not make (astype, sum(dtype=)) */
 #define GD_X_OUT_SHAPE 42 /* ErrShape as ValueError: out= of another shape than the result (reductions) */
-#define GD_EX_COUNT 43
+#define GD_X_TOO_BIG 43 /* ErrOverflow as ValueError: a shape whose elements or bytes overflow int64 (numpy's "array is too big") */
+#define GD_EX_COUNT 44
 
 /* The class (GD_ERR_*) of each GD_E_* and GD_X_*: errors.c alone defines
  * GD_SENTINEL_CLASSES before its first include. */
@@ -59,7 +60,7 @@
 static const unsigned char gd_sentinel_class[GD_EX_COUNT] = {
     4, 1, 1, 1, 1, 1, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1,
     1, 1, 3, 2, 3, 2, 6, 3, 3, 3, 3, 2, 3, 5, 5, 1,
-    1, 1, 3, 3, 3, 3, 5, 3, 3, 2, 3,
+    1, 1, 3, 3, 3, 3, 5, 3, 3, 2, 3, 3,
 };
 #endif
 

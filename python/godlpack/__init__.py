@@ -268,7 +268,14 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, devic
         import math
 
         start, stop, step = float(start), float(stop), float(step)
-        n = max(0, math.ceil((stop - start) / step))
+        length = (stop - start) / step
+        if not math.isfinite(length):
+            raise ValueError(f"arange(): cannot compute the length of [{start}, {stop}) in steps of {step}; "
+                             f"pass finite bounds")
+        n = max(0, math.ceil(length))
+    if n > 2**63 - 1:
+        raise ValueError(f"arange(): {n} elements is more than an array can hold (Maximum allowed size exceeded, "
+                         f"as numpy says); narrow the range or raise the step")
     dt = (_INT64 if ints else _FLOAT64) if dtype is None else _as_dtype(dtype, "arange()")
     if not ints and dt.name.startswith(("int", "uint")):
         # integer dtype with float bounds: compute in float, store truncated
