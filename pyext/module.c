@@ -111,13 +111,13 @@ static int gd_shape_arg(PyObject *shape, int64_t *out, int32_t *ndim, const char
   return 0;
 }
 
-/* Allocates a C-contiguous CPU array; fills it with elem when not NULL. */
+/* Allocates a C-contiguous CPU array for entry; fills it with elem when not NULL. */
 static PyObject *gd_alloc_array(gd_state *st, DLDataType dt, int32_t ndim, const int64_t *shape,
-                                const void *elem, gd_array **out) {
+                                const void *elem, gd_array **out, const char *entry) {
   gd_header h;
   int64_t strides[GD_MAX_NDIM];
   if (gd_in_fork_child) { /* no Go there: the C allocator (nogo.c) */
-    if (gd_nogo_alloc(dt, ndim, shape, elem, &h, strides, "empty()") < 0) return NULL;
+    if (gd_nogo_alloc(dt, ndim, shape, elem, &h, strides, entry) < 0) return NULL;
     PyObject *a = gd_array_new(st, &h, shape, strides);
     if (out) *out = (gd_array *)a;
     return a;
@@ -133,11 +133,11 @@ static PyObject *gd_alloc_array(gd_state *st, DLDataType dt, int32_t ndim, const
     probe.flags = GD_FLAG_HOST; /* GD_OP_ALLOC on the CPU allocates host memory */
     chunked = gd_chunk_eligible(&probe, shape);
   }
-  gd_op o = {.op = GD_OP_ALLOC, .entry = "empty()", .dtype = dt, .device = {kDLCPU, 0}, .ints = (int64_t *)shape,
+  gd_op o = {.op = GD_OP_ALLOC, .entry = entry, .dtype = dt, .device = {kDLCPU, 0}, .ints = (int64_t *)shape,
              .nints = ndim, .elem = chunked ? NULL : elem, .out = &h, .out_strides = strides};
   if (gd_run_op(&o, !chunked && elem != NULL && gd_size_of(ndim, shape) * (gd_itemsize(dt) + 1) >= GD_NOGIL_BYTES) < 0)
     return NULL;
-  if (chunked && gd_chunked_fill(&h, shape, strides, elem, "fill()") < 0) {
+  if (chunked && gd_chunked_fill(&h, shape, strides, elem, entry) < 0) {
     gd_owner_decref(h.owner);
     return NULL;
   }
@@ -168,7 +168,7 @@ PyObject *gd_mod_full(PyObject *m, PyObject *args) {
   if (!PyArg_ParseTuple(args, "OlO|(ii)s", &shape, &key, &value, &dev_type, &dev_id, &entry)) return NULL;
   int64_t dims[GD_MAX_NDIM];
   int32_t nd;
-  if (gd_shape_arg(shape, dims, &nd, "empty()") < 0) return NULL;
+  if (gd_shape_arg(shape, dims, &nd, entry) < 0) return NULL;
   DLDataType dt = gd_dtype_from_key(key);
   unsigned char elem[16];
   const void *e = NULL;
@@ -184,7 +184,7 @@ PyObject *gd_mod_full(PyObject *m, PyObject *args) {
     DLDevice dev = {(DLDeviceType)dev_type, dev_id};
     return gd_alloc_on_device(gd_state_of_module(m), dt, nd, dims, e, dev, entry);
   }
-  return gd_alloc_array(gd_state_of_module(m), dt, nd, dims, e, NULL);
+  return gd_alloc_array(gd_state_of_module(m), dt, nd, dims, e, NULL, entry);
 }
 
 /* _arange(n, kind, key, start, step): start + i*step for i < n, computed
@@ -208,7 +208,7 @@ PyObject *gd_mod_arange(PyObject *m, PyObject *args) {
   uint64_t u0 = kind < 2 ? PyLong_AsUnsignedLongLongMask(start) : 0, ud = kind < 2 ? PyLong_AsUnsignedLongLongMask(step) : 0;
   if (PyErr_Occurred()) return NULL;
   gd_array *a;
-  PyObject *r = gd_alloc_array(gd_state_of_module(m), dt, 1, dims, NULL, &a);
+  PyObject *r = gd_alloc_array(gd_state_of_module(m), dt, 1, dims, NULL, &a, "arange()");
   char *p = r ? (char *)a->h.data + a->h.offset * is : NULL;
   gd_elem e = {.kind = to};
   for (int64_t i = 0; r != NULL && i < dims[0]; i++) {

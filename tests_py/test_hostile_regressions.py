@@ -333,7 +333,7 @@ def test_unreachable_device_is_refused_before_asking_the_producer(device):
 @pytest.mark.parametrize("shape", [(2**63,), 2**63, (3, 2**64), (-(2**70),)])
 @pytest.mark.parametrize("ctor", [gd.empty, gd.zeros, gd.ones])
 def test_huge_dimensions_are_value_errors(shape, ctor):
-    with pytest.raises(ValueError, match=r"^empty\(\): dimension -?\d+ does not fit a 64-bit integer"):
+    with pytest.raises(ValueError, match=rf"^{ctor.__name__}\(\): dimension -?\d+ does not fit a 64-bit integer"):
         ctor(shape)
 
 

@@ -194,11 +194,7 @@ def _check_device(device: Any, entry: str) -> tuple[int, int] | None:
 
 
 def _full(shape: ShapeLike, key: int, value: Any, device: Any, entry: str) -> Array:
-    if device is None or device == "cpu":
-        return _native._full(shape, key, value)
-    pair = _types._device_pair(device)
-    if pair == _CPU_PAIR:
-        return _native._full(shape, key, value)
+    pair = _CPU_PAIR if device is None or device == "cpu" else _types._device_pair(device)
     return _native._full(shape, key, value, pair, entry)
 
 
