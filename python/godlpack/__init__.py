@@ -134,21 +134,31 @@ from . import _ndarray  # noqa: E402
 _ndarray.install(Array, DType)
 
 # repr(a), str(a), format(a, spec) as numpy prints: see _repr.py, imported by
-# the first of them (an exchange prints nothing)
-def _repr_on_first_use(method: str) -> Any:
-    def first(self: Array, *args: Any) -> Any:
-        from . import _repr
+# the first of them (an exchange prints nothing), which puts its own in place
+def _repr_first(self: Array) -> str:
+    from . import _repr
 
-        _repr.install(Array)
-        return getattr(Array, method)(self, *args)
-
-    first.__name__ = method
-    return first
+    _repr.install(Array)
+    return _repr.array_repr(self)
 
 
-for _method in ("__repr__", "__str__", "__format__"):
-    setattr(Array, _method, _repr_on_first_use(_method))
-del _method
+def _str_first(self: Array) -> str:
+    from . import _repr
+
+    _repr.install(Array)
+    return _repr.array_str(self)
+
+
+def _format_first(self: Array, spec: str) -> str:
+    from . import _repr
+
+    _repr.install(Array)
+    return _repr.array_format(self, spec)
+
+
+setattr(Array, "__repr__", _repr_first)  # noqa: B010 (the stub declares them on Array)
+setattr(Array, "__str__", _str_first)  # noqa: B010
+setattr(Array, "__format__", _format_first)  # noqa: B010
 
 # a.astype(dtype, copy=True): see _convert.py
 from . import _convert  # noqa: E402
