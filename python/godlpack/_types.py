@@ -171,7 +171,7 @@ _NUMPY_KINDS = {"bool": "b", "int8": "i", "int16": "i", "int32": "i", "int64": "
                 "complex128": "c"}
 
 
-def _numpy_hash(name: str, code: int, bits: int) -> int:
+def _numpy_hash(name: str, bits: int) -> int:
     """hash(np.dtype(name)), computed without numpy as numpy computes it for
     a dtype with no fields: from its kind, byte order, flags, size and
     alignment. numpy's own types: no flags, alignment their size (a
@@ -210,7 +210,7 @@ class DType:
         object.__setattr__(self, "_bits", bits)
         object.__setattr__(self, "_lanes", lanes)
         object.__setattr__(self, "_key", code | (bits << 8) | (lanes << 16))
-        object.__setattr__(self, "_hash", _numpy_hash(name, code, bits))
+        object.__setattr__(self, "_hash", _numpy_hash(name, bits))
 
     @property
     def name(self) -> str:
