@@ -135,11 +135,27 @@ PyObject *gd_device_object(gd_state *st, DLDevice dev) {
   return r;
 }
 
-PyObject *gd_devtype_member(gd_state *st, int32_t t) {
-  if (t >= 0 && t <= GD_DEVTYPE_MAX && st->devtype_members[t] != NULL) {
-    Py_INCREF(st->devtype_members[t]);
-    return st->devtype_members[t];
+/* DLDeviceType's members by value and the (kDLCPU, 0) pair of every CPU
+ * array's __dlpack_device__, from the class the first call builds; a value
+ * that is no member (0, 5, 6) stays NULL and is handed out as an int. */
+int gd_devtypes_ready(gd_state *st) {
+  if (st->cpu_dlpack_device != NULL) return 0;
+  PyObject *cls = st->devtype_enum ? PyObject_CallNoArgs(st->devtype_enum) : NULL;
+  if (cls == NULL) return -1;
+  for (int i = 0; i <= GD_DEVTYPE_MAX; i++) {
+    PyObject *mem = PyObject_CallFunction(cls, "i", i);
+    if (mem == NULL) PyErr_Clear();
+    GD_SETREF(st->devtype_members[i], mem);
   }
+  Py_DECREF(cls);
+  PyObject *cpu = st->devtype_members[kDLCPU];
+  GD_SETREF(st->cpu_dlpack_device, cpu ? Py_BuildValue("(Oi)", cpu, 0) : NULL);
+  return st->cpu_dlpack_device ? 0 : -1;
+}
+
+PyObject *gd_devtype_member(gd_state *st, int32_t t) {
+  if (gd_devtypes_ready(st) < 0) return NULL;
+  if (t >= 0 && t <= GD_DEVTYPE_MAX && st->devtype_members[t] != NULL) return Py_NewRef(st->devtype_members[t]);
   return PyLong_FromLong(t);
 }
 

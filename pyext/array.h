@@ -18,6 +18,7 @@ gd_state *gd_st(PyObject *self);
 gd_array *gd_host_array_arg(gd_state *st, PyObject *o, const char *entry);
 int gd_is_big(const gd_array *a); /* big enough to release the GIL around Go */
 PyObject *gd_tuple_of(const int64_t *v, int32_t n);
+int gd_devtypes_ready(gd_state *st);
 PyObject *gd_devtype_member(gd_state *st, int32_t t);
 
 /* index.c */

@@ -320,32 +320,21 @@ fail:
 /* ------------------------------------------------------------------ */
 /* set-up                                                              */
 
-/* _init(dtype_by_key, Device, DLDeviceType, cpu_device, parse_device, asarray) */
+/* _init(dtype_by_key, Device, device_types, cpu_device, parse_device, asarray):
+ * device_types() returns DLDeviceType, which array.c asks for at the first
+ * member it hands out (the class needs enum, which import godlpack skips). */
 PyObject *gd_mod_init(PyObject *m, PyObject *args) {
   gd_state *st = gd_state_of_module(m);
   PyObject *dtypes, *devcls, *devenum, *cpu, *parse, *asarray;
   if (!PyArg_ParseTuple(args, "O!OOOOO", &PyDict_Type, &dtypes, &devcls, &devenum, &cpu, &parse, &asarray))
     return NULL;
-  PyObject **slots[] = {&st->asarray, &st->dtype_by_key, &st->device_cls, &st->cpu_device, &st->parse_device};
-  PyObject *vals[] = {asarray, dtypes, devcls, cpu, parse};
-  for (int i = 0; i < 5; i++) {
+  PyObject **slots[] = {&st->asarray, &st->dtype_by_key, &st->device_cls, &st->devtype_enum, &st->cpu_device,
+                        &st->parse_device};
+  PyObject *vals[] = {asarray, dtypes, devcls, devenum, cpu, parse};
+  for (int i = 0; i < 6; i++) {
     Py_INCREF(vals[i]);
     GD_SETREF(*slots[i], vals[i]);
   }
-  for (int i = 0; i <= GD_DEVTYPE_MAX; i++) {
-    PyObject *mem = PyObject_CallFunction(devenum, "i", i);
-    if (mem == NULL) {
-      PyErr_Clear(); /* not a DLDeviceType value (0, 5, 6) */
-      Py_CLEAR(st->devtype_members[i]);
-      continue;
-    }
-    GD_SETREF(st->devtype_members[i], mem);
-  }
-  /* torch.from_dlpack asks every producer for __dlpack_device__(): CPU arrays
-   * share one immutable tuple instead of building one per call. */
-  PyObject *cpu_pair = st->devtype_members[kDLCPU] ? Py_BuildValue("(Oi)", st->devtype_members[kDLCPU], 0) : NULL;
-  if (cpu_pair == NULL && PyErr_Occurred()) return NULL;
-  GD_SETREF(st->cpu_dlpack_device, cpu_pair);
   Py_RETURN_NONE;
 }
 

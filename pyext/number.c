@@ -50,21 +50,20 @@ int gd_nb_bool(PyObject *self) {
   return r;
 }
 
-PyObject *gd_nb_int(PyObject *self) {
-  PyObject *v = gd_only_element(self, "int()", 0);
-  if (v == NULL) return NULL;
-  PyObject *r = PyNumber_Long(v);
-  Py_DECREF(v);
+/* The element of a 0-d array converted by conv (int, float, complex). */
+static PyObject *gd_element_as(PyObject *self, const char *entry, PyObject *(*conv)(PyObject *)) {
+  PyObject *v = gd_only_element(self, entry, 0);
+  PyObject *r = v != NULL ? conv(v) : NULL;
+  Py_XDECREF(v);
   return r;
 }
 
-PyObject *gd_nb_float(PyObject *self) {
-  PyObject *v = gd_only_element(self, "float()", 0);
-  if (v == NULL) return NULL;
-  PyObject *r = PyNumber_Float(v);
-  Py_DECREF(v);
-  return r;
+static PyObject *gd_complex_of(PyObject *v) {
+  return PyObject_CallFunctionObjArgs((PyObject *)&PyComplex_Type, v, NULL);
 }
+
+PyObject *gd_nb_int(PyObject *self) { return gd_element_as(self, "int()", PyNumber_Long); }
+PyObject *gd_nb_float(PyObject *self) { return gd_element_as(self, "float()", PyNumber_Float); }
 
 PyObject *gd_nb_index(PyObject *self) {
   gd_array *a = (gd_array *)self;
@@ -78,10 +77,4 @@ PyObject *gd_nb_index(PyObject *self) {
 }
 
 /* __complex__ (complex() looks it up as a method). */
-PyObject *gd_array_complex(PyObject *self, PyObject *unused) {
-  PyObject *v = gd_only_element(self, "complex()", 0);
-  if (v == NULL) return NULL;
-  PyObject *r = PyObject_CallFunctionObjArgs((PyObject *)&PyComplex_Type, v, NULL);
-  Py_DECREF(v);
-  return r;
-}
+PyObject *gd_array_complex(PyObject *self, PyObject *unused) { return gd_element_as(self, "complex()", gd_complex_of); }

@@ -193,10 +193,8 @@ PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t narg
 PyObject *gd_array_dlpack_device(PyObject *self, PyObject *unused) {
   gd_array *a = (gd_array *)self;
   gd_state *st = gd_st(self);
-  if (a->h.device.device_type == kDLCPU && a->h.device.device_id == 0 && st->cpu_dlpack_device != NULL) {
-    Py_INCREF(st->cpu_dlpack_device);
-    return st->cpu_dlpack_device;
-  }
+  if (gd_devtypes_ready(st) < 0) return NULL;
+  if (a->h.device.device_type == kDLCPU && a->h.device.device_id == 0) return Py_NewRef(st->cpu_dlpack_device);
   PyObject *t = gd_devtype_member(st, a->h.device.device_type);
   if (t == NULL) return NULL;
   PyObject *id = PyLong_FromLong(a->h.device.device_id);

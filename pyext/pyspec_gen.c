@@ -275,6 +275,7 @@ static int gd_module_traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->array_type);
   Py_VISIT(st->dtype_by_key);
   Py_VISIT(st->device_cls);
+  Py_VISIT(st->devtype_enum);
   for (int i = 0; i < (int)(sizeof st->devtype_members / sizeof st->devtype_members[0]); i++) Py_VISIT(st->devtype_members[i]);
   Py_VISIT(st->cpu_device);
   Py_VISIT(st->cpu_dlpack_device);
@@ -300,6 +301,7 @@ static int gd_module_clear(PyObject *m) {
   Py_CLEAR(st->array_type);
   Py_CLEAR(st->dtype_by_key);
   Py_CLEAR(st->device_cls);
+  Py_CLEAR(st->devtype_enum);
   for (int i = 0; i < (int)(sizeof st->devtype_members / sizeof st->devtype_members[0]); i++) Py_CLEAR(st->devtype_members[i]);
   Py_CLEAR(st->cpu_device);
   Py_CLEAR(st->cpu_dlpack_device);

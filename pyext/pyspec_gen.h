@@ -16,7 +16,8 @@ typedef struct {
   PyTypeObject *array_type;
   PyObject *dtype_by_key; /* dict: int key -> godlpack.DType */
   PyObject *device_cls; /* godlpack.Device */
-  PyObject *devtype_members[GD_DEVTYPE_MAX + 1]; /* godlpack.DLDeviceType by value */
+  PyObject *devtype_enum; /* callable: () -> godlpack.DLDeviceType, built by its first use (array.c) */
+  PyObject *devtype_members[GD_DEVTYPE_MAX + 1]; /* godlpack.DLDeviceType by value, filled at the first one handed out */
   PyObject *cpu_device; /* Device("cpu") */
   PyObject *cpu_dlpack_device; /* (DLDeviceType.kDLCPU, 0): __dlpack_device__ of CPU arrays */
   PyObject *parse_device; /* callable: obj -> (type, id) */

@@ -63,12 +63,12 @@ _check_address_space()
 
 # _native first: loading it starts the Go runtime on a thread of its own,
 # which then initialises while the modules below import.
-from . import _kits  # noqa: E402
+from . import _markers  # noqa: E402
 
-_kits.load_native()  # the native module composed with the installed Go kits, if any (godlpack/_kits.py)
+_markers.load_native()  # the native module composed with the installed Go kits, if any (godlpack/_kits.py)
 from . import _native, _oneapi, _tables, _types  # noqa: E402
 from ._native import Array, from_dlpack  # noqa: E402
-from ._types import DLDeviceType, DType, Device, _as_dtype  # noqa: E402
+from ._types import DType, Device, _as_dtype  # noqa: E402
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -119,8 +119,20 @@ def _sequence_operand(obj: Any) -> Array:
     return asarray(obj)
 
 
+# DLDeviceType is built by its first use (see _types.device_types), which
+# also removes this __getattr__: CPython specialises `godlpack.name` lookups
+# only in modules without one, and `gd.from_dlpack(x)` in a loop would pay for
+# the lookup on every call. Any import of enum (numpy, torch, re) builds it
+# too (_engines), so that window stays short.
+def __getattr__(name: str) -> Any:
+    if name == "DLDeviceType":
+        return _types.device_types()
+    raise AttributeError(f"module 'godlpack' has no attribute {name!r}")
+
+
+_CPU = Device("cpu")
 _native._init(
-    _types._BY_KEY, Device, DLDeviceType, Device((int(DLDeviceType.kDLCPU), 0)), _types._device_pair, _sequence_operand
+    _types._BY_KEY, Device, _types.device_types, _CPU, _types._device_pair, _sequence_operand
 )
 
 # pickle.dumps(a), copy.copy(a), copy.deepcopy(a): see _pickle.py
@@ -182,12 +194,7 @@ from ._native import may_share_memory  # noqa: E402
 # raises RuntimeError naming forkserver/spawn (docs/reliability.md#fork).
 
 
-# No module-level __getattr__: CPython specialises `godlpack.name` lookups
-# only in modules without one, and `gd.from_dlpack(x)` in a loop pays for the
-# lookup on every call.
-
-
-_CPU_PAIR = (int(DLDeviceType.kDLCPU), 0)
+_CPU_PAIR = (_CPU._type, 0)
 
 
 def _check_device(device: Any, entry: str) -> tuple[int, int] | None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sys
 
-from . import _native, _ndarray, _pickle
+from . import _native, _ndarray, _pickle, _types
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -101,6 +101,15 @@ def _register_loky(mod: Any) -> None:
     mod.register(Array, _loky_reduce)
 
 
+# ---------------------------------------------------------------- enum
+
+
+def _build_device_types(mod: Any) -> None:
+    """Not an engine: godlpack.DLDeviceType, deferred while enum is not
+    imported (_types.device_types), built once something imports it."""
+    _types.device_types()
+
+
 # ---------------------------------------------------------------- the hooks
 
 # module name -> registration, run once right after that module executes
@@ -108,6 +117,7 @@ _HOOKS: dict[str, Callable[[Any], None]] = {
     "dask.sizeof": _register_sizeof,
     "distributed.protocol.serialize": _register_distributed,
     "joblib.externals.loky.backend.reduction": _register_loky,
+    "enum": _build_device_types,
 }
 _PENDING: dict = {}
 
@@ -144,7 +154,7 @@ class _AfterImport:
             return None
         loader = spec.loader
         exec_module = getattr(loader, "exec_module", None)
-        if exec_module is None:
+        if exec_module is None or isinstance(loader, type):  # a class serves many modules: leave it alone
             return spec
 
         def exec_then_register(module: Any) -> None:

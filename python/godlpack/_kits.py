@@ -33,29 +33,16 @@ from __future__ import annotations
 import os
 import sys
 
+from ._markers import markers
+
 TYPE_CHECKING = False  # typing costs milliseconds at every `import godlpack`, which imports this module
 if TYPE_CHECKING:
     from typing import Any
-
-MARKERS = "godlpack_kits"
 
 # module -> why its Go functions are not there (ImportError of bind)
 _problems: dict[str, str] = {}
 # module -> the fingerprint of its plugin, for the kits loaded as plugins
 _loaded: dict[str, dict[str, Any]] = {}
-
-
-def markers() -> dict[str, str]:
-    """module -> marker file, the first on sys.path for each module."""
-    found: dict[str, str] = {}
-    for entry in sys.path:
-        d = os.path.join(entry or ".", MARKERS)
-        if not os.path.isdir(d):
-            continue
-        for name in sorted(os.listdir(d)):
-            if name.endswith(".json"):
-                found.setdefault(name[:-5], os.path.join(d, name))
-    return found
 
 
 def _read(path: str) -> dict[str, Any]:
@@ -409,16 +396,12 @@ def _composing() -> bool:
     return True
 
 
-def load_native() -> None:
-    """Puts the native module composed for the installed kits in
-    sys.modules as godlpack._native when some installed kit has no plugin
-    that fits this godlpack and Go is on PATH; does nothing otherwise (the
-    kits' plugins load at their import), nor when a native module is loaded
-    already (a kit module built by build-ext, or godlpack imported before)."""
-    if "godlpack._native" in sys.modules:
-        return
-    found = markers()
-    if not found or not _composing():
+def load_native(found: dict[str, str]) -> None:
+    """Puts the native module composed for the installed kits (found: module
+    -> marker) in sys.modules as godlpack._native when some of them has no
+    plugin that fits this godlpack and Go is on PATH; does nothing otherwise
+    (the kits' plugins load at their import)."""
+    if not _composing():
         return
     import importlib.util
 

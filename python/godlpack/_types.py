@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from . import _oneapi
 
-import enum
 import sys
 
 from . import _tables
@@ -19,29 +18,54 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
     from collections.abc import Iterator
+    from enum import IntEnum as DLDeviceType  # the class device_types() builds (see _types.pyi)
 
 __all__ = ["DLDeviceType", "DType", "Device"]
 
-DLDeviceType = enum.IntEnum(
-    "DLDeviceType", [(enum_name, t) for t, (enum_name, _) in _tables.DEVICE_TYPES.items()], module="godlpack"
-)
-DLDeviceType.__doc__ = (
-    f"DLPack {_tables.DLPACK_VERSION[0]}.{_tables.DLPACK_VERSION[1]} device types (DLDeviceType in dlpack.h). "
-    "5 and 6 are retired."
-)
-
-# short names used by Device strings ("cpu:0", "cuda:1"); IntEnum members
-# hash and compare as their ints, so they index this directly
+# short names used by Device strings ("cpu:0", "cuda:1"), by device type value
 _SHORT = {t: short for t, (_, short) in _tables.DEVICE_TYPES.items()}
-# short name or enum name -> DLDeviceType, built by the first parse of a name
+# short name or enum name -> device type value, built by the first parse of a name
 _BY_NAME: dict = {}
 
 
 def _device_names() -> dict:
-    for t in DLDeviceType:
-        _BY_NAME[_SHORT[t]] = t
-        _BY_NAME[t.name] = t
+    for t, (enum_name, short) in _tables.DEVICE_TYPES.items():
+        _BY_NAME[short] = t
+        _BY_NAME[enum_name] = t
     return _BY_NAME
+
+
+# DLDeviceType is an IntEnum, and `enum` (with functools and collections)
+# costs more than the rest of `import godlpack`: the class is built by its
+# first use (godlpack.DLDeviceType, Device.type, __dlpack_device__), or as soon
+# as any other module imports enum (_engines). Until then `DLDeviceType` is
+# answered by a module __getattr__ here and in the package, which the build
+# removes: a module with one is not specialised for `gd.name` lookups.
+_MEMBERS: dict = {}
+
+
+def device_types() -> type[DLDeviceType]:
+    """godlpack.DLDeviceType, built by the first call."""
+    if _MEMBERS:
+        return type(_MEMBERS[1])
+    import enum
+
+    cls = enum.IntEnum("DLDeviceType", [(name, t) for t, (name, _) in _tables.DEVICE_TYPES.items()],
+                       module="godlpack")
+    cls.__doc__ = (f"DLPack {_tables.DLPACK_VERSION[0]}.{_tables.DLPACK_VERSION[1]} device types "
+                   "(DLDeviceType in dlpack.h). 5 and 6 are retired.")
+    _MEMBERS.update((int(m), m) for m in cls)
+    for mod in (sys.modules[__name__], sys.modules.get(__package__)):
+        if mod is not None:
+            vars(mod)["DLDeviceType"] = cls
+            vars(mod).pop("__getattr__", None)
+    return cls
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DLDeviceType":
+        return device_types()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Device:
@@ -51,7 +75,7 @@ class Device:
     """
 
     __slots__ = ("_id", "_type")
-    _type: DLDeviceType
+    _type: int
     _id: int
 
     def __init__(self, spec: DeviceLike, id: int | None = None) -> None:
@@ -67,7 +91,9 @@ class Device:
 
     @property
     def type(self) -> DLDeviceType:
-        return self._type
+        if not _MEMBERS:
+            device_types()
+        return _MEMBERS[self._type]
 
     @property
     def id(self) -> int:
@@ -77,7 +103,7 @@ class Device:
         raise AttributeError("godlpack.Device is immutable")
 
     def __iter__(self) -> Iterator[int]:
-        return iter((self._type, self._id))
+        return iter((self.type, self._id))
 
     def __str__(self) -> str:
         return f"{_SHORT[self._type]}:{self._id}"
@@ -96,10 +122,10 @@ class Device:
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash((int(self._type), self._id))
+        return hash((self._type, self._id))
 
     def __reduce__(self) -> tuple[Any, tuple[tuple[int, int]]]:
-        return (Device, ((int(self._type), self._id),))
+        return (Device, ((self._type, self._id),))
 
 
 # What Device() and every device= argument accept (also at run time: see
@@ -107,7 +133,7 @@ class Device:
 DeviceLike = str | tuple[int, int] | Device
 
 
-def _check_id(t: DLDeviceType, i: Any, spec: Any) -> int:
+def _check_id(t: int, i: Any, spec: Any) -> int:
     if isinstance(i, bool) or not isinstance(i, int):
         raise TypeError(f"device id must be an int, got {i!r}")
     if i < 0 or i > _tables.MAX_DEVICE_ID:
@@ -117,8 +143,8 @@ def _check_id(t: DLDeviceType, i: Any, spec: Any) -> int:
     return i
 
 
-def _parse_device(spec: Any) -> tuple[DLDeviceType, int]:
-    """Parses a device spec into (DLDeviceType, id); raises TypeError/ValueError."""
+def _parse_device(spec: Any) -> tuple[int, int]:
+    """Parses a device spec into (device type value, id); raises TypeError/ValueError."""
     if isinstance(spec, Device):
         return spec._type, spec._id
     if isinstance(spec, str):
@@ -139,10 +165,9 @@ def _parse_device(spec: Any) -> tuple[DLDeviceType, int]:
             raise TypeError(f"a device tuple must be (device_type, device_id) of ints, got {spec!r}")
         if len(spec) != 2:
             raise ValueError(f"a device tuple must have two items (device_type, device_id), got {spec!r}")
-        try:
-            t = DLDeviceType(spec[0])
-        except ValueError:
-            raise ValueError(f"unknown DLPack device type {spec[0]} in {spec!r}") from None
+        t = int(spec[0])
+        if t not in _SHORT:
+            raise ValueError(f"unknown DLPack device type {spec[0]} in {spec!r}")
         return t, _check_id(t, spec[1], spec)
     raise TypeError(
         f"expected a device: \"cpu\", \"cuda:N\", a godlpack.Device or a (device_type, device_id) tuple, got {spec!r}"
@@ -160,7 +185,7 @@ def _device_pair(spec: Any, entry: str | None = None) -> tuple[int, int]:
         raise type(e)(f"{entry}: {e}") from None
     if t == _oneapi.KDL_ONEAPI:
         _oneapi.ensure()
-    return int(t), i
+    return t, i
 
 
 # ---------------------------------------------------------------- dtypes
