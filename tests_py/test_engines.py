@@ -88,6 +88,21 @@ def info(a):
 def ident(a):
     return a
 
+import numpy as np
+DASK_OPS = {
+    "meta": lambda d: (type(d._meta), type((d > 5)._meta), type(d.T._meta)),
+    "dtype": lambda d: (d.dtype, d.dtype == np.float32, (d > 5).dtype),
+    "mask": lambda d: d[d > 5].compute(),
+    "comparisons": lambda d: ((d > 5) & (d <= 20) | (d == 1)).compute(),
+    "reductions": lambda d: (d.sum(axis=0).compute(), d.mean().compute(), d.std(axis=1).compute(),
+                             d.argmax(axis=1).compute(), d.cumsum(axis=1).compute()),
+    "where": lambda d: da.where(d > 5, d, 0).compute(),
+    "masked": lambda d: (type(da.ma.masked_greater(d, 10)._meta), da.ma.masked_greater(d, 10).sum().compute()),
+    "matmul": lambda d: (d @ d.T).compute(),
+    "rechunk": lambda d: d.rechunk((4, 1)).max(axis=0).compute(),
+    "chunks_are_numpy": lambda d: d.map_blocks(lambda b: np.full(b.shape, type(b) is np.ndarray)).all().compute(),
+}
+
 def make_ro(n):
     import pickle
     bufs = []
@@ -117,6 +132,17 @@ if __name__ == "__main__":
         out["worker_sizeof"] = c.submit(lambda: sizeof(gd.zeros(1000))).result() == 8000
         d = da.from_array(base, chunks=(2, 3))
         out["from_array"] = [float(d.sum().compute()), str(d.dtype)]
+        # da.from_array(a) behaves as da.from_array(ndarray): each answer, computed on the cluster
+        same = {}
+        for name, op in DASK_OPS.items():
+            got = []
+            for x in (np.asarray(base).astype("float32"), base.astype("float32")):
+                try:
+                    got.append(repr(op(da.from_array(x, chunks=(2, 3)))))
+                except Exception as e:
+                    got.append(f"{type(e).__name__}: {e}")
+            same[name] = got[0] == got[1] or got
+        out["dask_ops"] = same
         m = d.map_blocks(lambda b: gd.asarray(b) == 5.0, dtype=bool).compute()
         out["map_blocks"] = [m.dtype.name, int(m.sum())]
     print(json.dumps(out))
@@ -133,6 +159,7 @@ def test_distributed_local_cluster(tmp_path):
     assert out["ro_kept"] is True
     assert out["sizeof"] and out["worker_sizeof"]
     assert out["from_array"] == [276.0, "float64"]
+    assert all(v is True for v in out["dask_ops"].values()), out["dask_ops"]
     assert out["map_blocks"] == ["bool", 1]
 
 
@@ -315,3 +342,30 @@ def test_dask_sizeof_counts_the_data():
     assert sizeof(a) == 80000 and sizeof(a[::2]) == 40000
     b = gd.from_dlpack(need("numpy").broadcast_to(need("numpy").arange(3.0), (1000, 3)))
     assert sizeof(b) == 24  # a broadcast axis counts once, as for numpy
+
+
+_FROM_ARRAY_ORDER = """
+import sys
+{first}
+import dask.array as da, numpy as np
+d = da.from_array(gd.arange(12.0).reshape(3, 4), chunks=2)
+kept = da.from_array(gd.arange(3.0), asarray=False)  # chunks stay Arrays: so does the meta
+chosen = da.from_array(gd.arange(3.0), meta=np.ma.masked_array(np.empty((0,))))
+print(type(d._meta).__name__, d.dtype == np.float64, type(d.dtype).__name__, float(d[d > 5].sum().compute()),
+      type(kept._meta).__name__, type(chosen._meta).__name__, da.from_array is da.core.from_array, da.from_array.__name__)
+"""
+
+
+@requires("numpy", "dask")
+@pytest.mark.parametrize("first", ["import godlpack as gd", "import dask.array; import godlpack as gd"])
+def test_dask_from_array_has_numpys_meta_in_either_import_order(first):
+    """dask.array.from_array gives an Array numpy's meta, however dask.array
+    and godlpack were imported; an explicit meta or asarray=False wins."""
+    import subprocess
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PKG_DIR, os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, "-c", _FROM_ARRAY_ORDER.format(first=first)], capture_output=True,
+                         text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["ndarray", "True", "Float64DType", "51.0", "Array", "MaskedArray", "True",
+                                  "from_array"]

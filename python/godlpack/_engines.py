@@ -2,6 +2,11 @@
 
 - ``dask.sizeof``: the bytes an Array holds (Dask's memory manager spills and
   pauses by it).
+- ``dask.array.from_array``: an Array has no ``__array_function__``, so Dask
+  already turns its chunks into numpy arrays; the collection's ``_meta`` (what
+  Dask runs each operation on first, and where ``d.dtype`` comes from) is then
+  numpy's empty array of its dtype too, so ``da.from_array(a)`` is
+  ``da.from_array(ndarray)`` down to the meta.
 - distributed's "dask" serializer family: a small header and the array's
   bytes as one zero-copy frame, as distributed does for numpy (its "pickle"
   family would carry the data in band over links that use protocol 4).
@@ -49,6 +54,35 @@ def _sizeof(a: Any) -> int:
 
 def _register_sizeof(mod: Any) -> None:
     mod.sizeof.register(Array)(_sizeof)
+
+
+# ---------------------------------------------------------------- dask.array
+
+
+def _numpy_meta(x: Any, kwargs: dict) -> None:
+    """Gives from_array numpy's meta for an Array whose chunks Dask makes
+    numpy arrays (asarray None or True), unless the caller chose a meta."""
+    if type(x) is Array and kwargs.get("meta") is None and kwargs.get("asarray") is not False:
+        try:
+            kwargs["meta"] = x[(slice(0, 0),) * x.ndim].__array__()
+        except (ImportError, TypeError, BufferError):  # no numpy twin (ml_dtypes missing, device memory): Dask's way
+            pass
+
+
+def _register_dask_array(mod: Any) -> None:
+    original = mod.from_array
+
+    def from_array(x: Any, *args: Any, **kwargs: Any) -> Any:
+        _numpy_meta(x, kwargs)
+        return original(x, *args, **kwargs)
+
+    import functools  # Dask has imported it
+
+    functools.update_wrapper(from_array, original)
+    # dask.array re-exports it: when dask.array.core was imported before godlpack, that name is bound already
+    for m in (mod, sys.modules.get("dask.array")):
+        if m is not None and getattr(m, "from_array", None) is original:
+            m.from_array = from_array
 
 
 # ---------------------------------------------------------------- distributed
@@ -115,6 +149,7 @@ def _build_device_types(mod: Any) -> None:
 # module name -> registration, run once right after that module executes
 _HOOKS: dict[str, Callable[[Any], None]] = {
     "dask.sizeof": _register_sizeof,
+    "dask.array.core": _register_dask_array,
     "distributed.protocol.serialize": _register_distributed,
     "joblib.externals.loky.backend.reduction": _register_loky,
     "enum": _build_device_types,
