@@ -252,11 +252,32 @@ def where(a):
                 return [a.readonly, "joblib_memmapping" in line, int(a[5])]
     return [a.readonly, False, int(a[5])]
 
+def mapped_file(a):
+    with open("/proc/self/maps") as f:
+        for line in f:
+            span, *rest = line.split()
+            lo, hi = (int(x, 16) for x in span.split("-"))
+            if lo <= a.data_ptr < hi:
+                return rest[-1]
+
 if __name__ == "__main__":
+    import gc, weakref
+    import numpy as np
     arrays = [gd.full((64 << 20,), i, dtype="uint8") for i in range(4)]
     got = Parallel(n_jobs=2, backend="loky", max_nbytes="1M")(delayed(where)(a) for a in arrays)
     small = Parallel(n_jobs=2, backend="loky")(delayed(lambda a: a.tolist())(gd.arange(3.0)) for _ in range(2))
-    print(json.dumps({"big": got, "small": small}))
+    # one Array given to many tasks is written once, as numpy's array is
+    files = {}
+    for name, x in (("gd", gd.full((4 << 20,), 7, dtype="uint8")), ("np", np.full((4 << 20,), 7, dtype="uint8"))):
+        with Parallel(n_jobs=2, backend="loky", max_nbytes="1M") as par:
+            files[name] = len(set(par(delayed(lambda a: mapped_file(gd.asarray(a)))(x) for _ in range(16))))
+    one = gd.zeros(8)
+    Parallel(n_jobs=2, backend="loky")(delayed(len)(one) for _ in range(2))
+    kept, key, gone = id(one) in gd._engines._VIEWS, id(one), weakref.ref(one)
+    del one
+    gc.collect()
+    print(json.dumps({"big": got, "small": small, "files": files, "views": [kept, key in gd._engines._VIEWS,
+                                                                             gone() is None]}))
 """
 
 
@@ -266,6 +287,8 @@ def test_joblib_memory_maps_large_arrays(tmp_path):
     out = _run(_JOBLIB, 300, tmp_path)
     assert out["big"] == [[True, True, i] for i in range(4)], out  # read-only memory maps, as numpy's
     assert out["small"] == [[0.0, 1.0, 2.0]] * 2
+    assert out["files"] == {"gd": 1, "np": 1}, out["files"]  # one memory map for 16 tasks
+    assert out["views"] == [True, False, True]  # the numpy view the tasks shared dies with its Array
 
 
 # ---------------------------------------------------------------- readers (in process)

@@ -48,8 +48,9 @@ Rows:
      exactly an ndarray); pickle.loads protocol 5 of 64 MiB with a
      read-only out-of-band buffer vs numpy's <= 2x; ray.get of 256 MiB vs
      numpy's <= 1.5x; 256 MiB through a Dask LocalCluster of 2 processes
-     (scatter, an identity task, result) vs numpy's <= 1.1x (the last two
-     not under --quick; 9 rounds each)
+     (scatter, an identity task, result) vs numpy's <= 1.1x; joblib's loky
+     backend, 32 tasks over one 64 MiB array (memory-mapped once) vs numpy's
+     <= 1.5x (the last three not under --quick; 9 rounds each)
  10  a registered Go function (the extension kit, group "gofunc") called with
      one array of 16 float64 returning a float, godlpack._native._bench_call,
      against what a user would pick instead: a numba @njit function of the
@@ -338,6 +339,7 @@ class Bench:
         big = 32 << 20  # 256 MiB of float64
         self._ray(np, big)
         self._dask(np, big)
+        self._joblib(np, 8 << 20)
 
     def _ray(self, np: Any, n: int) -> None:
         try:
@@ -367,6 +369,21 @@ class Bench:
             t = interleaved([stmt.format("g"), stmt.format("x")], env, 9, self.batch_s)
             self.add("12", "Dask LocalCluster: scatter + identity task + result, 256 MiB", t[0], t[1],
                      "the same with an ndarray", 1.1)
+
+    def _joblib(self, np: Any, n: int) -> None:
+        try:
+            from joblib import Parallel, delayed
+        except ImportError:
+            self.note("12", "joblib, 32 tasks over one 64 MiB array", "joblib is not installed")
+            return
+
+        def run(x: Any) -> Any:
+            return Parallel(n_jobs=2, backend="loky", max_nbytes="1M")(delayed(_nbytes)(x) for _ in range(32))
+
+        env = {"run": run, "g": gd.arange(n, dtype="float64"), "x": np.arange(n, dtype="float64")}
+        t = interleaved(["run(g)", "run(x)"], env, 9, self.batch_s)
+        self.add("12", f"joblib loky: 32 tasks over one {n * 8 >> 20} MiB array (memory-mapped once)", t[0], t[1],
+                 "the same with an ndarray", 1.5)
 
     # ---- row 9: conversions -------------------------------------------
 
@@ -551,6 +568,10 @@ def elf_info(path: str) -> tuple[bool, list[str]] | None:
 
 def _identity(v: Any) -> Any:
     return v
+
+
+def _nbytes(v: Any) -> int:
+    return int(v.nbytes)
 
 
 def main(argv: list[str]) -> int:

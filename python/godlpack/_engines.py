@@ -11,7 +11,8 @@
   bytes as one zero-copy frame, as distributed does for numpy (its "pickle"
   family would carry the data in band over links that use protocol 4).
 - joblib's loky pickler: an Array travels as the numpy view of its memory,
-  so joblib memory-maps large ones exactly as it does numpy arguments.
+  the same view for every task, so joblib memory-maps a large one once,
+  exactly as it does a numpy argument.
 
 Ray needs nothing here: it pickles with protocol 5 and hands the buffers
 back read-only from its object store, which ``_pickle`` turns into a
@@ -123,9 +124,29 @@ def _from_numpy(n: Any, key: int) -> Any:
     return _native._asarray_dlpack(n, None, False)
 
 
+# id(Array) -> (a weak reference to it, its numpy view), while the Array
+# lives. joblib writes an array to a memory map once per ndarray object it has
+# seen, so every task given one Array must get the same ndarray. The view does
+# not refer to the Array (its base is the DLPack capsule, which holds the
+# memory's owner), so keeping it here keeps neither alive.
+_VIEWS: dict[int, tuple[Any, Any]] = {}
+
+
+def _numpy_view(a: Any) -> Any:
+    k = id(a)
+    got = _VIEWS.get(k)
+    if got is not None and got[0]() is a:
+        return got[1]
+    import weakref  # joblib has imported it
+
+    n = a.__array__()
+    _VIEWS[k] = (weakref.ref(a, lambda _ref, k=k: _VIEWS.pop(k, None)), n)
+    return n
+
+
 def _loky_reduce(a: Any) -> tuple[Any, ...]:
     try:
-        n = a.__array__()
+        n = _numpy_view(a)
     except (ImportError, TypeError):  # no numpy layout or no numpy: godlpack's own pickling
         return a.__reduce_ex__(5)
     return (_from_numpy, (n, a.dtype._key))
