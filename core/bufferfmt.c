@@ -1,28 +1,38 @@
-// bufferfmt.c: dtypes <-> the PEP 3118 format strings of the buffer protocol
-// (godlpack.h). The buffer route of asarray, the Go-function argument route
-// and the Array's own buffer all read this one table.
+// bufferfmt.c: dtypes <-> the PEP 3118 format strings of the buffer protocol,
+// and dtypes -> the formats of Arrow's C data interface (godlpack.h). The
+// buffer route of asarray, the Go-function argument route, the Array's own
+// buffer and its Arrow export (arrow.c) all read this one table.
 #include <stdint.h>
 
 #include "godlpack.h"
 
+// Each dtype with a format: its PEP 3118 format, and its Arrow C data
+// interface format (NULL where Arrow has none; Arrow's bool "b" is a bitmap).
+static const struct {
+  uint8_t code, bits;
+  const char *buffer, *arrow;
+} gd_formats[] = {
+    {kDLBool, 8, "?", "b"},     {kDLInt, 8, "b", "c"},      {kDLInt, 16, "h", "s"},    {kDLInt, 32, "i", "i"},
+    {kDLInt, 64, "q", "l"},     {kDLUInt, 8, "B", "C"},     {kDLUInt, 16, "H", "S"},   {kDLUInt, 32, "I", "I"},
+    {kDLUInt, 64, "Q", "L"},    {kDLFloat, 16, "e", "e"},   {kDLFloat, 32, "f", "f"},  {kDLFloat, 64, "d", "g"},
+    {kDLComplex, 64, "Zf", NULL}, {kDLComplex, 128, "Zd", NULL},
+};
+
+static int gd_format_row(DLDataType dt) {
+  if (dt.lanes != 1) return -1;
+  for (int i = 0; i < (int)(sizeof gd_formats / sizeof gd_formats[0]); i++)
+    if (gd_formats[i].code == dt.code && gd_formats[i].bits == dt.bits) return i;
+  return -1;
+}
+
 const char *gd_buffer_format(DLDataType dt) {
-  if (dt.lanes != 1) return NULL;
-  switch (dt.code) {
-    case kDLBool: return dt.bits == 8 ? "?" : NULL;
-    case kDLInt:
-      switch (dt.bits) { case 8: return "b"; case 16: return "h"; case 32: return "i"; case 64: return "q"; }
-      return NULL;
-    case kDLUInt:
-      switch (dt.bits) { case 8: return "B"; case 16: return "H"; case 32: return "I"; case 64: return "Q"; }
-      return NULL;
-    case kDLFloat:
-      switch (dt.bits) { case 16: return "e"; case 32: return "f"; case 64: return "d"; }
-      return NULL;
-    case kDLComplex:
-      switch (dt.bits) { case 64: return "Zf"; case 128: return "Zd"; }
-      return NULL;
-  }
-  return NULL;
+  int i = gd_format_row(dt);
+  return i < 0 ? NULL : gd_formats[i].buffer;
+}
+
+const char *gd_arrow_format(DLDataType dt) {
+  int i = gd_format_row(dt);
+  return i < 0 ? NULL : gd_formats[i].arrow;
 }
 
 static int gd_int_dt(int is_unsigned, int64_t size, DLDataType *out) {

@@ -42,6 +42,7 @@
 //	copy.go, fill.go, sum.go, float16.go
 //	                      CopyInto, Fill, Sum, float16/bfloat16 decoding
 //	owner.c               C: owner refcounting and deleters
+//	arrow.c               C: an array as Arrow's C data interface
 //	chunk.c               C: the chunks of a long operation (Ctrl-C between them)
 //	probe.c               C: the conformance checker's counting deleters
 //	fastpath.c, glue.h    C: the zero-crossing twin of the no-copy export

@@ -138,6 +138,9 @@ var (
 	// ErrKit: a Go kit's plugin that the extension cannot load (Go's
 	// plugin package refused it, or a registration of its failed).
 	ErrKit = newErr(ClassRuntime, "a Go kit cannot be loaded")
+	// ErrArrow: an array that Arrow's C data interface cannot carry (not
+	// 1-d, a dtype Arrow lacks, device memory): core/arrow.c.
+	ErrArrow = newErr(ClassBuffer, "Arrow's C data interface cannot carry this array")
 
 	// What the Python skin checks before core is asked (argument shapes,
 	// capsules, the buffer protocol). The skin raises them by number
@@ -205,7 +208,7 @@ var Sentinels = []Sentinel{
 	{"ErrInternal", ErrInternal}, {"ErrCapsule", ErrCapsule},
 	{"ErrProducer", ErrProducer}, {"ErrBufferRequest", ErrBufferRequest}, {"ErrShapeArg", ErrShapeArg},
 	{"ErrAmbiguous", ErrAmbiguous}, {"ErrPickle", ErrPickle}, {"ErrArgument", ErrArgument},
-	{"ErrKit", ErrKit},
+	{"ErrKit", ErrKit}, {"ErrArrow", ErrArrow},
 }
 
 // classed wraps a sentinel with a different class and its own message.

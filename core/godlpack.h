@@ -433,6 +433,10 @@ int gd_elem_write(DLDataType dt, const gd_elem *e, void *out);
  * describe it; and the dtype of a buffer's format and itemsize (native or
  * little-endian), or -1. */
 const char *gd_buffer_format(DLDataType dt);
+/* Arrow's C data interface format of dt (core/bufferfmt.c), NULL when Arrow
+ * has no such type (complex, bfloat16, the float8/6/4 kinds); bool is "b", a
+ * bitmap. */
+const char *gd_arrow_format(DLDataType dt);
 int gd_dtype_from_format(const char *fmt, int64_t itemsize, DLDataType *out);
 
 /* What the skin read from a Py_buffer (core knows no Python): its fields,
@@ -457,6 +461,45 @@ int gd_buffer_tensor(const gd_buffer_view *v, DLTensor *t, int64_t *shape, int64
                      int64_t cap);
 int gd_bytes_tensor(void *data, int64_t nbytes, DLDataType dt, int32_t ndim, const int64_t *dims, int fortran,
                     int padded, DLTensor *t, int64_t *shape, int64_t *strides, char *msg, int64_t cap);
+
+/* ---- Arrow's C data interface (core/arrow.c) ----------------------------
+ *
+ * The structs as the Arrow C data interface defines them (an ABI, guarded as
+ * it asks), and the two exports behind the Arrow PyCapsule interface. Each
+ * returns 0, or -1 with the refusal (ErrArrow) in msg, starting with entry.
+ * gd_arrow_schema: the type of dt. gd_arrow_array: a 1-d host array (shape,
+ * strides: ndim entries) as an ArrowArray without nulls; it shares the
+ * elements (a reference to h->owner) when they lie one after the other, and
+ * copies them otherwise (a stride other than 1; bool, a bitmap in Arrow). */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+struct ArrowSchema {
+  const char *format;
+  const char *name;
+  const char *metadata;
+  int64_t flags;
+  int64_t n_children;
+  struct ArrowSchema **children;
+  struct ArrowSchema *dictionary;
+  void (*release)(struct ArrowSchema *);
+  void *private_data;
+};
+struct ArrowArray {
+  int64_t length;
+  int64_t null_count;
+  int64_t offset;
+  int64_t n_buffers;
+  int64_t n_children;
+  const void **buffers;
+  struct ArrowArray **children;
+  struct ArrowArray *dictionary;
+  void (*release)(struct ArrowArray *);
+  void *private_data;
+};
+#endif /* ARROW_C_DATA_INTERFACE */
+int gd_arrow_schema(const char *entry, DLDataType dt, struct ArrowSchema *out, char *msg, int64_t cap);
+int gd_arrow_array(const char *entry, const gd_header *h, const int64_t *shape, const int64_t *strides,
+                   struct ArrowArray *out, char *msg, int64_t cap);
 
 /* ---- the exchange model (core/exchange.c) -------------------------------
  *

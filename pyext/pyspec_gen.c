@@ -70,6 +70,12 @@ static PyMethodDef gd_array_methods[] = {
     {"__dlpack_device__", (PyCFunction)(void (*)(void))gd_array_dlpack_device, METH_NOARGS,
      "__dlpack_device__($self, /)\n--\n\n"
      "Return (DLDeviceType, device_id)."},
+    {"__arrow_c_schema__", (PyCFunction)(void (*)(void))gd_array_arrow_c_schema, METH_NOARGS,
+     "__arrow_c_schema__($self, /)\n--\n\n"
+     "The Arrow type of the elements, as an \"arrow_schema\" capsule (Arrow PyCapsule interface)."},
+    {"__arrow_c_array__", (PyCFunction)(void (*)(void))gd_array_arrow_c_array, METH_VARARGS | METH_KEYWORDS,
+     "__arrow_c_array__($self, /, requested_schema=None)\n--\n\n"
+     "A 1-d array as (\"arrow_schema\", \"arrow_array\") capsules: its elements shared when they lie\none after the other, else copied (a stride, bool's bitmap). requested_schema may be declined."},
     {"__complex__", (PyCFunction)(void (*)(void))gd_array_complex, METH_NOARGS,
      "__complex__($self, /)\n--\n\n"
      "The one element of the array as a complex (complex(a))."},

@@ -71,6 +71,8 @@ PyObject *gd_array_buffer_method(PyObject *self, PyObject *arg);
 PyObject *gd_array_release_buffer_method(PyObject *self, PyObject *arg);
 PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *gd_array_dlpack_device(PyObject *self, PyObject *arg);
+PyObject *gd_array_arrow_c_schema(PyObject *self, PyObject *arg);
+PyObject *gd_array_arrow_c_array(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *gd_array_complex(PyObject *self, PyObject *arg);
 PyObject *gd_array_tolist(PyObject *self, PyObject *arg);
 PyObject *gd_array_copy(PyObject *self, PyObject *arg);

@@ -50,6 +50,7 @@ var sentinelClasses = map[string]struct {
 	"ErrBroadcast":      {core.ErrBroadcast, core.ClassValue},
 	"ErrInternal":       {core.ErrInternal, core.ClassRuntime},
 	"ErrKit":            {core.ErrKit, core.ClassRuntime},
+	"ErrArrow":          {core.ErrArrow, core.ClassBuffer},
 	"ErrConsumed":       {core.ErrConsumed, core.ClassBuffer},
 	"ErrByteOffset":     {core.ErrByteOffset, core.ClassBuffer},
 	"ErrCapsule":        {core.ErrCapsule, core.ClassBuffer},

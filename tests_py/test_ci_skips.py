@@ -92,7 +92,7 @@ def test_declared_library_set_under_ci(tmp_path, declared, absent_skips):
 
 # Libraries (and tools) a test may need; a skip that names one hides a missing install.
 _LIBRARY_WORDS = ("numpy", "torch", "ml_dtypes", "jax", "dpnp", "dpctl", "dask", "distributed", "ray", "pandas",
-                  "pyarrow", "xarray", "zarr", "sklearn", "joblib", "installed", "toolchain")
+                  "pyarrow", "polars", "xarray", "zarr", "sklearn", "joblib", "installed", "toolchain")
 
 
 def test_the_suite_skips_only_for_hardware_and_platform():

@@ -45,7 +45,8 @@ Rows:
  12  the PyData stack (group "pydata"): np.asarray(a) of 16 float64 vs
      np.asarray(ndarray) <= 1.5x (info rows: np.asarray of a memoryview and
      of an ndarray subclass, numpy's own cost for objects that are not
-     exactly an ndarray); pickle.loads protocol 5 of 64 MiB with a
+     exactly an ndarray); pa.array(a) and pl.Series(a) of 16 float64 vs
+     the same of an ndarray <= 1.2x; pickle.loads protocol 5 of 64 MiB with a
      read-only out-of-band buffer vs numpy's <= 2x; ray.get of 256 MiB vs
      numpy's <= 1.5x; 256 MiB through a Dask LocalCluster of 2 processes
      (scatter, an identity task, result) vs numpy's <= 1.1x; joblib's loky
@@ -322,6 +323,7 @@ class Bench:
         # what numpy itself pays for objects that are not exactly an ndarray
         self.add("i", "np.asarray(memoryview of an ndarray)", t[2], t[1], "np.asarray(ndarray)", None)
         self.add("i", "np.asarray(ndarray subclass)", t[3], t[1], "np.asarray(ndarray)", None)
+        self._arrow(np)
         n = (1 << 20) if self.quick else (8 << 20)  # 64 MiB of float64
         env: dict[str, Any] = {"pickle": pickle}
         for name, arr in (("gd", gd.arange(n, dtype="float64")), ("np", np.arange(n, dtype="float64"))):
@@ -340,6 +342,19 @@ class Bench:
         self._ray(np, big)
         self._dask(np, big)
         self._joblib(np, 8 << 20)
+
+    def _arrow(self, np: Any) -> None:
+        """pa.array(a) and pl.Series(a) through the Arrow PyCapsule interface,
+        against the same of numpy's array (both zero-copy)."""
+        env: dict[str, Any] = {"a": gd.arange(16.0), "x": np.arange(16.0)}
+        for lib, call in (("pyarrow", "pa.array"), ("polars", "pl.Series")):
+            try:
+                env[call.split(".")[0]] = __import__(lib)
+            except ImportError:
+                self.note("12", f"{call}(a), 16 float64", f"{lib} is not installed")
+                continue
+            t = interleaved([f"{call}(a)", f"{call}(x)"], env, self.rounds, self.batch_s)
+            self.add("12", f"{call}(a), 16 float64 (Arrow C data interface)", t[0], t[1], f"{call}(ndarray)", 1.2)
 
     def _ray(self, np: Any, n: int) -> None:
         try:
@@ -372,7 +387,7 @@ class Bench:
 
     def _joblib(self, np: Any, n: int) -> None:
         try:
-            from joblib import Parallel, delayed
+            from joblib import Parallel, delayed  # type: ignore[import-untyped]
         except ImportError:
             self.note("12", "joblib, 32 tasks over one 64 MiB array", "joblib is not installed")
             return

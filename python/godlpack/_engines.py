@@ -83,7 +83,7 @@ def _register_dask_array(mod: Any) -> None:
     # dask.array re-exports it: when dask.array.core was imported before godlpack, that name is bound already
     for m in (mod, sys.modules.get("dask.array")):
         if m is not None and getattr(m, "from_array", None) is original:
-            m.from_array = from_array
+            setattr(m, "from_array", from_array)  # noqa: B010
 
 
 # ---------------------------------------------------------------- distributed
@@ -139,8 +139,11 @@ def _numpy_view(a: Any) -> Any:
         return got[1]
     import weakref  # joblib has imported it
 
+    def forget(_ref: Any) -> None:
+        _VIEWS.pop(k, None)
+
     n = a.__array__()
-    _VIEWS[k] = (weakref.ref(a, lambda _ref, k=k: _VIEWS.pop(k, None)), n)
+    _VIEWS[k] = (weakref.ref(a, forget), n)
     return n
 
 

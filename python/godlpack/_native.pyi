@@ -129,6 +129,8 @@ class Array:
     @property
     def __numpy_dtype__(self) -> Any: ...  # numpy 2.4: what np.result_type(a) reads
     def __arrow_array__(self, type: Any = None) -> Any: ...  # pa.array(a) of a 1-d array
+    def __arrow_c_schema__(self) -> Any: ...  # an "arrow_schema" capsule
+    def __arrow_c_array__(self, requested_schema: Any = None) -> tuple[Any, Any]: ...  # 1-d arrays
     def __buffer__(self, flags: int, /) -> memoryview: ...
     def __release_buffer__(self, buffer: memoryview, /) -> None: ...
     # pickle keeps dtype, shape, C/Fortran order and read-only-ness (protocol 5:

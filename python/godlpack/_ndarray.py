@@ -190,11 +190,16 @@ def _view(self: _native.Array, dtype: Any) -> _native.Array:
 
 
 def _arrow_array(self: _native.Array, type: Any = None) -> Any:
-    """pa.array(a): pyarrow's array over the numpy view (zero-copy for its
-    primitive types; pyarrow takes 1-d arrays only)."""
+    """pa.array(a) and pa.array(a, type=): pyarrow's array over the Arrow C
+    data interface (__arrow_c_array__: 1-d; the elements shared when they lie
+    one after the other), cast to type when one is given and differs (a safe
+    cast, as pa.array of numpy's array checks its values). pyarrow asks this
+    method before the interface, and its own handling of a declined
+    requested_schema fails (pyarrow 26: `array.cast`)."""
     import pyarrow as pa  # type: ignore[import-untyped]
 
-    return pa.array(_array(self), type=type)
+    out = pa.Array._import_from_c_capsule(*self.__arrow_c_array__())
+    return out if type is None or out.type == type else out.cast(type)
 
 
 _CPU = _types.Device("cpu")

@@ -30,6 +30,7 @@ const (
 	oneArg  = "METH_O"
 	varArgs = "METH_VARARGS"
 	fastKW  = "METH_FASTCALL | METH_KEYWORDS"
+	kwArgs  = "METH_VARARGS | METH_KEYWORDS"
 )
 
 // Fn is a function of the module or a method of Array. Sig is what goes
@@ -120,6 +121,11 @@ var Methods = []Fn{
 		"Export the array as a DLPack capsule (\"dltensor_versioned\" when max_version >= (1, 0),\n" +
 			"else legacy \"dltensor\")."},
 	{"__dlpack_device__", "gd_array_dlpack_device", noArgs, "$self, /", "Return (DLDeviceType, device_id)."},
+	{"__arrow_c_schema__", "gd_array_arrow_c_schema", noArgs, "$self, /",
+		"The Arrow type of the elements, as an \"arrow_schema\" capsule (Arrow PyCapsule interface)."},
+	{"__arrow_c_array__", "gd_array_arrow_c_array", kwArgs, "$self, /, requested_schema=None",
+		"A 1-d array as (\"arrow_schema\", \"arrow_array\") capsules: its elements shared when they lie\n" +
+			"one after the other, else copied (a stride, bool's bitmap). requested_schema may be declined."},
 	{"__complex__", "gd_array_complex", noArgs, "$self, /",
 		"The one element of the array as a complex (complex(a))."},
 	{"tolist", "gd_array_tolist", noArgs, "$self, /", "Nested Python lists of Python scalars."},
@@ -266,6 +272,8 @@ func proto(call, name, self string) string {
 	case fastKW:
 		return fmt.Sprintf("PyObject *%s(PyObject *%s, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);",
 			name, self)
+	case kwArgs:
+		return fmt.Sprintf("PyObject *%s(PyObject *%s, PyObject *args, PyObject *kw);", name, self)
 	}
 	panic("pyspec: call " + call)
 }
