@@ -392,3 +392,61 @@ def test_dask_from_array_has_numpys_meta_in_either_import_order(first):
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["ndarray", "True", "Float64DType", "51.0", "Array", "MaskedArray", "True",
                                   "from_array"]
+
+
+# ---------------------------------------------------------------- torch's DataLoader
+
+_COLLATE = """
+import json, sys
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+import godlpack as gd
+
+class Items(Dataset):
+    def __init__(self, make):
+        self.make = make
+    def __len__(self):
+        return 10
+    def __getitem__(self, i):
+        return {"x": self.make(np.arange(6, dtype=np.float32).reshape(2, 3) + i), "i": self.make(np.int64(i)),
+                "raw": i}
+
+def batches(make, ctx):
+    loader = DataLoader(Items(make), batch_size=4, num_workers=2 if ctx else 0, multiprocessing_context=ctx)
+    out = []
+    for b in loader:
+        out.append([b["x"].dtype == torch.float32, list(b["x"].shape), b["x"].tolist(), b["i"].tolist(),
+                    b["raw"].tolist(), b["x"].is_shared() == bool(ctx)])
+    return out
+
+if __name__ == "__main__":
+    ctx = sys.argv[1] or None
+    print(json.dumps({"gd": batches(gd.asarray, ctx), "np": batches(np.asarray, ctx)}))
+"""
+
+
+@requires("numpy", "torch")
+@pytest.mark.parametrize("ctx", ["", "fork", pytest.param("spawn", marks=pytest.mark.slow)])
+def test_torch_dataloader_collates_arrays_as_numpys(ctx, tmp_path):
+    """default_collate stacks a batch of Arrays into a tensor as it does numpy
+    arrays, in the main process and in DataLoader workers (into shared memory
+    there); a forked worker serves it without entering Go."""
+    path = tmp_path / "scenario.py"
+    path.write_text(_COLLATE)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PKG_DIR, HERE, os.environ.get("PYTHONPATH", "")]))
+    p = run_group([sys.executable, str(path), ctx], 300, env)
+    assert p is not None and p.returncode == 0, (p and p.stderr[-3000:])
+    out = json.loads(p.stdout.strip().splitlines()[-1])
+    assert out["gd"] == out["np"] and len(out["gd"]) == 3
+    assert all(b[0] and b[5] for b in out["gd"]), out["gd"]
+
+
+@requires("torch")
+def test_default_collate_of_arrays_stacks_their_tensors():
+    torch = need("torch")
+    from torch.utils.data import default_collate
+
+    got = default_collate([gd.arange(3.0), gd.arange(1.0, 4.0)])
+    assert isinstance(got, torch.Tensor) and got.tolist() == [[0.0, 1.0, 2.0], [1.0, 2.0, 3.0]]
+    assert default_collate([gd.asarray(2, dtype="int16")] * 2).dtype == torch.int16

@@ -14,6 +14,9 @@
   the same view for every task, so joblib memory-maps a large one once,
   exactly as it does a numpy argument.
 
+- torch's ``default_collate`` (a DataLoader's default): a batch of Arrays
+  becomes the stacked tensor, as a batch of numpy arrays does.
+
 Ray needs nothing here: it pickles with protocol 5 and hands the buffers
 back read-only from its object store, which ``_pickle`` turns into a
 read-only Array over them (zero-copy), as numpy does.
@@ -159,6 +162,23 @@ def _register_loky(mod: Any) -> None:
     mod.register(Array, _loky_reduce)
 
 
+# ---------------------------------------------------------------- torch's collate
+
+
+def _collate_arrays(batch: list, *, collate_fn_map: dict | None = None) -> Any:
+    """default_collate of Arrays: the tensors over them (torch.from_dlpack,
+    zero-copy), collated as tensors are (stacked; into shared memory in a
+    DataLoader worker), as torch collates numpy arrays."""
+    import torch
+    from torch.utils.data._utils.collate import collate
+
+    return collate([torch.from_dlpack(a) for a in batch], collate_fn_map=collate_fn_map)
+
+
+def _register_collate(mod: Any) -> None:
+    mod.default_collate_fn_map[Array] = _collate_arrays
+
+
 # ---------------------------------------------------------------- enum
 
 
@@ -176,6 +196,7 @@ _HOOKS: dict[str, Callable[[Any], None]] = {
     "dask.array.core": _register_dask_array,
     "distributed.protocol.serialize": _register_distributed,
     "joblib.externals.loky.backend.reduction": _register_loky,
+    "torch.utils.data._utils.collate": _register_collate,
     "enum": _build_device_types,
 }
 _PENDING: dict = {}
