@@ -91,6 +91,10 @@ const (
 	ScalarInt                           // Neg, Mag, Big; Re: the value rounded to float64
 	ScalarFloat                         // Re
 	ScalarComplex                       // Re, Im
+	// ScalarOther is an object that is no number (None, a str): numpy 2
+	// compares it with each element and finds none equal, so == is all
+	// false and != all true; it has no order.
+	ScalarOther
 )
 
 // Scalar is a comparison operand that is one number rather than an array.
@@ -247,8 +251,11 @@ func CompareShape(op CompareOp, x, y *Operand, out []int64) (int, error) {
 			return 0, err
 		}
 		yShape = y.Shape
-	} else if y.S.Kind < ScalarBool || y.S.Kind > ScalarComplex {
+	} else if y.S.Kind < ScalarBool || y.S.Kind > ScalarOther {
 		return 0, fmt.Errorf("%s: unknown scalar kind %d: %w", where, y.S.Kind, ErrInternal)
+	} else if y.S.Kind == ScalarOther && op != CmpEQ && op != CmpNE {
+		return 0, errorf(ErrUnsupported, "%s: an array has no order against an object that is no number; compare numbers",
+			where)
 	}
 	return broadcastShapes(where, x.Shape, yShape, out)
 }
@@ -580,6 +587,9 @@ func (s *cmpSide) setScalar(sc *Scalar, adt DataType, op CompareOp) int8 {
 	acls := cmpClassOf(adt)
 	intArray := acls == clsBool || acls == clsInt || acls == clsUint
 	switch sc.Kind {
+	case ScalarOther:
+		s.dt, s.cls = Bool, clsBool
+		return cmpConst(op, false) // == and != only (CompareShape)
 	case ScalarBool:
 		s.dt, s.val[0] = Bool, sc.Mag&1
 	case ScalarInt:

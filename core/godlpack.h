@@ -343,7 +343,7 @@ typedef struct gd_op {
  * Py_LT .. Py_GE are core.CompareOp; the other operand is an array (kind 0)
  * or a scalar (core.ScalarKind). */
 enum { GD_CMP_LT = 0, GD_CMP_LE, GD_CMP_EQ, GD_CMP_NE, GD_CMP_GT, GD_CMP_GE };
-enum { GD_SCALAR_BOOL = 1, GD_SCALAR_INT, GD_SCALAR_FLOAT, GD_SCALAR_COMPLEX };
+enum { GD_SCALAR_BOOL = 1, GD_SCALAR_INT, GD_SCALAR_FLOAT, GD_SCALAR_COMPLEX, GD_SCALAR_OTHER };
 typedef struct gd_cmp_req {
   int32_t op;   /* GD_CMP_* */
   int32_t kind; /* GD_SCALAR_*, or 0 */

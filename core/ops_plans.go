@@ -56,6 +56,7 @@ var (
 	_ = [1]struct{}{}[C.GD_SCALAR_INT-int64(ScalarInt)]
 	_ = [1]struct{}{}[C.GD_SCALAR_FLOAT-int64(ScalarFloat)]
 	_ = [1]struct{}{}[C.GD_SCALAR_COMPLEX-int64(ScalarComplex)]
+	_ = [1]struct{}{}[C.GD_SCALAR_OTHER-int64(ScalarOther)]
 )
 
 // compareOp is GD_OP_COMPARE: CompareShape, then CompareInto for the

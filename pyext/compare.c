@@ -7,9 +7,10 @@
  * (imported zero-copy like from_dlpack), or a scalar (a Python bool, int,
  * float or complex is "weak", NEP 50; an object with __index__, __complex__
  * or __float__, such as a numpy scalar, is not), or a list, tuple or range
- * (made an array by gd.asarray, as numpy does). Anything else gets
- * NotImplemented, so a == "x" is False and a < "x" a TypeError, as in
- * numpy. A long comparison runs in ranges of one chunk (chunk.h), with
+ * (made an array by gd.asarray, as numpy does). None, a str, bytes, a
+ * dict, a set, a class or a plain object compare as numpy 2 compares them:
+ * == all False, != all True (core.ScalarOther). Anything else gets NotImplemented, so an object with
+ * its own comparison decides, and a < "x" is a TypeError, as in numpy. A long comparison runs in ranges of one chunk (chunk.h), with
  * signals checked between them; the result is freed if one fails. */
 #include <math.h>
 #include <string.h>
@@ -198,6 +199,14 @@ PyObject *gd_array_richcompare(PyObject *self, PyObject *other, int op) {
   PyObject *y;
   int rc = gd_cmp_operand(st, other, &req, &y, entry);
   if (rc < 0) return NULL;
+  /* None, a str, bytes, a dict, a set, a class or a plain object (no
+   * comparison of its own) equal no number: core's answer for them; an
+   * object with a comparison of its own decides itself */
+  if (rc == 0 && (op == Py_EQ || op == Py_NE) &&
+      (other == Py_None || PyUnicode_Check(other) || PyBytes_Check(other) || PyDict_Check(other) ||
+       PyAnySet_Check(other) ||
+       PyType_GetSlot(Py_TYPE(other), Py_tp_richcompare) == PyType_GetSlot(&PyBaseObject_Type, Py_tp_richcompare)))
+    req.kind = GD_SCALAR_OTHER, rc = 1;
   if (rc == 0) Py_RETURN_NOTIMPLEMENTED;
   PyObject *r = gd_compare_run(st, (gd_array *)self, (gd_array *)y, &req, entry);
   Py_XDECREF(y);

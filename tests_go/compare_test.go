@@ -369,6 +369,38 @@ func TestCompareIntoRanges(t *testing.T) {
 	assert.ErrorIs(t, err, core.ErrShape)
 }
 
+// An object that is no number (None, a str: core.ScalarOther) equals no
+// element, as numpy 2 answers: == all false, != all true; it has no order.
+func TestCompareWithAnObjectThatIsNoNumber(t *testing.T) {
+	t.Parallel()
+	other := core.Scalar{Kind: core.ScalarOther}
+	for _, c := range []struct {
+		dt   core.DataType
+		vals []any
+	}{
+		{core.Bool, []any{true, false}}, {core.Int8, []any{0, -1}}, {core.Uint64, []any{uint64(0), uint64(7)}},
+		{cmpF16, []any{0.0, math.NaN()}}, {core.Float64, []any{1.5, math.Inf(1)}},
+		{core.Complex128, []any{complex(0, 0), complex(1, 2)}},
+	} {
+		t.Run(c.dt.String(), func(t *testing.T) {
+			t.Parallel()
+			x := cmpArr(t, c.dt, c.vals...)
+			for op, want := range map[core.CompareOp]bool{core.CmpEQ: false, core.CmpNE: true} {
+				r, err := x.CompareScalar(op, other)
+				require.NoError(t, err)
+				assert.Equal(t, []bool{want, want}, cmpBools(t, r), op.String())
+			}
+			for _, op := range []core.CompareOp{core.CmpLT, core.CmpLE, core.CmpGT, core.CmpGE} {
+				_, err := x.CompareScalar(op, other)
+				require.ErrorIs(t, err, core.ErrUnsupported)
+				assert.Equal(t, core.ClassType, core.ClassOf(err))
+				assert.Regexp(t, `^.{1,2}: an array has no order against an object that is no number; compare numbers$`,
+					err.Error())
+			}
+		})
+	}
+}
+
 func TestCompareRefusals(t *testing.T) {
 	t.Parallel()
 	f8 := core.DataType{Code: core.KDLFloat8E4M3FN, Bits: 8, Lanes: 1}

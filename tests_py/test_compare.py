@@ -326,11 +326,38 @@ def test_numpy_scalars_are_strong():
     assert (gd.asarray([1j], dtype="complex64") == np.complex64(1j)).tolist() == [True]
 
 
-@pytest.mark.parametrize("other", ["x", None, [1, "x"], ("a", "b"), object(), b"ab", gd.Array, int])
+@pytest.mark.parametrize("other", ["x", None, object(), b"ab", gd.Array, int, {}, {1: 2}, {1}, frozenset()],
+                         ids=repr)
+@pytest.mark.parametrize("shape", [(2,), (2, 0), ()])
+def test_objects_that_are_no_number_compare_element_wise_as_in_numpy(other, shape):
+    """numpy 2 compares each element with the object and finds none equal:
+    == is all False and != all True, in the array's shape (a == None
+    included); the object has no order."""
+    x = np.ones(shape, dtype="int16")
+    a = gd.asarray(x)
+    for op in (operator.eq, operator.ne):
+        got, want = op(a, other), op(x, other)
+        assert isinstance(got, gd.Array) and got.dtype == want.dtype == np.bool_, (op, got)
+        assert got.shape == want.shape and got.tolist() == want.tolist()
+        assert op(other, a).tolist() == want.tolist()  # the reflected operation too
+    with pytest.raises(TypeError, match=r"not supported between instances of 'godlpack\.Array'"):
+        a < other  # noqa: B015
+
+
+class _Equals:
+    """An object with a comparison of its own: it decides, not the array."""
+
+    def __eq__(self, other):
+        return "mine"
+
+    __hash__ = None
+
+
+@pytest.mark.parametrize("other", [[1, "x"], ("a", "b"), _Equals()], ids=repr)
 def test_other_objects_get_notimplemented(other):
     a = gd.asarray([1, 2])
-    assert (a == other) is False
-    assert (a != other) is True
+    got = a == other
+    assert got == "mine" if isinstance(other, _Equals) else got is False
     with pytest.raises(TypeError, match=r"not supported between instances of 'godlpack\.Array'"):
         a < other  # noqa: B015
 
