@@ -543,3 +543,53 @@ def test_without_dpctl_godlpack_works_and_names_the_way_out(tmp_path):
     assert r is not None and r.returncode == 0, r and r.stderr
     assert r.stdout.startswith("zeros(): cannot allocate on oneapi:0: oneAPI devices need dpctl's SYCL runtime")
     assert "pip install dpctl (or dpnp)" in r.stdout
+
+
+# ---------------------------------------------------------------- pickling
+
+
+@pytest.mark.parametrize("protocol", [2, 5])
+@pytest.mark.parametrize("view", [lambda x: x, lambda x: x[::-2], lambda x: x.reshape(3, 4).T])
+def test_pickling_keeps_the_device(where, protocol, view):
+    """A oneAPI array comes back on its device, as torch's CUDA tensors do."""
+    import pickle
+
+    a = view(gd.arange(12.0, device=where))
+    b = pickle.loads(pickle.dumps(a, protocol=protocol))
+    assert b.device == a.device == gd.Device(where)
+    assert b.tolist() == a.tolist() and b.shape == a.shape
+
+
+def test_unpickling_where_the_device_is_missing_says_so(where, tmp_path):
+    """A process without the SYCL runtime's device (no OCL_ICD_FILENAMES)
+    gets an error naming the device and the way out, not a silent CPU array."""
+    import pickle
+
+    path = tmp_path / "a.pickle"
+    path.write_bytes(pickle.dumps(gd.arange(3.0, device=where)))
+    env = {k: v for k, v in os.environ.items() if k not in ("OCL_ICD_FILENAMES", "ONEAPI_DEVICE_SELECTOR")}
+    env["ONEAPI_DEVICE_SELECTOR"] = "level_zero:*"  # a backend this machine lacks: no device at all
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(os.path.abspath(gd.__file__))),
+                                         env.get("PYTHONPATH", "")])
+    code = textwrap.dedent(f"""
+        import pickle, godlpack
+        try:
+            pickle.loads(open({str(path)!r}, "rb").read())
+        except Exception as e:
+            print(type(e).__name__, e)
+    """)
+    p = run_group([sys.executable, "-c", code], 120, env)
+    assert p is not None and p.returncode == 0, p and p.stderr[-2000:]
+    assert p.stdout.startswith(f"BufferError pickle.loads(): the array was pickled on {where}, which this "
+                               "process cannot use"), p.stdout
+    assert p.stdout.rstrip().endswith(f'unpickle it where {where} exists, or pickle a.to_device("cpu") instead')
+
+
+def test_pickling_memory_the_cpu_cannot_read_names_to_device():
+    from test_consumer_offhost import Producer
+    import pickle
+
+    a = gd.from_dlpack(Producer((2, 0)))
+    with pytest.raises(BufferError, match=r'^pickle\.dumps\(\): the array is on cuda:0, whose memory the CPU '
+                                          r'cannot read; copy it to the CPU first with a\.to_device\("cpu"\)$'):
+        pickle.dumps(a)

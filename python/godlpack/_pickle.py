@@ -19,6 +19,9 @@ if TYPE_CHECKING:  # typing stays unimported at run time, as in __init__
 
 
 
+_CPU = _types.Device("cpu")
+
+
 def _bytes_of(a: _native.Array, entry: str) -> tuple[_native.Array, bool]:
     got = _native._bytes_view(a, entry)
     if got is None:  # neither C- nor Fortran-contiguous: its C-contiguous copy
@@ -37,8 +40,29 @@ def _reduce_ex(self: _native.Array, protocol: int) -> tuple[Any, ...]:
     if protocol >= 5:
         from pickle import PickleBuffer
 
-        return (_rebuild_buffer, (PickleBuffer(u8), dt._key, self.shape, fortran, self.readonly, dt.bits < 8))
-    return (_rebuild, (bytes(memoryview(u8)), dt._key, self.shape, fortran, self.readonly, dt.bits < 8))
+        how: tuple[Any, ...] = (_rebuild_buffer, (PickleBuffer(u8), dt._key, self.shape, fortran, self.readonly,
+                                                  dt.bits < 8))
+    else:
+        how = (_rebuild, (bytes(memoryview(u8)), dt._key, self.shape, fortran, self.readonly, dt.bits < 8))
+    device = self.device
+    if device == _CPU:
+        return how
+    # a device array (its memory the CPU reads, or _bytes_view refused it) comes back on its device, as
+    # torch's CUDA tensors do
+    return (_rebuild_on, (tuple(device), *how))
+
+
+def _rebuild_on(device: tuple[int, int], rebuild: Any, args: tuple[Any, ...]) -> _native.Array:
+    """The unpickler's half for an array that was on a device: rebuilt, then
+    moved back to that device; where this process cannot reach it, an error
+    of the same class saying so, and the way out."""
+    a = rebuild(*args)
+    try:
+        return a.to_device(device)
+    except (BufferError, ValueError, RuntimeError) as e:
+        where = _types.Device(device)
+        raise type(e)(f"pickle.loads(): the array was pickled on {where}, which this process cannot use ({e}); "
+                      f"unpickle it where {where} exists, or pickle a.to_device(\"cpu\") instead") from None
 
 
 def _rebuild(data: Any, key: int, shape: tuple[int, ...], fortran: bool, readonly: bool, padded: bool) -> _native.Array:
