@@ -77,8 +77,10 @@ gd_array *gd_host_array_arg(gd_state *st, PyObject *o, const char *entry) {
   }
   gd_array *a = (gd_array *)o;
   if (!gd_host(&a->h)) {
-    gd_errf(GD_E_DEVICE, "%s: the array is not in CPU memory; copy it to the CPU first (from_dlpack(x, device=\"cpu\"))",
-                 entry);
+    PyObject *dev = gd_get_device(o, NULL);
+    gd_errf(GD_E_DEVICE, "%s: the array is on %S, whose memory the CPU cannot read; copy it to the CPU first with "
+            "a.to_device(\"cpu\")", entry, dev ? dev : Py_None);
+    Py_XDECREF(dev);
     return NULL;
   }
   return a;

@@ -6,8 +6,8 @@
  * operand into a request: a godlpack.Array, an object with __dlpack__
  * (imported zero-copy like from_dlpack), or a scalar (a Python bool, int,
  * float or complex is "weak", NEP 50; an object with __index__, __complex__
- * or __float__, such as a numpy scalar, is not), or a list, tuple or range
- * (made an array by gd.asarray, as numpy does). None, a str, bytes, a
+ * or __float__, such as a numpy scalar, is not), or a list, tuple, range,
+ * bytearray or memoryview (made an array by gd.asarray, as numpy does). None, a str, bytes, a
  * dict, a set, a class or a plain object compare as numpy 2 compares them:
  * == all False, != all True (core.ScalarOther). Anything else gets NotImplemented, so an object with
  * its own comparison decides, and a < "x" is a TypeError, as in numpy. A long comparison runs in ranges of one chunk (chunk.h), with
@@ -123,8 +123,8 @@ static int gd_cmp_operand(gd_state *st, PyObject *o, gd_cmp_req *req, PyObject *
     *y = o;
     return 1;
   }
-  if (PyList_Check(o) || PyTuple_Check(o) || PyRange_Check(o)) {
-    /* numpy's rule: the sequence becomes an array (gd.asarray), then
+  if (PyList_Check(o) || PyTuple_Check(o) || PyRange_Check(o) || PyByteArray_Check(o) || PyMemoryView_Check(o)) {
+    /* numpy's rule: the sequence (or buffer) becomes an array (gd.asarray), then
      * compares element-wise; one that is not an array of numbers compares
      * as Python objects do (NotImplemented: == is False). */
     *y = PyObject_CallFunctionObjArgs(st->asarray, o, NULL);

@@ -20,20 +20,8 @@ PyObject *gd_mod_bytes_view(PyObject *m, PyObject *args) {
   PyObject *obj;
   const char *entry;
   if (!PyArg_ParseTuple(args, "Os", &obj, &entry)) return NULL;
-  if (!gd_array_check(st, obj)) {
-    PyErr_Format(PyExc_TypeError, "%s: expected a godlpack.Array, got %R", entry, (PyObject *)Py_TYPE(obj));
-    return NULL;
-  }
-  gd_array *a = (gd_array *)obj;
-  if (!gd_host(&a->h)) {
-    PyObject *dev = gd_get_device(obj, NULL);
-    gd_errf(GD_E_DEVICE,
-                 "%s: the array is on %S, whose memory the CPU cannot read; copy it to the CPU first with "
-                 "a.to_device(\"cpu\")",
-                 entry, dev ? dev : Py_None);
-    Py_XDECREF(dev);
-    return NULL;
-  }
+  gd_array *a = gd_host_array_arg(st, obj, entry);
+  if (a == NULL) return NULL;
   int64_t is = gd_array_itemsize(&a->h);
   if (is == 0) {
     PyObject *name = gd_get_dtype(obj, NULL);
@@ -130,6 +118,12 @@ PyObject *gd_mod_retype(PyObject *m, PyObject *args) {
   }
   gd_array *a = (gd_array *)obj;
   DLDataType dt = gd_dtype_from_key(key);
+  PyObject *k = PyLong_FromLong(key);
+  int known = k != NULL ? PyDict_Contains(st->dtype_by_key, k) : -1;
+  Py_XDECREF(k);
+  if (known < 0) return NULL;
+  if (!known) return gd_errf(GD_E_DTYPE, "%s: dtype key %ld is none of godlpack's dtypes; pass what "
+                             "pickle.dumps() made", entry, key);
   int64_t is = gd_array_itemsize(&a->h);
   if (is == 0 || gd_itemsize(dt) != is) {
     gd_errf(GD_E_ARGUMENT, "%s: only an array of a whole-byte dtype can be viewed with a dtype of the "

@@ -344,6 +344,18 @@ def test_objects_that_are_no_number_compare_element_wise_as_in_numpy(other, shap
         a < other  # noqa: B015
 
 
+@pytest.mark.parametrize("make", [lambda: bytearray(b"\x00\x01\x05\x03"), lambda: memoryview(bytes([0, 1, 5, 3])),
+                                  lambda: memoryview(np.arange(4.0))], ids=["bytearray", "memoryview-bytes",
+                                                                           "memoryview-float64"])
+def test_buffers_compare_element_wise_as_in_numpy(make):
+    """A bytearray or memoryview is an array to numpy (issue 36, item 13)."""
+    x = np.arange(4, dtype="int16")
+    a = gd.asarray(x)
+    for op in (operator.eq, operator.ne, operator.lt, operator.ge):
+        got, want = op(a, make()), op(x, make())
+        assert isinstance(got, gd.Array) and got.tolist() == want.tolist(), op
+
+
 class _Equals:
     """An object with a comparison of its own: it decides, not the array."""
 

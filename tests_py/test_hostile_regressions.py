@@ -281,6 +281,32 @@ def test_import_under_an_address_space_limit_works_or_raises_import_error(kib, h
         assert verdict in ("imported", "worked"), said
 
 
+@pytest.mark.parametrize("procs", [8, 64])
+@pytest.mark.parametrize("kib", [1_540_000, 1_700_000])
+def test_the_address_space_check_counts_the_threads_of_gomaxprocs(kib, procs):
+    """GOMAXPROCS above the CPU count: Go runs a thread per P, so the check
+    budgets one stack per P (issue 36, item 8): imports or ImportError, never
+    an abort (pthread_create failed) as in 5 of 30 runs before."""
+    import os
+
+    from ulimit_sweep import run
+
+    verdict, said = run(kib, "threads", procs)
+    assert verdict != "ended", said
+    need = gd._GO_ADDRESS_SPACE + gd._GO_THREAD_SPACE * max(procs, os.cpu_count() or 1)
+    if kib << 10 < need:
+        assert verdict == "import-error", said
+
+
+def test_go_procs_reads_gomaxprocs_as_go_does(monkeypatch):
+    import os
+
+    cpus = os.cpu_count() or 1
+    for value, want in (("", cpus), ("abc", cpus), ("0", cpus), ("-3", cpus), ("1", cpus), (str(cpus + 60), cpus + 60)):
+        monkeypatch.setenv("GOMAXPROCS", value)
+        assert gd._go_procs(os) == want, value
+
+
 # ---- 7. the exception classes of the README, with our entry point --------------
 
 
@@ -368,3 +394,50 @@ def test_sub_byte_copies_are_refused_with_the_right_class_and_words(padded, how)
     del cap
     collect()
     assert rec.deleted == 1
+
+
+# ---------------------------------------------------------------- issue 36, items 9 and 15
+
+
+@pytest.mark.parametrize("marker", ["[]", '{"go": [1]}', '{"go": "pkg"}', '{"plugin": {}}', "3"])
+def test_a_malformed_kit_marker_leaves_godlpack_working(tmp_path, marker):
+    """A godlpack_kits/*.json of valid JSON but the wrong shape anywhere on
+    sys.path (here the working directory) is no kit: import godlpack works,
+    says nothing, and the kit's own import names the file and the way out."""
+    import os
+    import subprocess
+
+    (tmp_path / "godlpack_kits").mkdir()
+    (tmp_path / "godlpack_kits" / "x.json").write_text(marker)
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(gd.__file__)))
+    code = ("import godlpack as gd, godlpack.kits as k\n"
+            "print(gd.asarray([1.5]).tolist())\n"
+            "try:\n    k.bind('x', {})\nexcept ImportError as e:\n    print(e)")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([pkg, os.environ.get("PYTHONPATH", "")]))
+    p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    first, why = p.stdout.splitlines()[:2]
+    assert first == "[1.5]"
+    assert why.startswith("import x: ") and "x.json is not a kit marker" in why, why
+    assert why.endswith("remove it or reinstall the kit"), why
+
+
+@requires("numpy", "ml_dtypes")
+def test_a_pickle_cannot_make_an_array_of_a_dtype_godlpack_lacks():
+    """_retype, which pickles naming _engines._from_numpy reach, takes only
+    godlpack's own dtype keys: code 99 is refused, not exported."""
+    import pickle
+
+    from _helpers import need
+    from godlpack import _engines
+
+    np, ml_dtypes = need("numpy"), need("ml_dtypes")
+    bad = 99 | 16 << 8 | 1 << 16  # a 16-bit dtype of code 99
+
+    class Crafted:
+        def __reduce__(self):
+            return (_engines._from_numpy, (np.zeros(2, dtype=ml_dtypes.bfloat16), bad))
+
+    with pytest.raises(BufferError, match=r"^pickle\.loads\(\): dtype key \d+ is none of godlpack's dtypes"):
+        pickle.loads(pickle.dumps(Crafted()))

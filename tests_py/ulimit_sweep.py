@@ -65,17 +65,22 @@ print(before, vm())
 """
 
 
-def _env() -> dict[str, str]:
+def _env(gomaxprocs: int | None = None) -> dict[str, str]:
     pkg = os.path.dirname(os.path.dirname(os.path.abspath(__import__("godlpack").__file__)))
-    return dict(os.environ, PYTHONPATH=os.pathsep.join([pkg, os.environ.get("PYTHONPATH", "")]))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([pkg, os.environ.get("PYTHONPATH", "")]))
+    env.pop("GOMAXPROCS", None)
+    if gomaxprocs is not None:
+        env["GOMAXPROCS"] = str(gomaxprocs)
+    return env
 
 
-def run(kib: int, how: str) -> tuple[str, str]:
-    """One interpreter under ulimit -v kib: ("imported" | "worked" |
-    "import-error" | "ended", what it printed)."""
+def run(kib: int, how: str, gomaxprocs: int | None = None) -> tuple[str, str]:
+    """One interpreter under ulimit -v kib (and GOMAXPROCS when given):
+    ("imported" | "worked" | "import-error" | "ended", what it printed)."""
     # the limit is set by a shell, not preexec_fn (no fork of a threaded process)
     cmd = f"ulimit -v {kib}; exec {shlex.quote(sys.executable)} -c {shlex.quote(CHILD)} {how}"
-    p = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=120, env=_env())
+    p = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=120,
+                       env=_env(gomaxprocs))
     out = (p.stdout + p.stderr).strip()
     if p.returncode != 0 or "fatal error" in p.stderr or "pthread_create failed" in p.stderr:
         return "ended", f"exit {p.returncode}: " + " | ".join(out.splitlines()[:2])
@@ -89,14 +94,15 @@ def run(kib: int, how: str) -> tuple[str, str]:
 def main(argv: list[str]) -> int:
     lo, hi, step, rounds = (int(x) for x in (argv + ["800", "1600", "50", "1"][len(argv):]))
     ended = 0
-    for mb in range(lo, hi + 1, step):
-        cells = []
-        for how in ("alone", "threads"):
-            for _ in range(rounds):
-                verdict, said = run(mb * 1000, how)
-                ended += verdict == "ended"
-                cells.append(verdict if verdict != "ended" else f"ENDED ({said[:70]})")
-        print(f"ulimit -v {mb * 1000:>9}: " + ", ".join(cells), flush=True)
+    for procs in (None, 8, 64):  # Go's default (the CPUs), and more Ps than CPUs
+        for mb in range(lo, hi + 1, step):
+            cells = []
+            for how in ("alone", "threads"):
+                for _ in range(rounds):
+                    verdict, said = run(mb * 1000, how, procs)
+                    ended += verdict == "ended"
+                    cells.append(verdict if verdict != "ended" else f"ENDED ({said[:70]})")
+            print(f"GOMAXPROCS={procs or 'unset':<5} ulimit -v {mb * 1000:>9}: " + ", ".join(cells), flush=True)
     p = subprocess.run([sys.executable, "-c", VMSIZE], capture_output=True, text=True, env=_env(), check=True)
     before, after = (int(x) for x in p.stdout.split())
     print(f"without a limit: VmSize {before} MiB before import godlpack, {after} MiB after (+{after - before} MiB)")

@@ -22,6 +22,17 @@ _GO_ADDRESS_SPACE = 1300 << 20
 _GO_THREAD_SPACE = 8 << 20  # a thread's stack, for each thread Go may start per CPU
 
 
+def _go_procs(os: Any) -> int:
+    """The Ps Go's runtime will run: GOMAXPROCS when set (Go reads it as we
+    do: a positive integer, else ignored), else the CPU count."""
+    cpus = os.cpu_count() or 1
+    try:
+        asked = int(os.environ.get("GOMAXPROCS", ""))
+    except ValueError:
+        return cpus
+    return max(cpus, asked) if asked > 0 else cpus
+
+
 def _check_address_space() -> None:
     try:
         with open("/proc/self/limits", "rb") as f:
@@ -47,7 +58,7 @@ def _check_address_space() -> None:
                     pass
             with open("/proc/self/statm", "rb") as f:
                 used = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-            need = _GO_ADDRESS_SPACE + _GO_THREAD_SPACE * (os.cpu_count() or 1)
+            need = _GO_ADDRESS_SPACE + _GO_THREAD_SPACE * _go_procs(os)
             free = int(soft) - used
             if free < need:
                 raise ImportError(

@@ -50,8 +50,10 @@ def _read(path: str) -> dict[str, Any]:
 
     with open(path, encoding="utf-8") as f:
         spec = json.load(f)
-    if not isinstance(spec, dict):
-        raise ValueError(f"{path} is not a kit marker")
+    go = spec.get("go") if isinstance(spec, dict) else None
+    if not isinstance(go, list) or not all(isinstance(d, str) for d in go):
+        raise ValueError(f"{path} is not a kit marker (a JSON object whose \"go\" is a list of directories); "
+                         "remove it or reinstall the kit")
     return spec
 
 
