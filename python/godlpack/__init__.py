@@ -444,5 +444,5 @@ def asarray(obj: Any, dtype: Any = None, copy: bool | None = None, device: Any =
 # namespace offers godlpack's API too, so that `import mykit` alone is enough.
 if _native.__name__ != "godlpack._native":
     for _name in __all__:
-        if not hasattr(_native, _name):
-            setattr(_native, _name, globals()[_name])
+        if not hasattr(_native, _name):  # DLDeviceType is built here, through this module's __getattr__
+            setattr(_native, _name, globals()[_name] if _name in globals() else __getattr__(_name))
