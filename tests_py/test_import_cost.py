@@ -72,3 +72,17 @@ def test_other_names_are_still_attribute_errors():
     code = ("import godlpack as gd\n"
             "try:\n    gd.no_such_name\nexcept AttributeError as e:\n    print(e)")
     assert _run(code) == "module 'godlpack' has no attribute 'no_such_name'"
+
+
+def test_threads_that_use_dldevicetype_first_share_one_class():
+    code = ("import threading, godlpack as gd\n"
+            "got = []\n"
+            "go = threading.Barrier(8)\n"
+            "def first():\n"
+            "    go.wait()\n"
+            "    got.append(gd.asarray([1.0]).__dlpack_device__()[0].__class__)\n"
+            "    got.append(gd.Device('cpu').type.__class__)\n"
+            "ts = [threading.Thread(target=first) for _ in range(8)]\n"
+            "[t.start() for t in ts]; [t.join() for t in ts]\n"
+            "print(len(got), len({id(c) for c in got}), got[0] is gd.DLDeviceType)")
+    assert _run(code) == "16 1 True"

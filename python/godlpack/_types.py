@@ -42,24 +42,32 @@ def _device_names() -> dict:
 # answered by a module __getattr__ here and in the package, which the build
 # removes: a module with one is not specialised for `gd.name` lookups.
 _MEMBERS: dict = {}
+# threads that use it first build one class between them; reentrant, because
+# `import enum` here runs _engines' hook, which calls device_types again
+_BUILDING = __import__("_thread").RLock()
 
 
 def device_types() -> type[DLDeviceType]:
     """godlpack.DLDeviceType, built by the first call."""
-    if _MEMBERS:
-        return type(_MEMBERS[1])
-    import enum
+    if not _MEMBERS:
+        with _BUILDING:
+            import enum  # may build it (the hook)
 
+            if not _MEMBERS:
+                _build_device_types(enum)
+    return type(_MEMBERS[1])
+
+
+def _build_device_types(enum: Any) -> None:
     cls = enum.IntEnum("DLDeviceType", [(name, t) for t, (name, _) in _tables.DEVICE_TYPES.items()],
                        module="godlpack")
     cls.__doc__ = (f"DLPack {_tables.DLPACK_VERSION[0]}.{_tables.DLPACK_VERSION[1]} device types "
                    "(DLDeviceType in dlpack.h). 5 and 6 are retired.")
-    _MEMBERS.update((int(m), m) for m in cls)
+    _MEMBERS.update({int(m): m for m in cls})  # at once: readers outside the lock see all or none
     for mod in (sys.modules[__name__], sys.modules.get(__package__)):
         if mod is not None:
             vars(mod)["DLDeviceType"] = cls
             vars(mod).pop("__getattr__", None)
-    return cls
 
 
 def __getattr__(name: str) -> Any:
