@@ -136,18 +136,9 @@ _VIEWS: dict[int, tuple[Any, Any]] = {}
 
 
 def _numpy_view(a: Any) -> Any:
-    k = id(a)
-    got = _VIEWS.get(k)
-    if got is not None and got[0]() is a:
-        return got[1]
-    import weakref  # joblib has imported it
+    from ._perarray import kept
 
-    def forget(_ref: Any) -> None:
-        _VIEWS.pop(k, None)
-
-    n = a.__array__()
-    _VIEWS[k] = (weakref.ref(a, forget), n)
-    return n
+    return kept(_VIEWS, a, lambda x: x.__array__())
 
 
 def _loky_reduce(a: Any) -> tuple[Any, ...]:

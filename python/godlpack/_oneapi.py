@@ -108,20 +108,14 @@ def _memory(a: Any) -> Any:
     test), and dpctl builds a new queue object for every Memory it makes
     from an interface; so a's queue, interface and usm_ndarray all come
     from this one Memory."""
-    key = id(a)
-    entry = _memories.get(key)
-    if entry is not None and entry[0]() is a:
-        return entry[1]
-    import weakref
+    from ._perarray import kept
 
-    import dpctl.memory as dpm
+    def make(x: Any) -> Any:
+        import dpctl.memory as dpm
 
-    def forget(_ref: Any) -> None:
-        _memories.pop(key, None)
+        return dpm.as_usm_memory(_Lease(x))
 
-    mem = dpm.as_usm_memory(_Lease(a))
-    # setdefault: of two threads making one at once, both return the first
-    return _memories.setdefault(key, (weakref.ref(a, forget), mem))[1]
+    return kept(_memories, a, make)
 
 
 def usm_array_interface(a: Any) -> dict[str, Any]:
