@@ -143,7 +143,7 @@ PyObject *gd_device_object(gd_state *st, DLDevice dev) {
 int gd_devtypes_ready(gd_state *st) {
   if (st->cpu_dlpack_device != NULL) return 0;
   PyObject *cls = st->devtype_enum ? PyObject_CallNoArgs(st->devtype_enum) : NULL;
-  if (cls == NULL) return -1;
+  if (cls == NULL) return PyErr_Occurred() ? -1 : (gd_errf(GD_E_INTERNAL, "godlpack._native: _init() not called"), -1);
   for (int i = 0; i <= GD_DEVTYPE_MAX; i++) {
     PyObject *mem = PyObject_CallFunction(cls, "i", i);
     if (mem == NULL) PyErr_Clear();
