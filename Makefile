@@ -5,7 +5,7 @@
 #   make test       the same set-up, then `go test ./...`, `go vet`, `pytest -n 2 tests_py`
 #                   but the slow tests, and the abi3 smoke test. Under CI=true also: the
 #                   slow tests once (test-slow), the variants over the tests each can change
-#                   (test-py-nofast, test-cgocheck2, test-wheel, test-wheel-aarch64), ruff,
+#                   (test-cgocheck2 with the fast path off, test-wheel, test-wheel-aarch64), ruff,
 #                   mypy/pyright/stubtest (typecheck), go test -race, fuzzing, the sdist and a
 #                   quick bench; it prints the seconds of every step at the end
 #   make test-slow  the tests marked slow or stress (fresh interpreters, kit builds, long
@@ -80,9 +80,11 @@ demo: setup
 # Every step is a target of its own; tools/steps.sh makes them in turn and prints
 # the seconds each took, also when one fails. The variants run the tests they can
 # change: no slow test twice (test-slow runs those once), no kit test where it
-# cannot run (cgocheck2) or where it would repeat the 3.11 wheel pass.
+# cannot run (cgocheck2) or where it would repeat the 3.11 wheel pass. The suite
+# with the fast path off runs once, in test-cgocheck2: with it off every case
+# goes through Go, which is what the pointer checker watches.
 TEST_STEPS := setup test-go vet test-py abi3-smoke
-CI_STEPS := test-slow test-py-nofast test-cgocheck2 typecheck test-go-race fuzz-smoke sdist \
+CI_STEPS := test-slow test-cgocheck2 typecheck test-go-race fuzz-smoke sdist \
   test-wheel test-wheel-aarch64 bench-quick
 test:
 	@MAKE="$(MAKE)" bash tools/steps.sh $(TEST_STEPS) $(if $(filter true,$(CI)),$(CI_STEPS))
@@ -103,7 +105,8 @@ test-go: $(VENV)/.gomod
 # The slow and stress tests at their default sizes (`make stress` enlarges them),
 # one test file per worker (the kit tests share the wheels they build), and
 # tests_go/float8_bits_test.go over every one of the 2^32 float32 bit patterns
-# (GODLPACK_EXHAUSTIVE=1; elsewhere low-bit tails that reach every rounding case).
+# for core's kernel, one low-bit tail in 32 for its C twin (GODLPACK_EXHAUSTIVE=1;
+# elsewhere low-bit tails that reach every rounding case).
 # Under CI=true the kit tests (marker plugins) are left to test-wheel's 3.11 pass,
 # which builds their wheels against the installed godlpack wheel.
 .PHONY: test-slow bench-quick
@@ -129,7 +132,7 @@ test-py: setup
 
 # The suite (but the slow tests and the files of VARIANT_IGNORE) with every
 # case core/fastpath.c answers sent through Go instead (GODLPACK_NOFAST=1, read
-# by pyext/gocall.h at import); CI runs it.
+# by pyext/gocall.h at import); CI runs it in test-cgocheck2.
 test-py-nofast: setup
 	GODLPACK_NOFAST=1 $(PY) $(PYTEST) -m "$(FAST_SEL)" $(VARIANT_IGNORE) tests_py
 
@@ -165,7 +168,8 @@ typecheck: setup $(VENV)/.lint
 	$(PY) -m mypy.stubtest godlpack --mypy-config-file pyproject.toml
 
 # The whole Python suite against an extension built with cgocheck2, which
-# catches Go pointers stored in C memory, but for the tests of kits' Go
+# catches Go pointers stored in C memory, and with the fast path off
+# (GODLPACK_NOFAST=1, as test-py-nofast: every case through Go), but for the tests of kits' Go
 # plugins (marker plugins): Go's own plugin loader stores Go pointers where
 # the checker refuses them, and the process ends in plugin.lastmoduleinit.
 # setup.py's one `go build` command, unstripped (--debug), writes
@@ -178,7 +182,7 @@ test-cgocheck2: setup
 	ln -s $(CURDIR) $(CGOCHECK_DIR)/godlpack/_gosrc  # godlpack's Go sources, as a wheel's _gosrc (kits build with them)
 	GOEXPERIMENT=cgocheck2 GODLPACK_PROBES=1 CGO_CFLAGS="-O2 -g" GO=$(GO) $(PY) setup.py -q build_ext --debug --build-lib $(CGOCHECK_DIR)
 	PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) $(PY) -c 'import godlpack, sys; assert godlpack.__file__.startswith("$(CURDIR)/$(CGOCHECK_DIR)"), godlpack.__file__'
-	PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) GODEBUG=cgocheck=1 $(PY) $(PYTEST) \
+	PYTHONPATH=$(CURDIR)/$(CGOCHECK_DIR) GODEBUG=cgocheck=1 GODLPACK_NOFAST=1 $(PY) $(PYTEST) \
 	  -m "$(FAST_SEL) and not plugins" $(VARIANT_IGNORE) tests_py
 
 # ---- bench (h8) -----------------------------------------------------------
@@ -360,7 +364,7 @@ matrix: setup $(VENV)/.interop
 
 # ---- reliability (issue 6) ----------------------------------------------------
 # fuzz-smoke: every Go fuzz target for FUZZTIME each (run by `make test` when CI=true). A count
-#             ("150000x") rather than a duration: a time-boxed run can end in the Go fuzzer's
+#             ("100000x") rather than a duration: a time-boxed run can end in the Go fuzzer's
 #             own "context deadline exceeded" while it minimises, with no failing input.
 # stress:     the stress-marked tests (pytest -m stress), the thread and memory loops
 #             10x longer than in `make test` (which already runs 16 threads x 100k
@@ -370,7 +374,7 @@ matrix: setup $(VENV)/.interop
 #             and tests_py/fork_stress.py: FORKS forks per scenario (default 20000: 100,000
 #             forks in all), counting hung children.
 FORKS ?= 20000
-FUZZTIME ?= 150000x
+FUZZTIME ?= 100000x
 FUZZ_TARGETS := FuzzDescribeVersioned FuzzDescribeLegacy FuzzPlanExport FuzzPlanImport FuzzFastDescribe FuzzFastExport FuzzFastIndex
 .PHONY: fuzz-smoke stress
 fuzz-smoke: $(VENV)/.gomod

@@ -125,11 +125,12 @@ static int gd_cmp_operand(gd_state *st, PyObject *o, gd_cmp_req *req, PyObject *
   }
   if (PyList_Check(o) || PyTuple_Check(o) || PyRange_Check(o) || PyByteArray_Check(o) || PyMemoryView_Check(o)) {
     /* numpy's rule: the sequence (or buffer) becomes an array (gd.asarray), then
-     * compares element-wise; one that is not an array of numbers compares
-     * as Python objects do (NotImplemented: == is False). */
+     * compares element-wise; a ragged one is asarray's ValueError, as numpy's;
+     * one that is not an array of numbers compares as Python objects do
+     * (NotImplemented: == is False). */
     *y = PyObject_CallFunctionObjArgs(st->asarray, o, NULL);
     if (*y != NULL) return 1;
-    if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_ValueError)) return -1;
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
     PyErr_Clear();
     return 0;
   }

@@ -24,8 +24,12 @@ import (
 // down to the kind's rounding bit, and below that only on whether any bit
 // is set. So the patterns are every value of the top 20 bits (sign,
 // exponent, 11 mantissa bits) with a set of low 12-bit tails: all 4096
-// tails when GODLPACK_EXHAUSTIVE=1 (make test-go under CI=true: every one
-// of the 2^32 patterns), else tails that cover each rounding case.
+// tails for the kernel when GODLPACK_EXHAUSTIVE=1 (make test-slow: every
+// one of the 2^32 patterns), else tails that cover each rounding case. The
+// twin's input is a Python float, a double, whose 2^64 values no run
+// covers: it gets every top with the rounding tails and, exhaustively, one
+// tail in 32 besides, which keeps the run that CI makes to the kernel's
+// cost.
 
 // f8rule is one kind's encoding.
 type f8rule struct {
@@ -115,28 +119,45 @@ func e8m0fnu(b uint32) uint8 {
 	return uint8(e)
 }
 
-// f8Tails are the low 12 bits of the patterns a run covers.
-func f8Tails() []uint32 {
-	if os.Getenv("GODLPACK_EXHAUSTIVE") == "1" {
-		all := make([]uint32, 4096)
-		for i := range all {
-			all[i] = uint32(i)
-		}
-		return all
-	}
+// f8Tails are the low 12 bits of the patterns a run gives the kernel,
+// and twinTails those it gives the twin.
+func f8Tails() (kernel, twin []uint32) {
 	// zero and nonzero below the rounding bit of every kind (the lowest is
 	// bit 19 of e3m4), NaN payloads in the low bits, both neighbours of the
 	// half-way tail
-	return []uint32{0, 1, 2, 0x3ff, 0x400, 0x401, 0x7ff, 0x800, 0x801, 0xbff, 0xc00, 0xfff}
+	rounding := []uint32{0, 1, 2, 0x3ff, 0x400, 0x401, 0x7ff, 0x800, 0x801, 0xbff, 0xc00, 0xfff}
+	if os.Getenv("GODLPACK_EXHAUSTIVE") != "1" {
+		return rounding, rounding
+	}
+	kernel = make([]uint32, 4096)
+	for i := range kernel {
+		kernel[i] = uint32(i)
+	}
+	twin = append([]uint32(nil), rounding...)
+	for tail := uint32(0x10); tail < 4096; tail += 32 { // clear of the rounding tails
+		twin = append(twin, tail)
+	}
+	return kernel, twin
 }
 
 func TestFloat8FromEveryFloat32BitPattern(t *testing.T) {
-	tails := f8Tails()
+	tails, twinTails := f8Tails()
 	exhaustive := len(tails) == 4096
-	t.Logf("%d float32 patterns per kind (GODLPACK_EXHAUSTIVE=1: all 2^32)", len(tails)<<20)
+	t.Logf("%d float32 patterns per kind for ConvertInto, %d for gd_elem_write (GODLPACK_EXHAUSTIVE=1: all 2^32 for ConvertInto)",
+		len(tails)<<20, len(twinTails)<<20)
 	require.Len(t, f8rules, len(float8Types)-1, "a rule for every float8 kind (e8m0fnu has its own)")
 	const tops = 1 << 20 // sign, exponent and the top 11 mantissa bits
 	const perChunk = 1 << 12
+	// fill writes the patterns of perChunk tops from first, each with every
+	// tail, into src
+	fill := func(src []float32, first uint32, tails []uint32) {
+		bits := unsafe.Slice((*uint32)(unsafe.Pointer(&src[0])), len(src))
+		for i := range perChunk {
+			for k, tail := range tails {
+				bits[i*len(tails)+k] = (first+uint32(i))<<12 | tail
+			}
+		}
+	}
 	for _, dt := range float8Types {
 		t.Run(dt.String(), func(t *testing.T) {
 			want := e8m0fnu
@@ -152,6 +173,28 @@ func TestFloat8FromEveryFloat32BitPattern(t *testing.T) {
 					bad = append(bad, fmt.Sprintf("%s: %#08x -> %#02x, want %#02x", kind, b, got, w))
 				}
 			}
+			// check compares the codes of fill's patterns with the rule, which
+			// reads the bits below the top 20 only as "any set": one
+			// computation per top and class (checked against the whole rule
+			// on the local tails)
+			check := func(who string, got []byte, first uint32, tails []uint32) {
+				for i := range perChunk {
+					top := (first + uint32(i)) << 12
+					r0, r1 := want(top), want(top|1)
+					for k, tail := range tails {
+						w := r1
+						if tail == 0 {
+							w = r0
+						}
+						if !exhaustive && want(top|tail) != w {
+							note("the rule itself", top|tail, want(top|tail), w)
+						}
+						if got[i*len(tails)+k] != w {
+							note(who, top|tail, got[i*len(tails)+k], w)
+						}
+					}
+				}
+			}
 			var wg sync.WaitGroup
 			next := make(chan uint32, 64)
 			for range runtime.GOMAXPROCS(0) {
@@ -159,46 +202,21 @@ func TestFloat8FromEveryFloat32BitPattern(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					n := perChunk * len(tails)
-					src := make([]float32, n)
-					bits := unsafe.Slice((*uint32)(unsafe.Pointer(&src[0])), n)
-					twin, kernel := make([]byte, n), make([]byte, n)
+					src, kernel := make([]float32, n), make([]byte, n)
+					twinSrc, twin := make([]float32, perChunk*len(twinTails)), make([]byte, perChunk*len(twinTails))
 					sh := core.Header{Data: unsafe.Pointer(&src[0]), DType: core.Float32, Ndim: 1, Device: core.CPU}
 					dh := core.Header{Data: unsafe.Pointer(&kernel[0]), DType: dt, Ndim: 1, Device: core.CPU}
 					dims := []int64{int64(n)}
 					for first := range next {
-						for i := range perChunk {
-							for k, tail := range tails {
-								bits[i*len(tails)+k] = (first+uint32(i))<<12 | tail
-							}
-						}
+						fill(src, first, tails)
 						if err := core.ConvertInto(&dh, dims, []int64{1}, &sh, dims, []int64{1}); err != nil {
 							note("ConvertInto failed: "+err.Error(), first<<12, 0, 0)
 							continue
 						}
-						cfixture.ElemWriteFloat32s(dt, src, twin)
-						// the rule reads the bits below the top 20 only as "any
-						// set": one computation per top and class (checked
-						// against the whole rule on the local tails)
-						for i := range perChunk {
-							top := (first + uint32(i)) << 12
-							r0, r1 := want(top), want(top|1)
-							for k, tail := range tails {
-								b, at := top|tail, i*len(tails)+k
-								w := r1
-								if tail == 0 {
-									w = r0
-								}
-								if !exhaustive && want(b) != w {
-									note("the rule itself", b, want(b), w)
-								}
-								if kernel[at] != w {
-									note("ConvertInto", b, kernel[at], w)
-								}
-								if twin[at] != w {
-									note("gd_elem_write", b, twin[at], w)
-								}
-							}
-						}
+						check("ConvertInto", kernel, first, tails)
+						fill(twinSrc, first, twinTails)
+						cfixture.ElemWriteFloat32s(dt, twinSrc, twin)
+						check("gd_elem_write", twin, first, twinTails)
 					}
 				}()
 			}

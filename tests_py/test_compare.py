@@ -356,6 +356,19 @@ def test_buffers_compare_element_wise_as_in_numpy(make):
         assert isinstance(got, gd.Array) and got.tolist() == want.tolist(), op
 
 
+@pytest.mark.parametrize("ragged", [[[1, 2], [3]], [1, [2], 3], ([1], (2, 3))], ids=["rows", "mixed", "tuples"])
+def test_a_ragged_sequence_is_a_value_error_as_in_numpy(ragged):
+    """numpy cannot make an array of it, and says so for any comparison
+    (issue 36, item 13); it is not "unequal"."""
+    x = np.arange(2)
+    a = gd.asarray(x)
+    for op in (operator.eq, operator.ne, operator.lt):
+        with pytest.raises(ValueError):
+            op(x, ragged)
+        with pytest.raises(ValueError, match=r"inhomogeneous nested sequence"):
+            op(a, ragged)
+
+
 class _Equals:
     """An object with a comparison of its own: it decides, not the array."""
 

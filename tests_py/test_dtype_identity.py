@@ -99,8 +99,11 @@ def test_every_spelling_numpy_reads_as_a_godlpack_dtype_is_a_dtype_argument(name
             got = _types._as_dtype(x)
             assert got == twin and got.name == name, (x, got)
         if twin.itemsize > 1 and twin.kind in "iufc":  # numpy's own codes (ml_dtypes' have none)
-            with pytest.raises(ValueError, match=r"big-endian.*byteswap"):
-                gd.zeros(2, dtype=">" + twin.str[1:])
+            for big in (">" + twin.str[1:], twin.newbyteorder(">")):  # the string and numpy's dtype alike
+                for call in (lambda d: gd.zeros(2, dtype=d), lambda d: gd.asarray([1], dtype=d),
+                             lambda d: gd.zeros(1).astype(d)):
+                    with pytest.raises(ValueError, match=r"big-endian.*byteswap"):
+                        call(big)
 
 
 @requires("numpy")

@@ -305,19 +305,31 @@ def test_a_registration_mistake_stops_pip_install(tmp_path):
     assert not (tmp_path / "site" / "godlpack_kits").exists()
 
 
-def test_an_installed_kit_that_cannot_compose_is_an_import_error(kits, tmp_path):
+_EXITS = ("import (\n", "import (\n\t\"os\"\n"), ("func init() {\n", "func init() {\n\tos.Exit(0)\n")
+
+
+@pytest.mark.parametrize("mistake,reason", [
+    ([("func init() {\n", _BAD)], 'registering "half": type float32 is not a supported parameter'),
+    (_EXITS, "before it finished loading, with nothing on stderr: a kit's Go init function ends the process "
+             "(os.Exit)"),
+], ids=["registration", "os.Exit(0) in init"])
+def test_an_installed_kit_that_cannot_compose_is_an_import_error(kits, tmp_path, mistake, reason):
     """A kit that does not compose (here its installed Go sources were
-    changed to a registration mistake, and its plugin removed): godlpack
-    imports without the kits, saying nothing, and importing a kit raises
-    ImportError with the reason; never a signal. The failure is remembered
-    for that set of kit files: the next process neither rebuilds nor
-    prints."""
+    changed to a registration mistake, or to an init that ends the process
+    with status 0, and its plugin removed): godlpack imports without the
+    kits, saying nothing, and importing a kit raises ImportError with the
+    reason; never a signal, never the end of the interpreter. The failure
+    is remembered for that set of kit files: the next process neither
+    rebuilds nor prints."""
     tmp, sites, env = kits
     site = tmp_path / "site-kitbad"
     shutil.copytree(sites["kitb"], site)
     _source_only(site, "kitb")
     go = next((site / "kitb" / "_go").rglob("kitb.go"))
-    go.write_text(go.read_text().replace("func init() {\n", _BAD))
+    text = go.read_text()
+    for old, new in mistake:
+        text = text.replace(old, new, 1)
+    go.write_text(text)
     env = _with_go(env, sites["kita"], site)
     code = ("import godlpack as gd\n"
             "print(gd.zeros(2).tolist())\n"
@@ -334,7 +346,7 @@ def test_an_installed_kit_that_cannot_compose_is_an_import_error(kits, tmp_path)
         assert len(lines) == 2, p.stdout
         assert lines[1].startswith("kitb import kitb: its Go functions are not in godlpack's native module: "
                                    "composing godlpack with the installed Go kits (kita, kitb) failed"), p.stdout
-        assert 'registering "half": type float32 is not a supported parameter' in lines[1], lines[1]
+        assert reason in lines[1], lines[1]
         said = [x for x in p.stderr.splitlines() if x.strip()]
         assert said == (["godlpack: composing its native module with the Go kits kita, kitb, once for this set "
                          f"of kits (in {x.split('(in ', 1)[1]}" for x in said[:1]] if first else []), p.stderr

@@ -36,9 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._gobuild import GODLPACK_MODULE, _module_root
-
-_SKIP_DIRS = ("build", "dist", "__pycache__", "node_modules")
-_GO_FILES = (".go", ".c", ".h", ".s", ".S")
+from ._gofiles import module_files
 PLUGIN = "_gokit.so"
 
 
@@ -141,22 +139,18 @@ def editable(module: str, go_packages: Sequence[str]) -> str:
 def _copy_module(root: str, dest: str) -> None:
     if os.path.exists(dest):
         shutil.rmtree(dest)
-    for base, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")) and d not in _SKIP_DIRS
-                         and not d.endswith(".egg-info") and not os.path.exists(os.path.join(base, d, "go.mod")))
-        out = os.path.join(dest, os.path.relpath(base, root))
-        for name in files:
-            if name == "go.mod":
-                os.makedirs(out, exist_ok=True)
-                with open(os.path.join(base, name), encoding="utf-8") as f:
-                    text = f.read()
-                # the composition puts godlpack's own sources in the workspace
-                text = re.sub(rf"(?m)^replace\s+{re.escape(GODLPACK_MODULE)}\s*(v\S+\s*)?=>.*\n?", "", text)
-                with open(os.path.join(out, name), "w", encoding="utf-8") as f:
-                    f.write(text)
-            elif name == "go.sum" or (name.endswith(_GO_FILES) and not name.endswith("_test.go")):
-                os.makedirs(out, exist_ok=True)
-                shutil.copy2(os.path.join(base, name), os.path.join(out, name))
+    for rel in module_files(root):
+        out = os.path.join(dest, rel)
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        if rel == "go.mod":
+            with open(os.path.join(root, rel), encoding="utf-8") as f:
+                text = f.read()
+            # the composition puts godlpack's own sources in the workspace
+            text = re.sub(rf"(?m)^replace\s+{re.escape(GODLPACK_MODULE)}\s*(v\S+\s*)?=>.*\n?", "", text)
+            with open(out, "w", encoding="utf-8") as f:
+                f.write(text)
+        else:
+            shutil.copy2(os.path.join(root, rel), out)
 
 
 # A cross build (python -m godlpack build-kit --arch): the folder holding the
@@ -289,11 +283,8 @@ def go_modules(plugin: str, go_packages: Sequence[str]) -> dict[str, str]:
             mods[path] = f"{ver} {f[3] if len(f) > 3 else ''}".strip()
     for path, root in local.items():
         h = hashlib.sha256()
-        for base, dirs, files in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")) and d not in _SKIP_DIRS)
-            for name in sorted(files):
-                if name.endswith(_GO_FILES) or name in ("go.mod", "go.sum"):
-                    with open(os.path.join(base, name), "rb") as fh:
-                        h.update(f"{os.path.relpath(os.path.join(base, name), root)}\0".encode() + fh.read())
+        for rel in module_files(root):
+            with open(os.path.join(root, rel), "rb") as fh:
+                h.update(f"{rel}\0".encode() + fh.read())
         mods[path] = "local h1:" + h.hexdigest()[:32]
     return mods

@@ -204,6 +204,7 @@ def _key(kits: list[tuple[str, list[str]]], stock: str) -> str:
     import hashlib
 
     from . import _elf
+    from ._gofiles import module_files
 
     h = hashlib.sha256()
     h.update(f"{_elf.go_build_id(stock) or _digest(stock)}\0".encode())
@@ -211,13 +212,8 @@ def _key(kits: list[tuple[str, list[str]]], stock: str) -> str:
         h.update(f"kit\0{module}\0".encode())
         for d in dirs:
             root = _go_root(d)
-            for base, subdirs, files in os.walk(root):
-                subdirs[:] = sorted(s for s in subdirs if (not s.startswith((".", "_")) or s == "_go")
-                                    and s not in ("build", "dist", "__pycache__", "node_modules"))
-                for name in sorted(files):
-                    if name.endswith((".go", ".mod", ".sum", ".c", ".h", ".s")):
-                        p = os.path.join(base, name)
-                        h.update(f"{os.path.relpath(p, root)}\0{_digest(p)}\0".encode())
+            for rel in module_files(root):
+                h.update(f"{rel}\0{_digest(os.path.join(root, rel))}\0".encode())
             h.update(f"pkg\0{os.path.relpath(d, root)}\0".encode())
     return h.hexdigest()[:20]
 
@@ -279,21 +275,61 @@ def _cached(where: str, out: str) -> bool:
     return recorded == _digest(out)
 
 
+def _touch(out: str) -> None:
+    """Marks a cached module as in use (_prune keeps it); a cache on a
+    read-only filesystem still serves."""
+    try:
+        os.utime(out)
+    except OSError:
+        pass
+
+
+class _locked:
+    """The entry's lock, held while one process builds into it: opened with
+    O_NOFOLLOW in the private entry folder; a process that must wait says
+    for what. Holding it, the temporary files of a builder that was killed
+    are removed."""
+
+    def __init__(self, where: str, what: str) -> None:
+        self.where, self.what = where, what
+
+    def __enter__(self) -> None:
+        import fcntl
+
+        fd = self.fd = os.open(os.path.join(self.where, ".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                print(f"godlpack: waiting for another process {self.what} (it holds {self.where}/.lock) ...",
+                      file=sys.stderr, flush=True)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(fd)
+            raise
+        for name in os.listdir(self.where):
+            if ".tmp" in name:
+                try:
+                    os.remove(os.path.join(self.where, name))
+                except OSError:
+                    pass
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self.fd)
+
+
 def composite(kits: list[tuple[str, list[str]]], stock: str) -> str:
     """The native module composed for kits: from the cache, else built with
     Go (once: a lock keeps concurrent imports from building it twice). A
     failure is remembered in the entry (SystemExit with the reason)."""
-    import fcntl
-
     where = _entry(os.path.join(cache_dir(), _key(kits, stock)))
     out = os.path.join(where, "_native.abi3.so")
     failed = os.path.join(where, "failed.txt")
     if _cached(where, out):
-        os.utime(out)  # in use: _prune keeps it
+        _touch(out)
         return out
-    fd = os.open(os.path.join(where, ".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "r+") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    names = ", ".join(m for m, _ in kits)
+    with _locked(where, f"composing godlpack with the Go kits {names}"):
         if _cached(where, out):
             return out
         if os.path.exists(failed):
@@ -302,7 +338,6 @@ def composite(kits: list[tuple[str, list[str]]], stock: str) -> str:
                 raise SystemExit(f.read().strip())
         from . import _gobuild
 
-        names = ", ".join(m for m, _ in kits)
         print(f"godlpack: composing its native module with the Go kits {names}, once for this set of kits "
               f"(in {where}) ...", file=sys.stderr, flush=True)
         homes = {d: m for m, dirs in kits for d in dirs}
@@ -370,19 +405,40 @@ def _verify(path: str) -> None:
     """Loads the module in a child interpreter first: a kit whose
     registrations fail, whose init ends the process or never returns, must
     not leave this process holding a Go runtime it cannot use (a second one,
-    the stock module's, cannot start)."""
+    the stock module's, cannot start). The child must print the sentinel
+    after its last step: exiting early, even with status 0, is a failure."""
     import subprocess
 
+    timeout = VERIFY_TIMEOUT_S
     try:
-        p = subprocess.run([sys.executable, "-c", _VERIFY, path], capture_output=True, text=True,
-                           timeout=VERIFY_TIMEOUT_S)
+        p = subprocess.run([sys.executable, "-c", _VERIFY, path], capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise SystemExit(f"loading the composed module did not finish in {VERIFY_TIMEOUT_S} s: a kit's Go init "
-                         "function blocks; make it return") from None
-    if p.returncode != 0 or "godlpack-verified" not in p.stdout.splitlines():
-        last = (p.stderr.strip().splitlines() or [f"the process ended (exit status {p.returncode}) before the "
-                                                  "module was loaded: a kit's Go init function ends it"])[-1]
-        raise SystemExit(last)
+        raise SystemExit(f"loading the composed module did not finish in {timeout} s: a kit's Go init "
+                         "function blocks (or calls runtime.Goexit); make it return") from None
+    out, err = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+    if p.returncode == 0 and "godlpack-verified" in out.splitlines():
+        return
+    raise SystemExit(_child_failure(err, p.returncode))
+
+
+def _child_failure(err: str, status: int) -> str:
+    """Why the verification child failed: a Go panic's message (the lines
+    from "panic:" to the first goroutine's stack), else the last line it
+    wrote (a Python exception), else how it ended."""
+    lines = [x for x in err.splitlines() if x.strip()]
+    for i, line in enumerate(lines):
+        if line.startswith(("panic: ", "fatal error: ")):
+            said = [line]
+            for more in lines[i + 1:]:
+                if more.startswith("goroutine ") or more.startswith("[signal"):
+                    break
+                said.append(more)
+            return "a kit's Go init function failed: " + "\n".join(said[:8])
+    if lines:
+        return lines[-1]
+    how = f"with status {status}" if status >= 0 else f"on signal {-status}"
+    return (f"the process that loads the composed module ended ({how}) before it finished loading, with "
+            "nothing on stderr: a kit's Go init function ends the process (os.Exit); make it return")
 
 
 def _composing() -> bool:
@@ -459,7 +515,6 @@ def _editable(module: str, namespace: dict[str, Any], native: Any) -> dict[str, 
     spec_path = os.path.join(here, "_godlpack_kit.json")
     if not here or not os.path.exists(spec_path):
         return None
-    import fcntl
     import shutil
 
     spec = _read(spec_path)
@@ -479,9 +534,7 @@ def _editable(module: str, namespace: dict[str, Any], native: Any) -> dict[str, 
         os.makedirs(base, mode=0o700, exist_ok=True)
         _entry(where)
         out = os.path.join(where, "_gokit.so")
-        fd = os.open(os.path.join(where, ".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "r+") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with _locked(where, f"building the Go plugin of the editable kit {module}"):
             if not _cached(where, out):
                 _build_editable(module, dirs, out, os.path.join(base, f"{module}.work"), host)
                 for name in os.listdir(base):  # superseded builds of this kit

@@ -381,6 +381,11 @@ def _dtype_by_name(name: str) -> DType:
     return _BY_DTYPE_NAME[name]
 
 
+def _big_endian(entry: str, dt: Any, native: Any) -> ValueError:
+    return ValueError(f"{entry}: {dt!r} is a big-endian dtype, and godlpack's arrays are little-endian; "
+                      f"use {native!r} (numpy's byteswap() turns big-endian data around)")
+
+
 def _as_dtype(dt: Any, entry: str = "dtype") -> DType:
     """dtype argument -> DType: a DType, any spelling numpy accepts for one
     (a string, a Python type, a numpy or ml_dtypes dtype or scalar type), or
@@ -392,8 +397,7 @@ def _as_dtype(dt: Any, entry: str = "dtype") -> DType:
         if d is not None:
             return d
         if dt[:1] == ">" and _by_spelling("<" + dt[1:]) is not None:
-            raise ValueError(f"{entry}: {dt!r} is a big-endian dtype, and godlpack's arrays are little-endian; "
-                             f"use {'<' + dt[1:]!r} (numpy's byteswap() turns big-endian data around)")
+            raise _big_endian(entry, dt, "<" + dt[1:])
         raise ValueError(
             f"{entry}: unknown dtype {dt!r}; use a name such as \"float32\", \"int64\", \"bool\" or \"float8_e4m3fn\""
         )
@@ -401,6 +405,10 @@ def _as_dtype(dt: Any, entry: str = "dtype") -> DType:
     if d is NotImplemented and type(dt).__module__ == "torch":  # torch.float32 prints as its name
         s = str(dt)
         d = _BY_DTYPE_NAME.get(s[len("torch."):] if s.startswith("torch.") else s)
+    if d is None and getattr(dt, "isnative", True) is False and getattr(dt, "names", 1) is None:
+        native = dt.newbyteorder("=")
+        if isinstance(_spelled(native), DType):  # np.dtype(">f8"): refused as the string is, not read as "<f8"
+            raise _big_endian(entry, dt, native)
     if not isinstance(d, DType):
         raise TypeError(
             f"{entry}: cannot interpret {dt!r} as a godlpack dtype; pass a dtype name such as \"float32\", "
