@@ -147,14 +147,22 @@ type Operand struct {
 	S       Scalar
 }
 
-// CompareDevice is where the bool result of comparing x with y is allocated:
-// the arrays' device when they share one (CopyDevice), else the CPU, whose
-// kernels read both.
+// CompareDevice is where the bool result of comparing x with y is allocated
+// (CopyDevice of it): the arrays' device when they share one; the other
+// one's when one of them is on the CPU (a list, a tuple or a range is made a
+// CPU array), so that comparing a device array never moves the answer to
+// the CPU, as a scalar's does not; else the CPU, whose kernels read both.
 func CompareDevice(x, y *Operand) Device {
-	if y.H != nil && y.H.Device != x.H.Device {
-		return CPU
+	d := x.H.Device
+	if y.H != nil && y.H.Device != d {
+		switch {
+		case d.Type == KDLCPU:
+			d = y.H.Device
+		case y.H.Device.Type != KDLCPU:
+			return CPU
+		}
 	}
-	return CopyDevice(x.H.Device)
+	return CopyDevice(d)
 }
 
 // cmpClass is the family of a dtype for comparisons.

@@ -540,3 +540,32 @@ func TestCompareLargeParallelAndSerial(t *testing.T) {
 		}
 	}
 }
+
+// A comparison's answer stays on the device of a device array whatever the
+// other side is: a scalar, the same device, or a CPU array (what a list, a
+// tuple or a range becomes); two different devices meet on the CPU
+// (issue 36, item 16).
+func TestCompareDeviceKeepsADeviceArraysAnswerOnItsDevice(t *testing.T) {
+	t.Parallel()
+	cpu, oneapi := core.CPU, core.Device{Type: core.KDLOneAPI, ID: 0}
+	other := core.Device{Type: core.KDLOneAPI, ID: 1}
+	host := core.Device{Type: core.KDLCUDAHost}
+	on := func(d core.Device) *core.Operand { return &core.Operand{H: &core.Header{Device: d}} }
+	scalar := &core.Operand{}
+	for _, c := range []struct {
+		name string
+		x, y *core.Operand
+		want core.Device
+	}{
+		{"cpu, cpu", on(cpu), on(cpu), cpu},
+		{"cpu, scalar", on(cpu), scalar, cpu},
+		{"device, scalar", on(oneapi), scalar, oneapi},
+		{"device, same device", on(oneapi), on(oneapi), oneapi},
+		{"device, cpu array (a list)", on(oneapi), on(cpu), oneapi},
+		{"cpu array, device (reflected)", on(cpu), on(oneapi), oneapi},
+		{"two devices", on(oneapi), on(other), cpu},
+		{"pinned host memory: plain host copies", on(host), on(cpu), cpu},
+	} {
+		assert.Equal(t, c.want, core.CompareDevice(c.x, c.y), c.name)
+	}
+}

@@ -301,6 +301,13 @@ OPS = {
     "slice": (lambda a: a[::2, 1:], lambda n: n[::2, 1:]),
     "== scalar": (lambda a: a == 5.0, lambda n: n == 5.0),
     "< array": (lambda a: a < a[::-1], lambda n: n < n[::-1]),
+    # the other side made a CPU array (issue 36, item 16)
+    "== list": (lambda a: a == [0.0, 4.0, 9.0], lambda n: n == [0.0, 4.0, 9.0]),
+    "!= tuple": (lambda a: a != (1.0, 5.0, 9.0), lambda n: n != (1.0, 5.0, 9.0)),
+    "< range": (lambda a: a < range(0, 9, 3), lambda n: n < range(0, 9, 3)),
+    "== CPU array": (lambda a: a == gd.asarray([0.0, 4.0, 8.0]), lambda n: n == np.array([0.0, 4.0, 8.0])),
+    "CPU array > (reflected)": (lambda a: gd.asarray([[2.0], [5.0], [7.0], [11.0]]) > a,
+                                lambda n: np.array([[2.0], [5.0], [7.0], [11.0]]) > n),
     "sum(axis=0)": (lambda a: a.sum(axis=0), lambda n: n.sum(axis=0)),
     "max(axis=1)": (lambda a: a.max(axis=1), lambda n: n.max(axis=1)),
     "any(axis=0)": (lambda a: a.any(axis=0), lambda n: n.any(axis=0)),
