@@ -9,10 +9,12 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
 from _helpers import requires
+from _subproc import run_group
 from godlpack import _check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -100,6 +102,55 @@ def test_numpy_passes_every_check_but_the_refusal_class_before_2_5():
         assert "RuntimeError" in ev["evidence"] and "y = np.from_dlpack(p)" in ev["reproducer"]
 
 
+# broken_dlpack.hostile's attacks on the checker (issue 36, item 7): where:what
+# -> the process check it fails. Each run has 3 s per case (--timeout 3).
+HOSTILE = {
+    "import:segfault": "X.import", "import:exit": "X.import", "import:systemexit": "X.import",
+    "import:hang": "X.import",
+    "dlpack:segfault": "X.crash", "dlpack:exit": "X.crash", "dlpack:systemexit": "X.crash",
+    "dlpack:keyboardinterrupt": "X.crash", "dlpack:garbage": "X.crash", "dlpack:hang": "X.hang",
+    "device:segfault": "X.crash", "device:hang": "X.hang",
+    "from_dlpack:segfault": "X.crash", "from_dlpack:exit": "X.crash", "from_dlpack:hang": "X.hang",
+}
+
+
+@requires("numpy")
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", sorted(HOSTILE))
+def test_a_target_that_kills_or_hangs_its_process_is_a_crash_or_hang_line(mode, broken_path, monkeypatch):
+    """Never the checker's own death, hang or traceback: the line of the
+    process check names the case (or the import), and the exit status is 1."""
+    monkeypatch.setenv("GODLPACK_HOSTILE", mode)
+    start = time.monotonic()
+    p = run_group([sys.executable, "-m", "godlpack", "check", "broken_dlpack.hostile", "--timeout", "3"], 300,
+                  dict(os.environ))
+    assert p is not None, "the checker hung"
+    print(f"{mode}: {time.monotonic() - start:.1f} s")
+    want = HOSTILE[mode]
+    kind = "HANG" if mode.endswith(":hang") else "CRASH"
+    assert p.returncode == 1, p.stdout[-3000:] + p.stderr[-3000:]
+    assert "Traceback" not in p.stdout + p.stderr, p.stdout[-3000:] + p.stderr[-3000:]
+    line = next(x for x in p.stdout.splitlines() if x.strip().startswith(want))
+    assert line.split()[1] == kind, p.stdout
+    others = [x for x in p.stdout.splitlines() if x.strip().startswith("X.") and not x.strip().startswith(want)]
+    assert all(x.split()[1] == "PASS" for x in others), p.stdout
+    said = p.stdout.split(line + "\n", 1)[1].splitlines()[0].strip()  # its first piece of evidence
+    assert said.startswith("import broken_dlpack.hostile:" if want == "X.import" else "bool "), p.stdout
+    assert ("no answer in" if kind == "HANG" else "the process ended") in said, said
+
+
+@requires("numpy")
+@pytest.mark.parametrize("where", ["import", "dlpack"])
+def test_what_a_target_prints_cannot_confuse_the_checker(where, broken_path, monkeypatch):
+    """A MiB on stderr and lines on stdout (one of them looks like the
+    checker's own answers) at import or in every __dlpack__: the report is
+    the report of the target it wraps, numpy."""
+    monkeypatch.setenv("GODLPACK_HOSTILE", f"{where}:flood")
+    r = _check.check("broken_dlpack.hostile")
+    got = _outcome(r)
+    assert r.ok and all(v == "PASS" for k, v in got.items() if k not in NO_API), got
+
+
 @requires("numpy")
 def test_a_crash_is_reported_and_the_rest_still_runs(broken_path):
     r = _check.check("broken_dlpack.crash_major_two")
@@ -127,7 +178,7 @@ def test_command_line_and_json(tmp_path, broken_path):
     p = subprocess.run([sys.executable, "-m", "godlpack", "check", "broken_dlpack.stream_ignored", "--json", str(out)],
                        capture_output=True, text=True)
     assert p.returncode == 1, p.stdout + p.stderr
-    assert "P5.stream      FAIL" in p.stdout and "summary: 20 PASS, 1 FAIL, 4 N/A, 0 CRASH" in p.stdout
+    assert "P5.stream      FAIL" in p.stdout and "summary: 22 PASS, 1 FAIL, 4 N/A, 0 CRASH, 0 HANG" in p.stdout
     doc = json.loads(out.read_text())
     assert doc["target"] == "broken_dlpack.stream_ignored"
     assert {c["id"] for c in doc["checks"]} == {"P1.name", "P1.version", "S.struct", "S.values", "P2.read_only",
@@ -135,15 +186,15 @@ def test_command_line_and_json(tmp_path, broken_path):
                                                 "P7.thread", "C9.header", "C9.export", "C9.allocator",
                                                 "C1.versioned", "C1.fallback", "C3.rename", "C3.deleter",
                                                 "C5.read_only", "C.values", "C7.copy", "C9.to_py", "C7.pass",
-                                                "C4.refuse", "X.crash"}
-    assert all(c["result"] in ("PASS", "FAIL", "N/A", "CRASH") for c in doc["checks"])
+                                                "C4.refuse", "X.import", "X.crash", "X.hang"}
+    assert all(c["result"] in ("PASS", "FAIL", "N/A", "CRASH", "HANG") for c in doc["checks"])
     p = subprocess.run([sys.executable, "-m", "godlpack", "check", "no_such_module_xyz"], capture_output=True, text=True)
     assert p.returncode == 2 and "cannot import 'no_such_module_xyz'" in p.stderr
 
 
 @requires("numpy")
-@pytest.mark.parametrize("target,outcome", [("broken_dlpack.stream_ignored", "1 failed, 20 passed, 4 skipped"),
-                                            ("godlpack", "25 passed")])
+@pytest.mark.parametrize("target,outcome", [("broken_dlpack.stream_ignored", "1 failed, 22 passed, 4 skipped"),
+                                            ("godlpack", "27 passed")])
 def test_the_checks_as_pytest_tests(target, outcome, tmp_path, broken_path):
     """pytest --pyargs godlpack.testing.conformance --dlpack-target=...: one
     test per check, the failure with its evidence (the option comes from the

@@ -232,8 +232,10 @@ def _parser() -> argparse.ArgumentParser:
                        "struct, the values read back bit-exactly, READ_ONLY, IS_COPIED, dl_device, copy, stream, "
                        "the class of each refusal). As a consumer: hand TARGET's from_dlpack recording producers "
                        "and grade what it asks, renames, frees, honours and reads. One line per rule; each FAIL "
-                       "with its evidence and a reproducer. Calls run in a child process: a crash is reported, "
-                       "not fatal. Exit status 0 only without FAIL or CRASH. See docs/conformance.md.")
+                       "with its evidence and a reproducer. TARGET is imported and called in child processes "
+                       "only: a crash is reported (CRASH), not fatal, and so is a call that hangs (HANG after "
+                       "--timeout seconds). Exit status 0 only without FAIL, CRASH or HANG. See "
+                       "docs/conformance.md.")
     c.add_argument("target", metavar="TARGET", help="an importable module: numpy, torch, jax, dpnp, "
                    "array_api_strict, pyarrow, tensorflow, paddle, cupy, godlpack, or any array-API namespace")
     c.add_argument("--role", choices=("producer", "consumer", "both"), default="both",
@@ -241,6 +243,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--json", metavar="FILE", help="also write the report as JSON (stable check IDs)")
     c.add_argument("--device", metavar="DEVICE", help="where TARGET's arrays are made: cpu, oneapi:0, cuda:0 "
                    "(default: where the library makes them)")
+    c.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="how long one case may take before it is reported as HANG (default 10)")
     c.add_argument("-v", "--verbose", action="store_true", help="list every case as it runs")
     k = sub.add_parser("init-kit", help="start a kit package: Go functions for Python that compose with other kits",
                        description="Write a kit package in DIR: a Go module that go build, go vet, go test and gopls "
@@ -289,7 +293,8 @@ def main(argv: list[str] | None = None) -> int:
         from . import _check
 
         return _check.main([args.target, "--role", args.role] + (["--json", args.json] if args.json else []) +
-                           (["-v"] if args.verbose else []) + (["--device", args.device] if args.device else []))
+                           (["-v"] if args.verbose else []) + (["--device", args.device] if args.device else []) +
+                           ["--timeout", str(args.timeout)])
     if args.command == "init-kit":
         from ._initkit import init_kit
 

@@ -7,8 +7,11 @@ godlpack's core (``_native._judge_export`` -> ``core.JudgeExport``), which
 grades it by the same functions godlpack's own exchanges run. This file
 gathers evidence and prints; it decides no rule.
 
-The calls run in a child process: a call that kills it is reported as CRASH
-and the child is restarted after it.
+The target is imported only in child processes, which write their answers
+on a pipe of their own (what the target prints goes to a file): a call that
+kills the child is a CRASH, one that does not return in time a HANG, each
+naming its case, and a new child goes on after it. An import that kills or
+hangs the child is the X.import line.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import argparse
 import importlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -608,8 +612,19 @@ def target_of(name: str, device: str | None = None) -> Target:
     return t.on(device)
 
 
-def child(target: str, skip: int, role: str, device: str | None = None) -> int:
-    """Runs the cases of one role from index skip on, one JSON line per event."""
+def child(target: str, skip: int, role: str, device: str | None = None, fd: int | None = None,
+          replay: bool = True) -> int:
+    """Runs the cases of one role from index skip on, one JSON line per event
+    on fd (the pipe the parent reads; stdout when None). Role "info": the
+    target's version, device and cases, or the error that stops the check."""
+    out = os.fdopen(fd, "w", encoding="utf-8", closefd=False) if fd is not None else sys.stdout
+
+    def say(ev: dict[str, Any]) -> None:
+        out.write(json.dumps(ev) + "\n")
+        out.flush()
+
+    if role == "info":
+        return _info(target, device, say)
     t = target_of(target, device)
     import numpy as np
 
@@ -617,23 +632,41 @@ def child(target: str, skip: int, role: str, device: str | None = None) -> int:
     if role == "consumer":
         specs = import_cases(t)
         for spec in specs[skip:]:
-            print(json.dumps({"begin": spec.index}), flush=True)
-            print(json.dumps({"done": spec.index, "results": run_import(t, mod, np, spec)}), flush=True)
-        print(json.dumps({"end": len(specs)}), flush=True)
+            say({"begin": spec.index})
+            say({"done": spec.index, "results": run_import(t, mod, np, spec)})
+        say({"end": len(specs)})
         return 0
     src = Sources()
     all_cases = cases(t)
     # the baselines of the skipped cases are asked again (a crash lost them)
-    for c in all_cases[:skip]:
+    for c in all_cases[:skip] if replay else []:
         if c.label == "max_version=(1, 3)":
+            say({"replay": c.index})
             try:
                 run_case(t, mod, np, c, src)
             except Exception:
                 pass
     for c in all_cases[skip:]:
-        print(json.dumps({"begin": c.index}), flush=True)
-        print(json.dumps({"done": c.index, "results": run_case(t, mod, np, c, src)}), flush=True)
-    print(json.dumps({"end": len(all_cases)}), flush=True)
+        say({"begin": c.index})
+        say({"done": c.index, "results": run_case(t, mod, np, c, src)})
+    say({"end": len(all_cases)})
+    return 0
+
+
+def _info(target: str, device: str | None, say: Any) -> int:
+    try:
+        t = target_of(target, device)
+        mod = importlib.import_module(t.module)
+    except (ImportError, ValueError) as e:  # not installed; a device it is not checked on
+        say({"error": str(e), "class": "ImportError" if isinstance(e, ImportError) else "ValueError"})
+        return 0
+    top = sys.modules.get(t.module.split(".")[0])
+    say({"info": {
+        "version": str(getattr(mod, "__version__", "") or getattr(top, "__version__", "?")),
+        "device": t.device, "named": t.named,
+        "producer": [[c.name, reproducer(t, c)] for c in cases(t)],
+        "consumer": [[c.name, import_reproducer(t, c)] for c in import_cases(t)],
+    }})
     return 0
 
 
@@ -652,75 +685,170 @@ class Report:
 
 
 ROLES = ("producer", "consumer")
+# Seconds a case may take before it is a HANG; a child's start (the imports)
+# gets IMPORTS_TIMES as long. A role stops after HANGS_IN_ROW hangs or
+# DEATHS_IN_ROW crashes in a row: the target then fails every case alike.
+CASE_TIMEOUT_S = 10.0
+IMPORTS_TIMES = 3
+HANGS_IN_ROW = 2
+DEATHS_IN_ROW = 3
 
 
-def check(target: str, verbose: bool = False, roles: tuple[str, ...] = ROLES, device: str | None = None) -> Report:
+def check(target: str, verbose: bool = False, roles: tuple[str, ...] = ROLES, device: str | None = None,
+          timeout: float = CASE_TIMEOUT_S) -> Report:
     """Grades TARGET as a DLPack producer and consumer on device (None: where
-    it makes arrays): every case, in child processes."""
-    t = target_of(target, device)
-    mod = importlib.import_module(t.module)  # fails here, in the parent, when it is not installed
-    top = sys.modules.get(t.module.split(".")[0])
-    version = str(getattr(mod, "__version__", "") or getattr(top, "__version__", "?"))
+    it makes arrays): every case, in child processes (the target is never
+    imported here). ImportError when it is not installed, ValueError for a
+    device it is not checked on."""
+    start = time.monotonic()
+    events, death = _events(target, "info", device, [], verbose, ["--skip", "0"], timeout)
+    got = next((ev for ev in events if "info" in ev or "error" in ev), None)
+    if got is None:
+        assert death is not None
+        line = {"id": "X.import", "case": f"import {target}", **death}
+        return Report(target, "?", device or "?", _grade([line], roles, timeout, imported=False), 0,
+                      time.monotonic() - start)
+    if "error" in got:
+        raise (ImportError if got["class"] == "ImportError" else ValueError)(got["error"])
+    info = got["info"]
     results: list[dict[str, Any]] = []
-    start, calls = time.monotonic(), 0
-    names: dict[tuple[str, str], str] = {}  # (role, case) -> reproducer
+    calls = 0
     for role in roles:
-        specs: list[Any] = cases(t) if role == "producer" else import_cases(t)
-        calls += len(specs)
-        for c in specs:
-            names[(role, c.name)] = reproducer(t, c) if role == "producer" else import_reproducer(t, c)
-        for r in _run_children(target, role, specs, verbose, t.device if t.named else None):
-            r["reproducer"] = names.get((role, r["case"]), "")
+        named = [(n, rep) for n, rep in info[role]]
+        calls += len(named)
+        for r in _run_children(target, role, [n for n, _ in named], verbose, info["device"] if info["named"] else None,
+                               timeout):
+            r.setdefault("reproducer", dict(named).get(r["case"], ""))
             results.append(r)
-    return Report(target, version, t.device, _grade(results, roles), calls, time.monotonic() - start)
+    return Report(target, info["version"], info["device"], _grade(results, roles, timeout), calls,
+                  time.monotonic() - start)
 
 
-def _run_children(target: str, role: str, specs: list[Any], verbose: bool, device: str | None) -> list[dict[str, Any]]:
+def _events(target: str, role: str, device: str | None, names: list[str], verbose: bool, extra: list[str],
+            timeout: float) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Runs one child: its events, and how it died or hung (None when it
+    ended well): {"result": "CRASH" | "HANG", "evidence": ...}. The child's
+    events come on a pipe of its own, read with a deadline; what it prints
+    goes to a file, read after it ends (no pipe of it can fill up)."""
+    import queue
+    import tempfile
+    import threading
+
+    read, write = os.pipe()
+    argv = [sys.executable, "-m", "godlpack._check", "--child", target, "--role", role, "--fd", str(write), *extra]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONFAULTHANDLER"}  # any value turns it on
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def pump() -> None:
+        with os.fdopen(read, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                lines.put(line)
+        lines.put(None)
+
+    events: list[dict[str, Any]] = []
+    with tempfile.TemporaryFile() as said:
+        try:
+            p = subprocess.Popen(argv + (["--device", device] if device else []), stdin=subprocess.DEVNULL,
+                                 stdout=said, stderr=said, env=env, pass_fds=(write,), start_new_session=True)
+        finally:
+            os.close(write)
+        threading.Thread(target=pump, daemon=True).start()
+        hung = False
+        wait = IMPORTS_TIMES * timeout
+        while True:
+            try:
+                line = lines.get(timeout=wait)
+            except queue.Empty:
+                hung = True
+                os.killpg(p.pid, signal.SIGKILL)
+                break
+            if line is None:
+                break
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                continue
+            events.append(ev)
+            wait = timeout  # the import is behind it
+            if verbose and "done" in ev:
+                print(f"  {role}: {names[ev['done']]}", file=sys.stderr)
+        rc = p.wait()
+        said.seek(0)
+        err = said.read()[-4000:].decode("utf-8", "replace").strip()
+    if hung:
+        return events, {"result": "HANG", "evidence": f"no answer in {wait:g} s; the process was stopped"}
+    if any("end" in ev or "info" in ev or "error" in ev for ev in events):
+        return events, None
+    how = f"on signal {signal.Signals(-rc).name}" if rc < 0 else f"with exit status {rc}"
+    last = next((x.strip() for x in reversed(err.splitlines()) if x.strip()), "")
+    return events, {"result": "CRASH",
+                    "evidence": f"the process ended {how}" + (f": {last[:300]}" if last else ", saying nothing")}
+
+
+def _run_children(target: str, role: str, names: list[str], verbose: bool, device: str | None,
+                  timeout: float = CASE_TIMEOUT_S) -> list[dict[str, Any]]:
     """The results of every case of role, from child processes; a child
-    that dies leaves CRASH for the case it ran, and the next starts after it."""
+    that dies or hangs leaves CRASH or HANG for the case it ran, and the
+    next starts after it."""
     results: list[dict[str, Any]] = []
-    skip = 0
-    env = dict(os.environ, PYTHONFAULTHANDLER="0")
-    while skip < len(specs):
-        argv = [sys.executable, "-m", "godlpack._check", "--child", target, "--role", role, "--skip", str(skip)]
-        p = subprocess.Popen(argv + (["--device", device] if device else []), stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=env)
-        begun, ended = None, False
-        assert p.stdout is not None
-        for line in p.stdout:
-            ev = json.loads(line)
+    skip, replay = 0, True
+    hangs = deaths = 0
+    while skip < len(names):
+        extra = ["--skip", str(skip)] + ([] if replay else ["--no-replay"])
+        events, death = _events(target, role, device, names, verbose, extra, timeout)
+        begun = last = None
+        for ev in events:
             if "begin" in ev:
                 begun = ev["begin"]
             elif "done" in ev:
                 results.extend(ev["results"] or [])
-                begun = None
-                if verbose:
-                    print(f"  {role}: {specs[ev['done']].name}", file=sys.stderr)
-            elif "end" in ev:
-                ended = True
-        err = p.stderr.read() if p.stderr else ""
-        rc = p.wait()
-        if ended:
+                begun, last = None, ev["done"]
+                hangs = deaths = 0
+        if death is None:
             break
-        if begun is None:
-            raise RuntimeError(f"check {target}: the checker's child process failed (exit {rc}):\n{err[-2000:]}")
-        results.append({"id": "X.crash", "case": specs[begun].name, "result": "CRASH",
-                        "evidence": f"the process died (exit {rc}) during the call: {err.strip()[-300:]}"})
+        if begun is None and replay and any("replay" in ev for ev in events):
+            replay = False  # it died asking a baseline again: go on without them
+            continue
+        if begun is None and last is not None:  # after a call returned: its capsule's end
+            begun = last
+            death = dict(death, evidence=death["evidence"] + " (after the call returned, as its answer was dropped)")
+        if begun is None:  # before its first case: at the import, in a child that worked before
+            results.append({"id": "X.import", "case": f"import {target} (for the {role} role)", **death})
+            break
+        kind = death["result"]
+        results.append({"id": "X.hang" if kind == "HANG" else "X.crash", "case": names[begun], **death})
         skip = begun + 1
+        hangs, deaths = (hangs + 1, 0) if kind == "HANG" else (0, deaths + 1)
+        if (hangs >= HANGS_IN_ROW or deaths >= DEATHS_IN_ROW) and skip < len(names):
+            results[-1]["evidence"] += (f"; the {len(names) - skip} cases of the {role} role after it were not run: "
+                                        f"{'HANG' if hangs else 'CRASH'} {hangs or deaths} times in a row")
+            break
     return results
 
 
-def _grade(results: list[dict[str, Any]], roles: tuple[str, ...]) -> list[dict[str, Any]]:
-    """One line per check: FAIL/CRASH when any case did, PASS when one passed, else N/A."""
-    catalogue = (json.loads(_native._judge_export("", None)) if "producer" in roles else []) + \
-        (json.loads(_native._judge_import("")) if "consumer" in roles else []) + \
-        [{"id": "X.crash", "rule": "no call of __dlpack__ or from_dlpack kills the process"}]
+# The lines of the process checks, which pass when nothing went wrong.
+PROCESS_CHECKS = [
+    {"id": "X.import", "rule": "importing the target neither kills nor hangs the process"},
+    {"id": "X.crash", "rule": "no call of __dlpack__ or from_dlpack kills the process"},
+    {"id": "X.hang", "rule": "every call of __dlpack__ or from_dlpack returns within the case's time ({t:g} s)"},
+]
+
+
+def _grade(results: list[dict[str, Any]], roles: tuple[str, ...], timeout: float = CASE_TIMEOUT_S,
+           imported: bool = True) -> list[dict[str, Any]]:
+    """One line per check: FAIL/CRASH/HANG when any case did, PASS when one
+    passed, else N/A. When the import died, only the process checks."""
+    catalogue = [] if not imported else \
+        (json.loads(_native._judge_export("", None)) if "producer" in roles else []) + \
+        (json.loads(_native._judge_import("")) if "consumer" in roles else [])
+    catalogue += [dict(c, rule=c["rule"].format(t=timeout)) for c in PROCESS_CHECKS]
     out = []
     for chk in catalogue:
         rs = [r for r in results if r["id"] == chk["id"]]
-        bad = [r for r in rs if r["result"] in ("FAIL", "CRASH")]
-        res = "CRASH" if any(r["result"] == "CRASH" for r in bad) else "FAIL" if bad else "PASS" if rs else "N/A"
-        if chk["id"] == "X.crash" and not bad:
+        bad = [r for r in rs if r["result"] in ("FAIL", "CRASH", "HANG")]
+        res = next((k for k in ("CRASH", "HANG", "FAIL") if any(r["result"] == k for r in bad)), None) or \
+            ("PASS" if rs else "N/A")
+        if chk["id"].startswith("X.") and not bad:
             res = "PASS"
         out.append({"id": chk["id"], "rule": chk["rule"], "result": res, "cases": len(rs), "failed": len(bad),
                     "evidence": [{"case": r["case"], "evidence": r.get("evidence", ""),
@@ -753,12 +881,12 @@ def print_report(r: Report, verbose: bool = False) -> None:
     for c in r.checks:
         counts = f"({c['failed']} of {c['cases']} cases)" if c["failed"] else f"({c['cases']} cases)"
         print(f"  {c['id']:<14} {c['result']:<6} {c['rule']} {counts}")
-        for e in c["evidence"] if c["result"] in ("FAIL", "CRASH") or verbose else []:
+        for e in c["evidence"] if c["result"] in ("FAIL", "CRASH", "HANG") or verbose else []:
             print(f"      {e['case']}: {e['evidence']}")
             if e["reproducer"]:
                 print("        " + e["reproducer"].replace("\n", "\n        "))
-    n = {k: sum(1 for c in r.checks if c["result"] == k) for k in ("PASS", "FAIL", "N/A", "CRASH")}
-    print(f"summary: {n['PASS']} PASS, {n['FAIL']} FAIL, {n['N/A']} N/A, {n['CRASH']} CRASH")
+    n = {k: sum(1 for c in r.checks if c["result"] == k) for k in ("PASS", "FAIL", "N/A", "CRASH", "HANG")}
+    print(f"summary: {n['PASS']} PASS, {n['FAIL']} FAIL, {n['N/A']} N/A, {n['CRASH']} CRASH, {n['HANG']} HANG")
 
 
 def main(argv: list[str]) -> int:
@@ -766,16 +894,20 @@ def main(argv: list[str]) -> int:
     p.add_argument("target")
     p.add_argument("--json", metavar="FILE")
     p.add_argument("-v", "--verbose", action="store_true")
-    p.add_argument("--role", choices=("producer", "consumer", "both"), default="both")
+    p.add_argument("--role", choices=("producer", "consumer", "both", "info"), default="both")
     p.add_argument("--device", help="where the target's arrays are made (default: where the library makes "
                    "them; e.g. cpu, oneapi:0, cuda:0)")
+    p.add_argument("--timeout", type=float, default=CASE_TIMEOUT_S, metavar="SECONDS",
+                   help=f"how long one case may take before it is a HANG (default {CASE_TIMEOUT_S:g})")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--skip", type=int, default=0, help=argparse.SUPPRESS)
+    p.add_argument("--fd", type=int, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--no-replay", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.child:
-        return child(a.target, a.skip, a.role, a.device)
+        return child(a.target, a.skip, a.role, a.device, a.fd, not a.no_replay)
     try:
-        r = check(a.target, a.verbose, ROLES if a.role == "both" else (a.role,), a.device)
+        r = check(a.target, a.verbose, ROLES if a.role == "both" else (a.role,), a.device, a.timeout)
     except ImportError as e:
         print(f"check: cannot import {a.target!r} ({e}); install it, or name an importable module", file=sys.stderr)
         return 2

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from .. import _native
-from .._check import ROLES, Report, check
+from .._check import PROCESS_CHECKS, ROLES, Report, check
 from . import _failure_text
 
 CHECK_IDS = [c["id"] for c in json.loads(_native._judge_export("", None)) + json.loads(_native._judge_import(""))]
-CHECK_IDS.append("X.crash")
+CHECK_IDS += [c["id"] for c in PROCESS_CHECKS]
 
 
 @pytest.fixture(scope="module")
