@@ -7,7 +7,8 @@
  * (imported zero-copy like from_dlpack), or a scalar (a Python bool, int,
  * float or complex is "weak", NEP 50; an object with __index__, __complex__
  * or __float__, such as a numpy scalar, is not), or a list, tuple, range,
- * bytearray or memoryview (made an array by gd.asarray, as numpy does). None, a str, bytes, a
+ * bytearray or memoryview (made an array as numpy does; one of strings or
+ * other objects compares as numpy's array of them: _objcompare.py). None, a str, bytes, a
  * dict, a set, a class or a plain object compare as numpy 2 compares them:
  * == all False, != all True (core.ScalarOther). Anything else gets NotImplemented, so an object with
  * its own comparison decides, and a < "x" is a TypeError, as in numpy. A long comparison runs in ranges of one chunk (chunk.h), with
@@ -97,8 +98,10 @@ static void gd_cmp_import_failed(const char *entry) {
 }
 
 /* Turns the other operand into req (a scalar) or *y (a new reference to an
- * Array). 1: done; 0: NotImplemented; -1: an exception. */
-static int gd_cmp_operand(gd_state *st, PyObject *o, gd_cmp_req *req, PyObject **y, const char *entry) {
+ * Array). 1: done; 2: *y is the answer itself; 0: NotImplemented; -1: an
+ * exception. */
+static int gd_cmp_operand(gd_state *st, PyObject *self, PyObject *o, gd_cmp_req *req, PyObject **y,
+                          const char *entry) {
   *y = NULL;
   if (PyBool_Check(o)) {
     req->kind = GD_SCALAR_BOOL;
@@ -124,15 +127,26 @@ static int gd_cmp_operand(gd_state *st, PyObject *o, gd_cmp_req *req, PyObject *
     return 1;
   }
   if (PyList_Check(o) || PyTuple_Check(o) || PyRange_Check(o) || PyByteArray_Check(o) || PyMemoryView_Check(o)) {
-    /* numpy's rule: the sequence (or buffer) becomes an array (gd.asarray), then
-     * compares element-wise; a ragged one is asarray's ValueError, as numpy's;
-     * one that is not an array of numbers compares as Python objects do
-     * (NotImplemented: == is False). */
-    *y = PyObject_CallFunctionObjArgs(st->asarray, o, NULL);
-    if (*y != NULL) return 1;
-    if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
-    PyErr_Clear();
-    return 0;
+    /* numpy's rule: the sequence (or buffer) becomes an array, then compares
+     * element-wise; godlpack._sequence_operand makes it (gd.asarray), or,
+     * for one that is no array of numbers, the answer numpy's array of
+     * strings or objects gives (a 1-tuple), or NotImplemented. */
+    PyObject *op = PyUnicode_FromString(entry);
+    if (op == NULL) return -1;
+    PyObject *r = PyObject_CallFunctionObjArgs(st->asarray, o, self, op, NULL);
+    Py_DECREF(op);
+    if (r == NULL) return -1;
+    if (r == Py_NotImplemented) {
+      Py_DECREF(r);
+      return 0;
+    }
+    if (PyTuple_Check(r) && PyTuple_Size(r) == 1) {
+      *y = Py_NewRef(PyTuple_GetItem(r, 0));
+      Py_DECREF(r);
+      return 2;
+    }
+    *y = r;
+    return 1;
   }
   if (PyType_Check(o)) return 0; /* a == np.ndarray: the class, not an array */
   if (PyObject_HasAttr(o, st->s_dlpack)) {
@@ -198,8 +212,9 @@ PyObject *gd_array_richcompare(PyObject *self, PyObject *other, int op) {
   memset(&req, 0, sizeof(req));
   req.op = op;
   PyObject *y;
-  int rc = gd_cmp_operand(st, other, &req, &y, entry);
+  int rc = gd_cmp_operand(st, self, other, &req, &y, entry);
   if (rc < 0) return NULL;
+  if (rc == 2) return y;
   /* None, a str, bytes, a dict, a set, a class or a plain object (no
    * comparison of its own) equal no number: core's answer for them; an
    * object with a comparison of its own decides itself */

@@ -378,13 +378,40 @@ class _Equals:
     __hash__ = None
 
 
-@pytest.mark.parametrize("other", [[1, "x"], ("a", "b"), _Equals()], ids=["list", "tuple", "own-eq"])
-def test_other_objects_get_notimplemented(other):
+def test_an_object_with_its_own_comparison_decides():
     a = gd.asarray([1, 2])
-    got = a == other
-    assert got == "mine" if isinstance(other, _Equals) else got is False
+    assert (a == _Equals()) == "mine"
     with pytest.raises(TypeError, match=r"not supported between instances of 'godlpack\.Array'"):
-        a < other  # noqa: B015
+        a < _Equals()  # noqa: B015
+
+
+# Sequences numpy makes an array of strings or of Python objects of, not of
+# numbers (issue 36, item 13): compared element-wise as numpy compares them.
+_NOT_NUMBERS = {
+    "strings": ["a", "b", "c"], "strings and numbers": [1, "a", 2.0], "bytes": (b"a", 1, 2),
+    "None": [None, 1, 2], "objects": [object(), 1.0, 2], "nested None": [[None, 1, 2], [0, None, 5]],
+    "beyond int64": [2**63, 1, 2], "beyond uint64": [2**70, 1, -(2**70)], "int64 and beyond": [2**63 + 1, 1.5, 2],
+    "column with None": [[None], [1], [2]],
+}
+
+
+@requires("numpy")
+@pytest.mark.parametrize("other", list(_NOT_NUMBERS))
+@pytest.mark.parametrize("dtype", ["int64", "uint64", "float64", "float32", "int8", "bool", "complex128"])
+def test_sequences_of_strings_and_objects_compare_as_numpys_arrays_of_them(other, dtype):
+    seq = _NOT_NUMBERS[other]
+    x = np.array([2**62, 0, 1]).astype(dtype) if dtype != "bool" else np.array([True, False, True])
+    a = gd.asarray(x)
+    for op in (operator.eq, operator.ne, operator.lt, operator.ge):
+        try:
+            want = op(x, seq)
+        except TypeError:
+            with pytest.raises(TypeError):
+                op(a, seq)
+            continue
+        for got in (op(a, seq), {operator.lt: operator.gt, operator.ge: operator.le}.get(op, op)(seq, a)):
+            assert isinstance(got, gd.Array) and got.dtype == np.bool_, (op, got)
+            assert got.shape == want.shape and got.tolist() == want.tolist(), (op, got.tolist(), want.tolist())
 
 
 @requires("numpy")

@@ -172,3 +172,32 @@ def test_the_lock_is_never_a_link(tmp_path):
     with pytest.raises(OSError), _kits._locked(str(where), "composing"):
         pass
     assert victim.read_text() == "keep me"
+
+
+def test_a_relative_xdg_cache_home_is_ignored(monkeypatch, tmp_path):
+    """As Go does: a relative one would put the cache (and what it loads)
+    under whatever folder Python runs in."""
+    monkeypatch.delenv("GODLPACK_KITS_CACHE", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", ".cache")
+    assert _kits.cache_dir() == os.path.join(str(tmp_path), ".cache", "godlpack", "kits")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert _kits.cache_dir() == os.path.join(str(tmp_path / "xdg"), "godlpack", "kits")
+
+
+@pytest.mark.parametrize("mode", [0o720, 0o702, 0o777])
+def test_an_entry_others_may_write_is_refused_with_the_reason(tmp_path, mode):
+    where, out = _entry(tmp_path)
+    os.chmod(out, mode)
+    with pytest.raises(OSError, match=r"may be written by others .*chmod go-w it, or remove it"):
+        _kits._cached(str(where), str(out))
+    os.chmod(out, 0o700)
+    os.chmod(where, mode)
+    with pytest.raises(OSError, match=r"the kit cache entry .* may be written by others"):
+        _kits._entry(str(where))
+
+
+def test_a_new_cache_is_private(tmp_path):
+    where = tmp_path / "new-cache" / "key"
+    _kits._entry(str(where))
+    assert os.stat(where.parent).st_mode & 0o777 == 0o700 and os.stat(where).st_mode & 0o777 == 0o700

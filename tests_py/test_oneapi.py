@@ -305,6 +305,7 @@ OPS = {
     "== list": (lambda a: a == [0.0, 4.0, 9.0], lambda n: n == [0.0, 4.0, 9.0]),
     "!= tuple": (lambda a: a != (1.0, 5.0, 9.0), lambda n: n != (1.0, 5.0, 9.0)),
     "< range": (lambda a: a < range(0, 9, 3), lambda n: n < range(0, 9, 3)),
+    "== list with None": (lambda a: a == [None, 4.0, 9.0], lambda n: n == [None, 4.0, 9.0]),
     "== CPU array": (lambda a: a == gd.asarray([0.0, 4.0, 8.0]), lambda n: n == np.array([0.0, 4.0, 8.0])),
     "CPU array > (reflected)": (lambda a: gd.asarray([[2.0], [5.0], [7.0], [11.0]]) > a,
                                 lambda n: np.array([[2.0], [5.0], [7.0], [11.0]]) > n),

@@ -125,9 +125,19 @@ _INT64 = _types._BY_DTYPE_NAME["int64"]
 _FLOAT64 = _types._BY_DTYPE_NAME["float64"]
 _COMPLEX128 = _types._BY_DTYPE_NAME["complex128"]
 
-def _sequence_operand(obj: Any) -> Array:
-    """A list, tuple or range compared with an Array, made an array as numpy does."""
-    return asarray(obj)
+def _sequence_operand(obj: Any, a: Array, op: str) -> Any:
+    """A list, tuple, range or buffer compared with the Array a (op: "<",
+    "==", ...), made an array as numpy does; for a list or tuple that is no
+    array of numbers, the answer (a 1-tuple) or NotImplemented
+    (pyext/compare.c)."""
+    try:
+        return asarray(obj)
+    except (TypeError, OverflowError):
+        if not isinstance(obj, (list, tuple)):
+            raise
+    from . import _objcompare
+
+    return _objcompare.compare(a, obj, op)
 
 
 # DLDeviceType is built by its first use (see _types.device_types), which

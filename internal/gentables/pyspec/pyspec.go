@@ -243,7 +243,7 @@ var State = []Field{
 		Doc: "(DLDeviceType.kDLCPU, 0): __dlpack_device__ of CPU arrays"},
 	{Kind: "obj", Type: "PyObject *", Name: "parse_device", Doc: "callable: obj -> (type, id)"},
 	{Kind: "obj", Type: "PyObject *", Name: "asarray",
-		Doc: "godlpack.asarray: list, tuple and range operands of comparisons"},
+		Doc: "godlpack._sequence_operand: list, tuple, range and buffer operands of comparisons"},
 	{Kind: "obj", Type: "PyObject *", Name: "max_version",
 		Doc: "(DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION), made by gd_module_init"},
 	{Kind: "obj", Type: "PyObject *", Name: "kw_max_version",
