@@ -26,7 +26,10 @@ def _setup_module():
 @pytest.mark.parametrize(
     "environ,config,found,want",
     [
-        ({"_PLATFORM": "darwin arm64"}, {}, {"go", "gcc"}, r"Linux x86-64 and aarch64 only so far, not on darwin arm64"),
+        ({"_PLATFORM": "darwin arm64"}, {}, {"go", "gcc"},
+         r"Linux x86-64 and aarch64 only so far, not on macOS arm64: .*in a Linux container.*no Go or C compiler"),
+        ({"_PLATFORM": "win32 AMD64"}, {}, {"go", "gcc"}, r"not on Windows AMD64: .*WSL 2"),
+        ({"_PLATFORM": "win32 _"}, {}, {"go", "gcc"}, r"not on Windows \(an unknown machine\)"),
         ({"_PLATFORM": "linux riscv64"}, {}, {"go", "gcc"}, r"not on linux riscv64"),
         ({"_GOVERSION": "go1.22.1"}, {}, {"go", "gcc"}, r"'?go'? is go1\.22\.1; .*needs Go 1\.26.*GOTOOLCHAIN=go1\.26"),
         ({"_GOVERSION": "go1.22.1", "GOTOOLCHAIN": "go1.26.0"}, {}, {"go", "gcc"}, None),  # the user opted in
@@ -43,7 +46,7 @@ def _setup_module():
 def test_build_problems_are_one_readable_message(environ, config, found, want):
     setup = _setup_module()
     which = lambda name: f"/usr/bin/{name}" if name in found else None
-    plat = tuple(environ.pop("_PLATFORM", "linux x86_64").split())
+    plat = tuple(x.strip("_") for x in environ.pop("_PLATFORM", "linux x86_64").split())
     version = environ.pop("_GOVERSION", "go1.26.0")
     got = setup.build_problem(environ=environ, config_var=config.get, which=which, platform=plat,
                               go_version=lambda go: version)
@@ -92,6 +95,34 @@ def test_go_build_command_places_c_code_alike_on_x86_64_only():
     if shutil.which("gcc") and os.uname().machine == "x86_64":
         _, env = setup.go_build_command("go", "/tmp/x.so", "/w", environ={"GOARCH": "amd64", "CC": "gcc"})
         assert env["CGO_CFLAGS"].endswith("-O2 " + flag)
+
+
+def test_the_python_classifiers_are_the_versions_the_wheel_is_tested_on():
+    """A classifier promises a tested Python (issue 40): each one is in the
+    Makefile's WHEEL_TEST_VERSIONS, and each tested version has one."""
+    with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as f:
+        claimed = set(re.findall(r'"Programming Language :: Python :: (3\.\d+)"', f.read()))
+    with open(os.path.join(ROOT, "Makefile"), encoding="utf-8") as f:
+        tested = set(re.search(r"^WHEEL_TEST_VERSIONS \?= (.+)$", f.read(), re.M).group(1).split())
+    assert claimed == tested
+
+
+def test_the_compiler_probe_leaves_the_working_directory_as_it_was(tmp_path, monkeypatch):
+    """zig cc writes "-.o" where it runs when told `-o /dev/null -` (issue
+    40): the probe runs the compiler in a folder of its own, so a build (and
+    build-ext in a user's folder) leaves nothing behind. The stand-in
+    compiler here drops a file wherever it runs, as zig did."""
+    cc = tmp_path / "bin" / "cc-that-litters"
+    cc.parent.mkdir()
+    cc.write_text("#!/bin/sh\ntouch ./-.o stray.o\nexit 0\n")
+    cc.chmod(0o755)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    setup = _setup_module()
+    _, env = setup.go_build_command("go", "/tmp/x.so", "/w", environ={"GOARCH": "amd64", "CC": str(cc)})
+    assert "-falign-functions=64" in env["CGO_CFLAGS"]
+    assert os.listdir(work) == []
 
 
 def test_go_build_command_adds_the_test_probes_only_when_asked():

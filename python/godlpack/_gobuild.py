@@ -287,17 +287,28 @@ def _layout_flags(environ: Mapping[str, str]) -> str:
         return ""
     cc = environ.get("CC") or "gcc"
     if cc not in _align_known:
+        import tempfile
+
         _align_known[cc] = ""
-        for flags in _ALIGN:
-            try:
-                p = subprocess.run([*shlex.split(cc), *flags, "-x", "c", "-c", "-o", os.devnull, "-"],
-                                   input="int f(int x) { return x ? 3 * x : 1; }\n", capture_output=True,
-                                   text=True, timeout=120)
-            except (OSError, subprocess.SubprocessError, ValueError):
-                break
-            if p.returncode == 0:
-                _align_known[cc] = " " + " ".join(flags)
-                break
+        # in a folder of its own: a compiler may write an object where it
+        # likes (zig cc ignores `-o /dev/null` for stdin and writes "-.o"
+        # into the working directory)
+        with tempfile.TemporaryDirectory(prefix="godlpack-cc-probe-") as d:
+            src = os.path.join(d, "probe.c")
+            with open(src, "w", encoding="ascii") as f:
+                f.write("int f(int x) { return x ? 3 * x : 1; }\n")
+            for flags in _ALIGN:
+                try:
+                    argv = shlex.split(cc)
+                    if os.sep in argv[0]:  # a path from here, run from there
+                        argv[0] = os.path.abspath(argv[0])
+                    p = subprocess.run([*argv, *flags, "-c", "-o", os.path.join(d, "probe.o"), src],
+                                       capture_output=True, text=True, timeout=120, cwd=d)
+                except (OSError, subprocess.SubprocessError, ValueError):
+                    break
+                if p.returncode == 0:
+                    _align_known[cc] = " " + " ".join(flags)
+                    break
     return _align_known[cc]
 
 
@@ -363,12 +374,19 @@ def _go_version_of(go: str) -> str:
 def build_problem(environ: Mapping[str, str] = os.environ, config_var=sysconfig.get_config_var, which=shutil.which,
                   platform: tuple[str, str] | None = None, go_version=_go_version_of):
     """Why an extension cannot be built here, as one message, or None."""
-    system, machine = platform or (sys.platform, os.uname().machine if hasattr(os, "uname") else "")
+    if platform is None:
+        import platform as _platform
+
+        platform = (sys.platform, _platform.machine())
+    system, machine = platform
     if system != "linux" or machine not in ("x86_64", "aarch64"):
+        name = {"darwin": "macOS", "win32": "Windows", "cygwin": "Cygwin"}.get(system, system)
         return (
-            f"error: godlpack's extension builds on Linux x86-64 and aarch64 only so far, not on {system} "
-            f"{machine}: its C skin and oneAPI backend use Linux interfaces. Install it on Linux (a wheel "
-            "where one is published), or follow docs/packaging.md for the state of other platforms."
+            f"error: godlpack's extension builds on Linux x86-64 and aarch64 only so far, not on {name} "
+            f"{machine or '(an unknown machine)'}: its C skin and oneAPI backend use Linux interfaces, and "
+            "Go kits need Go's plugin package, which exists on Linux only. Use godlpack on Linux x86-64 or "
+            "aarch64 (on macOS and Windows: in a Linux container, or WSL 2 on Windows), where pip installs "
+            "its wheel with no Go or C compiler needed."
         )
     if config_var("Py_GIL_DISABLED"):
         return (
