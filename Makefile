@@ -254,10 +254,15 @@ define check_wheel
 endef
 
 .PHONY: sdist test-wheel wheel-aarch64 wheels test-wheel-aarch64
+# A build leaves the checkout as it found it (a compiler's stray object once
+# landed in it): git status before and after must agree.
+GIT_STATUS := git status --porcelain --untracked-files=all 2>/dev/null
 wheel: $(TOOLS)/.created
 	rm -rf build/wheel-raw build/lib build/lib.* build/bdist.* $(WHEEL) && mkdir -p dist build/wheel-raw
+	$(GIT_STATUS) > build/git-status-before-wheel || true
 	CC="$(CURDIR)/$(TOOLS_PY) -m ziglang cc -target $(ZIG_TARGET)" \
 	  $(TOOLS_PY) -m pip wheel --no-build-isolation --no-deps -w build/wheel-raw .
+	@$(GIT_STATUS) | diff build/git-status-before-wheel - || { echo "wheel: the build changed the checkout (git status above)"; exit 1; }
 	PATH="$(CURDIR)/$(TOOLS)/bin:$$PATH" $(TOOLS_PY) -m auditwheel repair --plat $(WHEEL_PLAT) --only-plat -w dist build/wheel-raw/godlpack-$(VERSION)-*.whl
 	$(call check_wheel,$(WHEEL))
 	@echo "wheel: $(WHEEL)"
