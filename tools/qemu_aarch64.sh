@@ -12,8 +12,12 @@
 # plugin cross-built for that godlpack wheel), is installed too, and one of
 # its functions (init-kit's `total`) is called on a numpy view under qemu.
 #
-# Needs apt-get (Debian bookworm, as root; `make test-wheel-aarch64` runs it)
-# to fetch the packages the first time; later runs reuse build/aarch64.
+# Needs apt-get (Debian bookworm; `make test-wheel-aarch64` runs it) to fetch
+# the packages the first time, with an apt state of its own under
+# build/aarch64 (package lists, caches, an empty package database, arm64
+# added for this apt run only): the host's dpkg architectures and apt lists
+# are left as they were, and the script fails if they are not. Later runs
+# reuse build/aarch64.
 set -euo pipefail
 
 wheel=${1:?usage: tools/qemu_aarch64.sh WHEEL [KIT_WHEEL]}
@@ -27,13 +31,17 @@ numpy=${AARCH64_NUMPY:-numpy==2.2.6}  # the newest numpy with a manylinux2014 aa
 if [ ! -x "$sys/usr/bin/python3.11" ] || [ ! -x "$qemu" ]; then
   command -v apt-get >/dev/null || { echo "qemu_aarch64: apt-get (Debian) is needed to fetch Debian's arm64 CPython and qemu-user-static"; exit 1; }
   echo "qemu_aarch64: fetching Debian's arm64 CPython 3.11 and qemu-user-static into $root"
-  rm -rf "$root" && mkdir -p "$root/debs/partial" "$sys" "$root/qemu"
-  dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
-  apt-get update -q >/dev/null
+  rm -rf "$root" && mkdir -p "$root/debs/partial" "$root/apt/state/lists/partial" "$root/apt/cache" "$sys" "$root/qemu"
+  foreign=$(dpkg --print-foreign-architectures 2>/dev/null || true)
   : > "$root/empty-status"  # an empty package database: every dependency is downloaded, none installed
-  apt-get install -y -q --download-only --no-install-recommends \
-    -o Dir::Cache::archives="$PWD/$root/debs" -o Dir::State::status="$PWD/$root/empty-status" -o Debug::NoLocking=1 \
+  apt=(-o Dir::State="$PWD/$root/apt/state" -o Dir::State::status="$PWD/$root/empty-status"
+       -o Dir::Cache="$PWD/$root/apt/cache" -o Dir::Cache::archives="$PWD/$root/debs"
+       -o APT::Architectures::=amd64 -o APT::Architectures::=arm64 -o Debug::NoLocking=1)
+  apt-get update -q "${apt[@]}" >/dev/null
+  apt-get install -y -q --download-only --no-install-recommends "${apt[@]}" \
     python3.11-minimal:arm64 libpython3.11-stdlib:arm64 qemu-user-static >/dev/null
+  [ "$(dpkg --print-foreign-architectures 2>/dev/null || true)" = "$foreign" ] || {
+    echo "qemu_aarch64: the host's dpkg architectures changed (were: '${foreign}')"; exit 1; }
   for d in "$root"/debs/*_arm64.deb "$root"/debs/*_all.deb; do dpkg-deb -x "$d" "$sys"; done
   dpkg-deb -x "$root"/debs/qemu-user-static_*_amd64.deb "$root/qemu"
 fi
