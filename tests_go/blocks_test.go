@@ -64,7 +64,7 @@ func (v blockView) offsets() []int64 {
 	return out
 }
 
-func viewOf(t *testing.T, base *core.Array, v blockView) *core.Array {
+func viewOf(t testing.TB, base *core.Array, v blockView) *core.Array {
 	t.Helper()
 	h := base.Header()
 	h.Offset, h.Ndim = v.offset, int32(len(v.shape))
@@ -270,4 +270,88 @@ func TestBlocksStopWhenTheLoopBreaks(t *testing.T) {
 		ones += int(v)
 	}
 	assert.Equal(t, 2*4096, ones, "two blocks of 4,096 int32s written back")
+}
+
+// SumOf, DotOf, MaxOf and MinOf over ReadBlocks' blocks give the answers
+// of the plain loops over the view's elements.
+func TestReaderKernelsOverBlocks(t *testing.T) {
+	t.Parallel()
+	base, err := core.Empty(core.Float64, blockBase)
+	require.NoError(t, err)
+	defer base.Release()
+	mem := unsafe.Slice((*float64)(base.DataPtr()), blockBase)
+	for i := range mem {
+		mem[i] = float64(i%97) - 40
+	}
+	v := blockView{offset: 5, shape: []int64{3000}, strides: []int64{9}}
+	it, err := core.ReadBlocks[float64](viewOf(t, base, v))
+	require.NoError(t, err)
+	var sum, dot float64
+	hi, lo := mem[v.offset], mem[v.offset]
+	for r := range it {
+		sum += core.SumOf(r)
+		dot += core.DotOf(r, r)
+		hi, lo = max(hi, core.MaxOf(r)), min(lo, core.MinOf(r))
+	}
+	var wsum, wdot float64
+	whi, wlo := mem[v.offset], mem[v.offset]
+	for _, o := range v.offsets() {
+		wsum += mem[o]
+		wdot += mem[o] * mem[o]
+		whi, wlo = max(whi, mem[o]), min(wlo, mem[o])
+	}
+	assert.Equal(t, wsum, sum) // small integers: exact in any order
+	assert.Equal(t, wdot, dot)
+	assert.Equal(t, whi, hi)
+	assert.Equal(t, wlo, lo)
+}
+
+// BenchmarkBlocks: the sum of a strided column of 2^20 float64s (stride 8)
+// through ReadBlocks and SumOf, against Values (one element a step) and
+// against kernels.Sum over the same elements contiguous:
+//
+//	go test ./tests_go -run '^$' -bench Blocks
+func BenchmarkBlocks(b *testing.B) {
+	const n, stride = 1 << 20, 8
+	base, err := core.Empty(core.Float64, n*stride)
+	require.NoError(b, err)
+	defer base.Release()
+	mem := unsafe.Slice((*float64)(base.DataPtr()), n*stride)
+	for i := range mem {
+		mem[i] = float64(i % 13)
+	}
+	col := viewOf(b, base, blockView{offset: 3, shape: []int64{n}, strides: []int64{stride}})
+	contiguous := viewOf(b, base, blockView{shape: []int64{n}, strides: []int64{1}})
+	var sink float64
+	b.Run("strided/ReadBlocks+SumOf", func(b *testing.B) {
+		for b.Loop() {
+			it, _ := core.ReadBlocks[float64](col)
+			s := 0.0
+			for r := range it {
+				s += core.SumOf(r)
+			}
+			sink = s
+		}
+	})
+	b.Run("strided/Values", func(b *testing.B) {
+		for b.Loop() {
+			it, _ := core.Values[float64](col)
+			s := 0.0
+			for v := range it {
+				s += v
+			}
+			sink = s
+		}
+	})
+	b.Run("contiguous/ReadBlocks+SumOf", func(b *testing.B) {
+		for b.Loop() {
+			it, _ := core.ReadBlocks[float64](contiguous)
+			s := 0.0
+			for r := range it {
+				s += core.SumOf(r)
+			}
+			sink = s
+		}
+	})
+	_ = sink
 }

@@ -1,0 +1,27 @@
+package core
+
+import "github.com/godlpack/godlpack/core/kernels"
+
+// The typed kernels (core/kernels) over a Reader, whose elements a kit may
+// read but not write: what a ReadBlocks, ReadRows or ReadSlice loop calls
+// to run at slice speed.
+
+// Number is the real element types, those the typed kernels take.
+type Number interface {
+	int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32 | float64
+}
+
+// SumOf is the sum of r's elements (kernels.Sum: numpy's pairwise order
+// for floating point).
+func SumOf[T Number](r Reader[T]) T { return kernels.Sum(r.s) }
+
+// DotOf is the sum of x[i]*y[i] (kernels.Dot); it panics if x and y differ
+// in length.
+func DotOf[T Number](x, y Reader[T]) T { return kernels.Dot(x.s, y.s) }
+
+// MaxOf is the largest element, a NaN when r holds one (kernels.Max); it
+// panics if r is empty.
+func MaxOf[T Number](r Reader[T]) T { return kernels.Max(r.s) }
+
+// MinOf is MaxOf for the smallest element.
+func MinOf[T Number](r Reader[T]) T { return kernels.Min(r.s) }
