@@ -1,0 +1,99 @@
+package probes
+
+import (
+	"fmt"
+
+	"github.com/godlpack/godlpack/core"
+	"github.com/godlpack/godlpack/gofunc"
+)
+
+// Probes of core.Blocks and ReadBlocks, so that tests_py/test_blocks.py
+// compares them with numpy over numpy's own layouts.
+
+func init() {
+	gofunc.Func1("_gofunc_blocks_sum", blocksSum, gofunc.Params(gofunc.Array("a")),
+		gofunc.Doc("The sum of a's elements as a float64 and the number of blocks, through core.ReadBlocks "+
+			"(a test probe)."))
+	gofunc.Proc2("_gofunc_blocks_scale", blocksScale, gofunc.Params(gofunc.Array("a"), gofunc.Arg("k")),
+		gofunc.Doc("Multiplies every element of a by k in place, through core.Blocks (a test probe)."))
+}
+
+func blocksSum(a *core.Array) (gofunc.Tuple2[float64, int64], error) {
+	var s float64
+	var n int64
+	var err error
+	switch a.DType() {
+	case core.Int8:
+		s, n, err = sumBlocks[int8](a)
+	case core.Int16:
+		s, n, err = sumBlocks[int16](a)
+	case core.Int32:
+		s, n, err = sumBlocks[int32](a)
+	case core.Int64:
+		s, n, err = sumBlocks[int64](a)
+	case core.Uint8:
+		s, n, err = sumBlocks[uint8](a)
+	case core.Uint16:
+		s, n, err = sumBlocks[uint16](a)
+	case core.Float32:
+		s, n, err = sumBlocks[float32](a)
+	case core.Float64:
+		s, n, err = sumBlocks[float64](a)
+	default:
+		err = fmt.Errorf("_gofunc_blocks_sum: no probe for %v", a.DType())
+	}
+	return gofunc.T2(s, n), err
+}
+
+// sumBlocks adds the elements one by one in float64 (exact for the small
+// integers the tests use, in any order).
+func sumBlocks[T core.Number](a *core.Array) (float64, int64, error) {
+	it, err := core.ReadBlocks[T](a)
+	if err != nil {
+		return 0, 0, err
+	}
+	var s float64
+	var n int64
+	for r := range it {
+		n++
+		for _, v := range r.All() {
+			s += float64(v)
+		}
+	}
+	return s, n, nil
+}
+
+func blocksScale(a *core.Array, k int64) error {
+	switch a.DType() {
+	case core.Int8:
+		return scaleBlocks[int8](a, k)
+	case core.Int16:
+		return scaleBlocks[int16](a, k)
+	case core.Int32:
+		return scaleBlocks[int32](a, k)
+	case core.Int64:
+		return scaleBlocks[int64](a, k)
+	case core.Uint8:
+		return scaleBlocks[uint8](a, k)
+	case core.Uint16:
+		return scaleBlocks[uint16](a, k)
+	case core.Float32:
+		return scaleBlocks[float32](a, k)
+	case core.Float64:
+		return scaleBlocks[float64](a, k)
+	}
+	return fmt.Errorf("_gofunc_blocks_scale: no probe for %v", a.DType())
+}
+
+func scaleBlocks[T core.Number](a *core.Array, k int64) error {
+	it, err := core.Blocks[T](a)
+	if err != nil {
+		return err
+	}
+	for b := range it {
+		for i := range b {
+			b[i] *= T(k)
+		}
+	}
+	return nil
+}

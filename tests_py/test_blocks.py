@@ -1,0 +1,82 @@
+"""core.Blocks and ReadBlocks (issue 37) against numpy, through the probes
+_gofunc_blocks_sum (the sum of every element, read through ReadBlocks) and
+_gofunc_blocks_scale (every element multiplied in place through Blocks):
+numpy's own arrays and views, handed over zero-copy, over dtypes x layouts
+(negative, zero and broadcast strides, Fortran order, 0-d, empty, long
+strided runs that fill several buffers). The write-back lands on the view's
+elements and nowhere else."""
+
+from __future__ import annotations
+
+import pytest
+
+from godlpack import _native as N
+from _helpers import optional, probes, requires
+
+np = optional("numpy")
+
+pytestmark = [probes, requires("numpy")]
+
+DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "float32", "float64"]
+
+# name -> the view of a base array (shape (40, 60), values 0..2399 mod 100)
+LAYOUTS = {
+    "contiguous": lambda b: b,
+    "transposed": lambda b: b.T,
+    "Fortran": lambda b: np.asfortranarray(b),
+    "reversed rows": lambda b: b[::-1],
+    "reversed both": lambda b: b[::-1, ::-1],
+    "stepped": lambda b: b[1::3, 2::5],
+    "transposed and stepped": lambda b: b.T[::2, ::-3],
+    "column": lambda b: b[:, 7],
+    "row": lambda b: b[11],
+    "long strided run": lambda b: b.reshape(-1)[::3],
+    "3-d": lambda b: b.reshape(4, 10, 60).transpose(2, 0, 1)[::2],
+    "0-d": lambda b: b[3, 4, ...],
+    "empty": lambda b: b[5:5],
+    "size-1 axes": lambda b: b[None, 3:4, :, None],
+}
+BROADCAST = {
+    "broadcast rows": lambda b: np.broadcast_to(b[0], (7, 60)),
+    "broadcast scalar": lambda b: np.broadcast_to(b[1, 1], (3, 4)),
+}
+
+
+def _base(dtype):
+    return (np.arange(2400) % 100).astype(dtype).reshape(40, 60)
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS) + list(BROADCAST))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_read_blocks_sum_every_element_as_numpy_holds_them(dtype, layout):
+    x = {**LAYOUTS, **BROADCAST}[layout](_base(dtype))
+    total, blocks = N._gofunc_blocks_sum(x)
+    assert total == float(x.astype("float64").sum())
+    assert blocks == (0 if x.size == 0 else blocks) and (x.size == 0) == (blocks == 0)
+    if x.flags.c_contiguous or x.flags.f_contiguous:
+        assert blocks <= 1, "a contiguous array is one block"
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_blocks_write_back_onto_the_views_elements_only(dtype, layout):
+    base = _base(dtype)
+    view = LAYOUTS[layout](base)
+    # which elements of base the view holds: the same view of their indices
+    where = np.zeros(base.size, bool)
+    where[np.asarray(LAYOUTS[layout](np.arange(base.size).reshape(base.shape))).ravel()] = True
+    if not np.shares_memory(view, base) and view.size:  # Fortran order: a copy, all of which is the view
+        base, where = view, np.ones(view.size, bool)
+    before = base.copy()
+    N._gofunc_blocks_scale(view, 3)
+    with np.errstate(over="ignore"):
+        want = np.where(where.reshape(base.shape), before * np.array(3, dtype=dtype), before)
+    assert np.array_equal(base, want)
+
+
+@pytest.mark.parametrize("layout", list(BROADCAST))
+def test_blocks_refuse_to_write_a_broadcast_view(layout):
+    x = BROADCAST[layout](_base("float64")).copy()
+    x = np.lib.stride_tricks.as_strided(x, (5, 60), (0, 8), writeable=True)  # writable, yet one row 5 times
+    with pytest.raises(ValueError, match=r"broadcast view .*stride 0.*Copy\(\)"):
+        N._gofunc_blocks_scale(x, 2)
