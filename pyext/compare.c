@@ -128,25 +128,9 @@ static int gd_cmp_operand(gd_state *st, PyObject *self, PyObject *o, gd_cmp_req 
   }
   if (PyList_Check(o) || PyTuple_Check(o) || PyRange_Check(o) || PyByteArray_Check(o) || PyMemoryView_Check(o)) {
     /* numpy's rule: the sequence (or buffer) becomes an array, then compares
-     * element-wise; godlpack._sequence_operand makes it (gd.asarray), or,
-     * for one that is no array of numbers, the answer numpy's array of
-     * strings or objects gives (a 1-tuple), or NotImplemented. */
-    PyObject *op = PyUnicode_FromString(entry);
-    if (op == NULL) return -1;
-    PyObject *r = PyObject_CallFunctionObjArgs(st->asarray, o, self, op, NULL);
-    Py_DECREF(op);
-    if (r == NULL) return -1;
-    if (r == Py_NotImplemented) {
-      Py_DECREF(r);
-      return 0;
-    }
-    if (PyTuple_Check(r) && PyTuple_Size(r) == 1) {
-      *y = Py_NewRef(PyTuple_GetItem(r, 0));
-      Py_DECREF(r);
-      return 2;
-    }
-    *y = r;
-    return 1;
+     * element-wise; godlpack._sequence_operand answers (or NotImplemented) */
+    *y = PyObject_CallFunction(st->asarray, "OOs", o, self, entry);
+    return *y == NULL ? -1 : 2;
   }
   if (PyType_Check(o)) return 0; /* a == np.ndarray: the class, not an array */
   if (PyObject_HasAttr(o, st->s_dlpack)) {

@@ -126,18 +126,23 @@ _FLOAT64 = _types._BY_DTYPE_NAME["float64"]
 _COMPLEX128 = _types._BY_DTYPE_NAME["complex128"]
 
 def _sequence_operand(obj: Any, a: Array, op: str) -> Any:
-    """A list, tuple, range or buffer compared with the Array a (op: "<",
-    "==", ...), made an array as numpy does; for a list or tuple that is no
-    array of numbers, the answer (a 1-tuple) or NotImplemented
-    (pyext/compare.c)."""
+    """The answer of a OP obj for a list, tuple, range or buffer obj (op:
+    "<", "==", ...), which numpy makes an array first; a list or tuple that
+    is no array of numbers compares as numpy's array of strings or objects
+    (_objcompare.py). pyext/compare.c returns what this returns."""
     try:
-        return asarray(obj)
+        y = asarray(obj)
     except (TypeError, OverflowError):
         if not isinstance(obj, (list, tuple)):
             raise
-    from . import _objcompare
+        from . import _objcompare
 
-    return _objcompare.compare(a, obj, op)
+        return _objcompare.compare(a, obj, op)
+    return _COMPARE[op](a, y)
+
+
+_COMPARE = {"<": Array.__lt__, "<=": Array.__le__, "==": Array.__eq__, "!=": Array.__ne__, ">": Array.__gt__,
+            ">=": Array.__ge__}
 
 
 # DLDeviceType is built by its first use (see _types.device_types), which

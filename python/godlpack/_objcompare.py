@@ -62,21 +62,21 @@ def _flat_index(shape: tuple[int, ...], out: tuple[int, ...]) -> list[int]:
 
 
 def compare(a: Any, other: Any, op: str) -> Any:
-    """An Array operand for compare.c (uint64 integers), or a tuple holding
-    the answer, or NotImplemented (an ordering against strings)."""
+    """The answer of a OP other, or NotImplemented (an ordering against
+    strings)."""
     import godlpack as gd
 
     shape, leaves = _leaves(other, op)
     if leaves and all(type(x) is int and 0 <= x < 1 << 64 for x in leaves):  # beyond int64: numpy's uint64
-        return gd.asarray(other, dtype="uint64", device=a.device)
+        return _OPS[op](a, gd.asarray(other, dtype="uint64", device=a.device))
     out = _broadcast(a.shape, shape, op)
     strings = any(isinstance(x, (str, bytes)) for x in leaves) and \
         all(isinstance(x, (str, bytes, bool, int, float, complex)) for x in leaves)
     if strings:
         if op not in ("==", "!="):
             return NotImplemented
-        return (gd.full(out, op == "!=", dtype="bool", device=a.device),)
+        return gd.full(out, op == "!=", dtype="bool", device=a.device)
     mine = [a.tolist()] if a.ndim == 0 else a.reshape(-1).tolist()
     fn = _OPS[op]
     got = [bool(fn(mine[i], leaves[j])) for i, j in zip(_flat_index(a.shape, out), _flat_index(shape, out))]
-    return (gd.asarray(got, dtype="bool", device=a.device).reshape(out),)
+    return gd.asarray(got, dtype="bool", device=a.device).reshape(out)
