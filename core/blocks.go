@@ -19,13 +19,14 @@ import (
 const blockBytes = 16 << 10
 
 // minSliceRun is the shortest contiguous run handed out as a slice of the
-// array's memory; shorter runs are packed into the block buffer, so that a
-// loop body is not called for every two or three elements.
+// array's memory (but an array that is one run is handed out whole);
+// shorter runs are packed into the block buffer, so that a loop body is not
+// called for every two or three elements.
 const minSliceRun = 64
 
 // Blocks returns an iterator over every element of a in contiguous blocks
 // of T, for reading and writing: a block is a slice of a's memory where a
-// contiguous run of at least 64 elements lies there, else the elements
+// contiguous run of at least 64 elements (or the whole array) lies there, else the elements
 // gathered into a buffer (16 KiB, reused) and written back when the step
 // returns. The order is memory order, not C order: the axes are walked
 // with the smallest stride innermost, negative strides reversed, axes that
@@ -137,12 +138,14 @@ func walkBlocks[T Element](a *Array, where string, shape, strides []int64, write
 	}
 	var z T
 	size := int64(unsafe.Sizeof(z))
-	base := unsafe.Add(h.Data, first*size)
 	nd := len(dims)
 	n, step := dims[nd-1], steps[nd-1]
+	// the runs of the innermost axis: walkIndex over the outer axes from
+	// the first element in memory order
+	runs := Header{Data: h.Data, Offset: first, DType: h.DType}
 	outer, outerSteps := dims[:nd-1], steps[:nd-1]
-	if step == 1 && n >= minSliceRun {
-		walkOuter(base, size, outer, outerSteps, func(p unsafe.Pointer) bool {
+	if step == 1 && (n >= minSliceRun || nd == 1) { // a long run, or the whole array in one
+		walkIndex(runs, outer, outerSteps, func(_ []int64, p unsafe.Pointer) bool {
 			return yield(unsafe.Slice((*T)(p), n))
 		})
 		return
@@ -169,7 +172,7 @@ func walkBlocks[T Element](a *Array, where string, shape, strides []int64, write
 		fill = 0
 		return more
 	}
-	walkOuter(base, size, outer, outerSteps, func(p unsafe.Pointer) bool {
+	walkIndex(runs, outer, outerSteps, func(_ []int64, p unsafe.Pointer) bool {
 		for i := int64(0); i < n; i++ {
 			q := unsafe.Add(p, i*step*size)
 			buf[fill] = *(*T)(q)
@@ -184,32 +187,5 @@ func walkBlocks[T Element](a *Array, where string, shape, strides []int64, write
 	})
 	if fill > 0 {
 		flush()
-	}
-}
-
-// walkOuter calls f with the address of the first element of each run of
-// the innermost axis: the odometer over dims (strides steps, in elements
-// of size bytes), the last axis fastest.
-func walkOuter(base unsafe.Pointer, size int64, dims, steps []int64, f func(unsafe.Pointer) bool) {
-	nd := len(dims)
-	idx := make([]int64, nd)
-	off := int64(0)
-	for {
-		if !f(unsafe.Add(base, off*size)) {
-			return
-		}
-		j := nd - 1
-		for ; j >= 0; j-- {
-			idx[j]++
-			off += steps[j]
-			if idx[j] < dims[j] {
-				break
-			}
-			off -= steps[j] * dims[j]
-			idx[j] = 0
-		}
-		if j < 0 {
-			return
-		}
 	}
 }

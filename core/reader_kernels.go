@@ -6,9 +6,10 @@ import "github.com/godlpack/godlpack/core/kernels"
 // read but not write: what a ReadBlocks, ReadRows or ReadSlice loop calls
 // to run at slice speed.
 
-// Number is the real element types, those the typed kernels take.
+// Number is the element types the typed kernels take: the real ones.
 type Number interface {
-	int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32 | float64
+	Element
+	kernels.Number
 }
 
 // SumOf is the sum of r's elements (kernels.Sum: numpy's pairwise order

@@ -129,7 +129,7 @@ static int gd_cmp_operand(gd_state *st, PyObject *self, PyObject *o, gd_cmp_req 
   if (PyList_Check(o) || PyTuple_Check(o) || PyRange_Check(o) || PyByteArray_Check(o) || PyMemoryView_Check(o)) {
     /* numpy's rule: the sequence (or buffer) becomes an array, then compares
      * element-wise; godlpack._sequence_operand answers (or NotImplemented) */
-    *y = PyObject_CallFunction(st->asarray, "OOs", o, self, entry);
+    *y = PyObject_CallFunction(st->sequence_operand, "OOs", o, self, entry);
     return *y == NULL ? -1 : 2;
   }
   if (PyType_Check(o)) return 0; /* a == np.ndarray: the class, not an array */

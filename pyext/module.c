@@ -320,17 +320,17 @@ fail:
 /* ------------------------------------------------------------------ */
 /* set-up                                                              */
 
-/* _init(dtype_by_key, Device, device_types, cpu_device, parse_device, asarray):
+/* _init(dtype_by_key, Device, device_types, cpu_device, parse_device, sequence_operand):
  * device_types() returns DLDeviceType, which array.c asks for at the first
  * member it hands out (the class needs enum, which import godlpack skips). */
 PyObject *gd_mod_init(PyObject *m, PyObject *args) {
   gd_state *st = gd_state_of_module(m);
-  PyObject *dtypes, *devcls, *devenum, *cpu, *parse, *asarray;
-  if (!PyArg_ParseTuple(args, "O!OOOOO", &PyDict_Type, &dtypes, &devcls, &devenum, &cpu, &parse, &asarray))
+  PyObject *dtypes, *devcls, *devenum, *cpu, *parse, *seq;
+  if (!PyArg_ParseTuple(args, "O!OOOOO", &PyDict_Type, &dtypes, &devcls, &devenum, &cpu, &parse, &seq))
     return NULL;
-  PyObject **slots[] = {&st->asarray, &st->dtype_by_key, &st->device_cls, &st->devtype_enum, &st->cpu_device,
+  PyObject **slots[] = {&st->sequence_operand, &st->dtype_by_key, &st->device_cls, &st->devtype_enum, &st->cpu_device,
                         &st->parse_device};
-  PyObject *vals[] = {asarray, dtypes, devcls, devenum, cpu, parse};
+  PyObject *vals[] = {seq, dtypes, devcls, devenum, cpu, parse};
   for (int i = 0; i < 6; i++) {
     Py_INCREF(vals[i]);
     GD_SETREF(*slots[i], vals[i]);

@@ -286,7 +286,7 @@ static int gd_module_traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->cpu_device);
   Py_VISIT(st->cpu_dlpack_device);
   Py_VISIT(st->parse_device);
-  Py_VISIT(st->asarray);
+  Py_VISIT(st->sequence_operand);
   Py_VISIT(st->max_version);
   Py_VISIT(st->kw_max_version);
   Py_VISIT(st->s_dlpack);
@@ -312,7 +312,7 @@ static int gd_module_clear(PyObject *m) {
   Py_CLEAR(st->cpu_device);
   Py_CLEAR(st->cpu_dlpack_device);
   Py_CLEAR(st->parse_device);
-  Py_CLEAR(st->asarray);
+  Py_CLEAR(st->sequence_operand);
   Py_CLEAR(st->max_version);
   Py_CLEAR(st->kw_max_version);
   Py_CLEAR(st->s_dlpack);

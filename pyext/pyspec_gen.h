@@ -21,7 +21,7 @@ typedef struct {
   PyObject *cpu_device; /* Device("cpu") */
   PyObject *cpu_dlpack_device; /* (DLDeviceType.kDLCPU, 0): __dlpack_device__ of CPU arrays */
   PyObject *parse_device; /* callable: obj -> (type, id) */
-  PyObject *asarray; /* godlpack._sequence_operand: list, tuple, range and buffer operands of comparisons */
+  PyObject *sequence_operand; /* godlpack._sequence_operand: list, tuple, range and buffer operands of comparisons */
   PyObject *max_version; /* (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION), made by gd_module_init */
   PyObject *kw_max_version; /* ("max_version",): kwnames of the common __dlpack__ call, made by gd_module_init */
   PyObject *s_dlpack; /* interned "__dlpack__" */

@@ -196,7 +196,9 @@ func TestBlocksAreTheArraysMemoryWhereItIsContiguous(t *testing.T) {
 		{blockView{shape: []int64{300, 100}, strides: []int64{1, 300}}, 1, true}, // Fortran: one block too
 		{blockView{offset: 29999, shape: []int64{30000}, strides: []int64{-1}}, 1, true},
 		{blockView{shape: []int64{3, 200}, strides: []int64{250, 1}}, 3, true},
-		{blockView{shape: []int64{10000}, strides: []int64{3}}, 5, false}, // 2,048 float64s a block
+		{blockView{offset: 40, shape: []int64{2, 8}, strides: []int64{8, 1}}, 1, true}, // short, but one run: whole
+		{blockView{offset: 7, shape: []int64{}, strides: []int64{}}, 1, true},          // 0-d
+		{blockView{shape: []int64{10000}, strides: []int64{3}}, 5, false},              // 2,048 float64s a block
 	} {
 		a := viewOf(t, base, c.v)
 		it, err := core.Blocks[float64](a)

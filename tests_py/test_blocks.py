@@ -52,7 +52,7 @@ def test_read_blocks_sum_every_element_as_numpy_holds_them(dtype, layout):
     x = {**LAYOUTS, **BROADCAST}[layout](_base(dtype))
     total, blocks = N._gofunc_blocks_sum(x)
     assert total == float(x.astype("float64").sum())
-    assert blocks == (0 if x.size == 0 else blocks) and (x.size == 0) == (blocks == 0)
+    assert (blocks == 0) == (x.size == 0)
     if x.flags.c_contiguous or x.flags.f_contiguous:
         assert blocks <= 1, "a contiguous array is one block"
 

@@ -6,39 +6,8 @@ import "math"
 // and the reference the assembly is tested against. Keep each in step with
 // its assembly twin in kernels_amd64.s.
 
-// sumGo is SumFloat64 in Go (n >= 8).
-func sumGo(x []float64) float64 {
-	n := len(x)
-	if n <= pairBlock {
-		return sumLeaf(x)
-	}
-	n2 := n / 2
-	n2 -= n2 % 8
-	return sumGo(x[:n2]) + sumGo(x[n2:])
-}
-
-// sumLeaf is a pairwise leaf (8 <= len(x) <= 128) in numpy's order.
-func sumLeaf(x []float64) float64 {
-	r0, r1, r2, r3 := x[0], x[1], x[2], x[3]
-	r4, r5, r6, r7 := x[4], x[5], x[6], x[7]
-	i := 8
-	for ; i+8 <= len(x); i += 8 {
-		a := (*[8]float64)(x[i : i+8])
-		r0 += a[0]
-		r1 += a[1]
-		r2 += a[2]
-		r3 += a[3]
-		r4 += a[4]
-		r5 += a[5]
-		r6 += a[6]
-		r7 += a[7]
-	}
-	s := ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-	for _, v := range x[i:] {
-		s += v
-	}
-	return s
-}
+// The pure-Go pairwise sum is pairwise (typed.go), which the typed Sum
+// shares.
 
 // maxGo is the maximum of x, its first NaN when it holds one. Four
 // elements a step are compared with the running result; only a step with

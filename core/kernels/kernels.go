@@ -53,7 +53,7 @@ func SumFloat64(x []float64) float64 {
 		return s
 	}
 	if !simd.Load() {
-		return sumGo(x)
+		return pairwise(x)
 	}
 	if n <= pairBlock { // one leaf: no arrays to clear
 		var s float64

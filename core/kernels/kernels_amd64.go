@@ -3,7 +3,7 @@ package kernels
 // The AVX2 kernels of kernels_amd64.s. Callers guarantee the lengths each
 // one states; none keeps a pointer past its return.
 
-// sumLeavesAVX2 sets sums[j] to sumLeaf of the j-th of k consecutive rows
+// sumLeavesAVX2 sets sums[j] to pairwise's sum of the j-th of k consecutive rows
 // from p, of lens[j] elements each (8 <= lens[j] <= 128).
 //
 //go:noescape

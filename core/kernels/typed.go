@@ -39,7 +39,11 @@ func Sum[T Number](x []T) T {
 	return s
 }
 
-// pairwise is sumGo for any floating-point T (len(x) of any size).
+// pairwise is numpy's pairwise sum of a contiguous row in T (any
+// floating-point T, any length): SumFloat64 without AVX2, and the typed
+// Sum. Below 8 elements in order; up to 128 in 8 partial sums combined
+// ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)) and the tail in order; above, the
+// halves split at a multiple of 8.
 func pairwise[T Number](x []T) T {
 	n := len(x)
 	if n < 8 {

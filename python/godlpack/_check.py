@@ -714,11 +714,11 @@ def check(target: str, verbose: bool = False, roles: tuple[str, ...] = ROLES, de
     results: list[dict[str, Any]] = []
     calls = 0
     for role in roles:
-        named = [(n, rep) for n, rep in info[role]]
-        calls += len(named)
-        for r in _run_children(target, role, [n for n, _ in named], verbose, info["device"] if info["named"] else None,
+        names, reproducers = [n for n, _ in info[role]], dict(info[role])  # the children count cases by index
+        calls += len(names)
+        for r in _run_children(target, role, names, verbose, info["device"] if info["named"] else None,
                                timeout):
-            r.setdefault("reproducer", dict(named).get(r["case"], ""))
+            r.setdefault("reproducer", reproducers.get(r["case"], ""))
             results.append(r)
     return Report(target, info["version"], info["device"], _grade(results, roles, timeout), calls,
                   time.monotonic() - start)

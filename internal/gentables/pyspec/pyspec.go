@@ -242,7 +242,7 @@ var State = []Field{
 	{Kind: "obj", Type: "PyObject *", Name: "cpu_dlpack_device",
 		Doc: "(DLDeviceType.kDLCPU, 0): __dlpack_device__ of CPU arrays"},
 	{Kind: "obj", Type: "PyObject *", Name: "parse_device", Doc: "callable: obj -> (type, id)"},
-	{Kind: "obj", Type: "PyObject *", Name: "asarray",
+	{Kind: "obj", Type: "PyObject *", Name: "sequence_operand",
 		Doc: "godlpack._sequence_operand: list, tuple, range and buffer operands of comparisons"},
 	{Kind: "obj", Type: "PyObject *", Name: "max_version",
 		Doc: "(DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION), made by gd_module_init"},
