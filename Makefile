@@ -33,7 +33,7 @@ export CGO_ENABLED := 1
 
 GO_SOURCES := go.mod $(wildcard go.sum) $(shell find core backends pyext gofunc internal/builtins internal/probes -type f \( -name '*.go' -o -name '*.s' -o -name '*.c' -o -name '*.h' \) 2>/dev/null) python/godlpack/_gobuild.py
 
-.PHONY: all demo test test-slow test-go test-go-race test-py test-py-nofast abi3-smoke test-cgocheck2 vet build wheel clean distclean setup bench
+.PHONY: all demo test test-slow test-go test-go-race test-py test-py-probes test-py-nofast abi3-smoke test-cgocheck2 vet build wheel clean distclean setup bench
 .DEFAULT_GOAL := build
 
 all: build
@@ -82,8 +82,11 @@ demo: setup
 # change: no slow test twice (test-slow runs those once), no kit test where it
 # cannot run (cgocheck2) or where it would repeat the 3.11 wheel pass. The suite
 # with the fast path off runs once, in test-cgocheck2: with it off every case
-# goes through Go, which is what the pointer checker watches.
-TEST_STEPS := setup test-go vet test-py abi3-smoke
+# goes through Go, which is what the pointer checker watches. Under CI=true the
+# suite runs against the installed wheel, in test-wheel's pass in .venv's Python
+# with .venv's libraries, which is what users get; over the checkout's module
+# only the tests that need its probes (test-py-probes) run.
+TEST_STEPS := setup test-go vet $(if $(filter true,$(CI)),test-py-probes,test-py) abi3-smoke
 CI_STEPS := test-slow test-cgocheck2 typecheck test-go-race fuzz-smoke sdist \
   test-wheel test-wheel-aarch64 bench-quick
 test:
@@ -129,6 +132,12 @@ vet: $(VENV)/.gomod $(VENV)/.created
 
 test-py: setup
 	$(PY) $(PYTEST) -m "$(FAST_SEL)" tests_py
+
+# The tests marked probes (they call test-only functions compiled into `make
+# build`'s module, never into a wheel): CI's test-py, whose other tests run in
+# test-wheel.
+test-py-probes: setup
+	$(PY) $(PYTEST) -m "probes and $(FAST_SEL)" tests_py
 
 # The suite (but the slow tests and the files of VARIANT_IGNORE) with every
 # case core/fastpath.c answers sent through Go instead (GODLPACK_NOFAST=1, read
@@ -307,7 +316,7 @@ sdist: $(TOOLS)/.created
 # Each venv runs the suite but the slow tests (test-slow runs those once, over the
 # checkout) against the installed wheel, which has no test probes
 # (GODLPACK_TEST_PROBES=0 declares that); then, but in the venv of .venv's
-# version (whose test-py did it), the tests marked probes over the checkout's
+# version (whose test-py or, under CI=true, test-py-probes did it), the tests marked probes over the checkout's
 # module from make build (abi3: the same .so for 3.11-3.13). The kit tests
 # (marker plugins: kit wheels built by build-kit against the installed wheel)
 # run in the first version's venv only: a kit's wheel is py3-none, its plugin
@@ -352,7 +361,7 @@ distclean: clean
 # LD_LIBRARY_PATH lets libOpenCL.so.1 (no RUNPATH) find its Intel math libraries. Both are
 # exported to every recipe of demo, test-py and test-cgocheck2 (and their prerequisites).
 INTEROP_REQ := requirements-interop.txt
-INTEROP_ENV_TARGETS := demo test-py test-py-nofast test-slow test-cgocheck2 matrix bench
+INTEROP_ENV_TARGETS := demo test-py test-py-probes test-py-nofast test-slow test-cgocheck2 matrix bench
 
 $(VENV)/.interop: $(VENV)/.deps $(INTEROP_REQ)
 	$(PIP) install -r $(INTEROP_REQ)
@@ -360,7 +369,7 @@ $(VENV)/.interop: $(VENV)/.deps $(INTEROP_REQ)
 
 $(INTEROP_ENV_TARGETS): export OCL_ICD_FILENAMES = $(CURDIR)/$(VENV)/lib/libintelocl.so
 $(INTEROP_ENV_TARGETS): export LD_LIBRARY_PATH := $(CURDIR)/$(VENV)/lib$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))
-demo test-py test-py-nofast test-slow test-cgocheck2: $(VENV)/.interop
+demo test-py test-py-probes test-py-nofast test-slow test-cgocheck2: $(VENV)/.interop
 
 .PHONY: interop matrix
 interop: $(VENV)/.interop

@@ -155,31 +155,33 @@ func walkBlocks[T Element](a *Array, where string, shape, strides []int64, write
 		total *= d
 	}
 	buf := make([]T, min(total, max(blockBytes/size, 1)))
-	// the buffer's elements come from these addresses, for the write-back
-	var from []unsafe.Pointer
-	if write {
-		from = make([]unsafe.Pointer, 0, len(buf))
+	// the pieces of runs the buffer holds, for the write-back
+	type piece struct {
+		p unsafe.Pointer
+		k int
 	}
+	var pieces []piece
 	fill := 0
 	flush := func() bool {
 		more := yield(buf[:fill])
-		if write {
-			for i, p := range from {
-				*(*T)(p) = buf[i]
-			}
-			from = from[:0]
+		at := 0
+		for _, pc := range pieces {
+			scatter(pc.p, step*size, buf[at:at+pc.k])
+			at += pc.k
 		}
-		fill = 0
+		pieces, fill = pieces[:0], 0
 		return more
 	}
 	walkIndex(runs, outer, outerSteps, func(_ []int64, p unsafe.Pointer) bool {
-		for i := int64(0); i < n; i++ {
-			q := unsafe.Add(p, i*step*size)
-			buf[fill] = *(*T)(q)
+		for left := int(n); left > 0; {
+			k := min(left, len(buf)-fill)
+			gather(p, step*size, buf[fill:fill+k])
 			if write {
-				from = append(from, q)
+				pieces = append(pieces, piece{p, k})
 			}
-			if fill++; fill == len(buf) && !flush() {
+			p = unsafe.Add(p, int64(k)*step*size)
+			left -= k
+			if fill += k; fill == len(buf) && !flush() {
 				return false
 			}
 		}
@@ -187,5 +189,30 @@ func walkBlocks[T Element](a *Array, where string, shape, strides []int64, write
 	})
 	if fill > 0 {
 		flush()
+	}
+}
+
+// gather copies len(dst) elements spaced by stride bytes from p into dst;
+// scatter is its inverse.
+func gather[T Element](p unsafe.Pointer, stride int64, dst []T) {
+	i := 0
+	for ; i+4 <= len(dst); i += 4 {
+		d := (*[4]T)(dst[i : i+4])
+		d[0] = *(*T)(p)
+		d[1] = *(*T)(unsafe.Add(p, stride))
+		d[2] = *(*T)(unsafe.Add(p, 2*stride))
+		d[3] = *(*T)(unsafe.Add(p, 3*stride))
+		p = unsafe.Add(p, 4*stride)
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = *(*T)(p)
+		p = unsafe.Add(p, stride)
+	}
+}
+
+func scatter[T Element](p unsafe.Pointer, stride int64, src []T) {
+	for _, v := range src {
+		*(*T)(p) = v
+		p = unsafe.Add(p, stride)
 	}
 }

@@ -20,6 +20,15 @@ func SumOf[T Number](r Reader[T]) T { return kernels.Sum(r.s) }
 // in length.
 func DotOf[T Number](x, y Reader[T]) T { return kernels.Dot(x.s, y.s) }
 
+// SumSqDevOf is the sum of (r[i]-c)^2 (kernels.SumSqDev): with c the
+// mean, the second pass of a variance.
+func SumSqDevOf[T Number](r Reader[T], c T) T { return kernels.SumSqDev(r.s, c) }
+
+// AxpyOf adds alpha*x to y (kernels.Axpy): a row added into a result, as a
+// reduction along the first axis does; it panics if x and y differ in
+// length.
+func AxpyOf[T Number](alpha T, x Reader[T], y []T) { kernels.Axpy(alpha, x.s, y) }
+
 // MaxOf is the largest element, a NaN when r holds one (kernels.Max); it
 // panics if r is empty.
 func MaxOf[T Number](r Reader[T]) T { return kernels.Max(r.s) }

@@ -274,7 +274,7 @@ func TestBlocksStopWhenTheLoopBreaks(t *testing.T) {
 	assert.Equal(t, 2*4096, ones, "two blocks of 4,096 int32s written back")
 }
 
-// SumOf, DotOf, MaxOf and MinOf over ReadBlocks' blocks give the answers
+// SumOf, DotOf, SumSqDevOf, AxpyOf, MaxOf and MinOf over ReadBlocks' blocks give the answers
 // of the plain loops over the view's elements.
 func TestReaderKernelsOverBlocks(t *testing.T) {
 	t.Parallel()
@@ -288,22 +288,34 @@ func TestReaderKernelsOverBlocks(t *testing.T) {
 	v := blockView{offset: 5, shape: []int64{3000}, strides: []int64{9}}
 	it, err := core.ReadBlocks[float64](viewOf(t, base, v))
 	require.NoError(t, err)
-	var sum, dot float64
+	var sum, dot, ssd float64
+	acc := make([]float64, 0, 4096)
 	hi, lo := mem[v.offset], mem[v.offset]
 	for r := range it {
 		sum += core.SumOf(r)
 		dot += core.DotOf(r, r)
+		ssd += core.SumSqDevOf(r, 3)
 		hi, lo = max(hi, core.MaxOf(r)), min(lo, core.MinOf(r))
+		if len(acc) < r.Len() {
+			acc = acc[:r.Len()]
+		}
+		core.AxpyOf(2, r, acc[:r.Len()])
 	}
-	var wsum, wdot float64
+	var wsum, wdot, wssd, wacc float64
 	whi, wlo := mem[v.offset], mem[v.offset]
 	for _, o := range v.offsets() {
 		wsum += mem[o]
 		wdot += mem[o] * mem[o]
+		wssd += (mem[o] - 3) * (mem[o] - 3)
 		whi, wlo = max(whi, mem[o]), min(wlo, mem[o])
+	}
+	for _, a := range acc {
+		wacc += a
 	}
 	assert.Equal(t, wsum, sum) // small integers: exact in any order
 	assert.Equal(t, wdot, dot)
+	assert.Equal(t, wssd, ssd)
+	assert.Equal(t, 2*wsum, wacc, "AxpyOf added every block, doubled, into acc")
 	assert.Equal(t, whi, hi)
 	assert.Equal(t, wlo, lo)
 }

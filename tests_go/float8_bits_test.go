@@ -1,6 +1,7 @@
 package tests_go
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -143,6 +144,7 @@ func f8Tails() (kernel, twin []uint32) {
 func TestFloat8FromEveryFloat32BitPattern(t *testing.T) {
 	tails, twinTails := f8Tails()
 	exhaustive := len(tails) == 4096
+	require.True(t, tails[0] == 0 && twinTails[0] == 0, "check reads the first tail as the one zero tail")
 	t.Logf("%d float32 patterns per kind for ConvertInto, %d for gd_elem_write (GODLPACK_EXHAUSTIVE=1: all 2^32 for ConvertInto)",
 		len(tails)<<20, len(twinTails)<<20)
 	require.Len(t, f8rules, len(float8Types)-1, "a rule for every float8 kind (e8m0fnu has its own)")
@@ -181,6 +183,13 @@ func TestFloat8FromEveryFloat32BitPattern(t *testing.T) {
 				for i := range perChunk {
 					top := (first + uint32(i)) << 12
 					r0, r1 := want(top), want(top|1)
+					row := got[i*len(tails) : (i+1)*len(tails)]
+					// tails[0] is the one zero tail: the rest must all be r1
+					// (bytes.Count scans as memchr does, which keeps the
+					// exhaustive run's cost the kernel's)
+					if exhaustive && row[0] == r0 && bytes.Count(row[1:], []byte{r1}) == len(row)-1 {
+						continue
+					}
 					for k, tail := range tails {
 						w := r1
 						if tail == 0 {

@@ -13,7 +13,7 @@ import (
 	"github.com/godlpack/godlpack/core/kernels"
 )
 
-// The typed kernels kits call (kernels.Sum, Dot, Axpy, Max, Min) against
+// The typed kernels kits call (kernels.Sum, Dot, SumSqDev, Axpy, Max, Min) against
 // references written plainly here: integers exactly (wrapping as the
 // type does), floating point bit for bit where the order is the
 // reference's (Axpy, Max, Min; Sum of float64 against SumFloat64) and
@@ -52,6 +52,12 @@ func checkIntKernels[T int8 | int32 | int64 | uint8 | uint64 | int](t *testing.T
 		}
 		assert.Equal(t, sum, kernels.Sum(x), "%s Sum n=%d", name, n)
 		assert.Equal(t, dot, kernels.Dot(x, y), "%s Dot n=%d", name, n)
+		c := T(r.Uint64())
+		var ssd T
+		for _, v := range x {
+			ssd += (v - c) * (v - c)
+		}
+		assert.Equal(t, ssd, kernels.SumSqDev(x, c), "%s SumSqDev n=%d", name, n)
 		alpha := T(r.Uint64())
 		want := slices.Clone(y)
 		for i := range want {
@@ -83,6 +89,14 @@ func checkFloatKernels[T float32 | float64 | celsius](t *testing.T, r *rand.Rand
 		}
 		ds, dabs := exactSum(p)
 		assert.InDelta(t, ds, float64(kernels.Dot(x, y)), float64(n/4+8)*eps*dabs+1e-300, "%s Dot n=%d", name, n)
+		c := T(r.NormFloat64() * 1e3)
+		q := make([]T, n)
+		for i := range q {
+			q[i] = (x[i] - c) * (x[i] - c)
+		}
+		qs, qabs := exactSum(q)
+		assert.InDelta(t, qs, float64(kernels.SumSqDev(x, c)), float64(n/4+8)*eps*qabs+1e-300, "%s SumSqDev n=%d",
+			name, n)
 		// small integers: every partial sum exact in any order
 		ints := make([]T, n)
 		var isum T

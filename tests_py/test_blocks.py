@@ -15,7 +15,7 @@ from _helpers import optional, probes, requires
 
 np = optional("numpy")
 
-pytestmark = [probes, requires("numpy")]
+pytestmark = [requires("numpy")]
 
 DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "float32", "float64"]
 
@@ -46,6 +46,7 @@ def _base(dtype):
     return (np.arange(2400) % 100).astype(dtype).reshape(40, 60)
 
 
+@probes
 @pytest.mark.parametrize("layout", list(LAYOUTS) + list(BROADCAST))
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_read_blocks_sum_every_element_as_numpy_holds_them(dtype, layout):
@@ -57,6 +58,7 @@ def test_read_blocks_sum_every_element_as_numpy_holds_them(dtype, layout):
         assert blocks <= 1, "a contiguous array is one block"
 
 
+@probes
 @pytest.mark.parametrize("layout", list(LAYOUTS))
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_blocks_write_back_onto_the_views_elements_only(dtype, layout):
@@ -74,9 +76,25 @@ def test_blocks_write_back_onto_the_views_elements_only(dtype, layout):
     assert np.array_equal(base, want)
 
 
+@probes
 @pytest.mark.parametrize("layout", list(BROADCAST))
 def test_blocks_refuse_to_write_a_broadcast_view(layout):
     x = BROADCAST[layout](_base("float64")).copy()
     x = np.lib.stride_tricks.as_strided(x, (5, 60), (0, 8), writeable=True)  # writable, yet one row 5 times
     with pytest.raises(ValueError, match=r"broadcast view .*stride 0.*Copy\(\)"):
         N._gofunc_blocks_scale(x, 2)
+
+
+# The kit loops of make bench row 15 (internal/builtins/loops.go: ReadBlocks,
+# ReadRows and the typed kernels, in every module, not probes) give numpy's
+# answers over the same layouts, float64.
+@pytest.mark.parametrize("layout", list(LAYOUTS) + list(BROADCAST))
+def test_bench_loops_give_numpys_sum_variance_and_column_mean(layout):
+    x = {**LAYOUTS, **BROADCAST}[layout](np.random.default_rng(37).random((40, 60)))
+    np.testing.assert_allclose(N._bench_sum(x), x.sum(), rtol=1e-12)
+    if x.size:
+        np.testing.assert_allclose(N._bench_var(x), x.var(), rtol=1e-12)
+    if x.ndim == 2:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            want = x.mean(0) if x.shape[0] else np.full(x.shape[1], np.nan)
+        np.testing.assert_allclose(np.asarray(N._bench_colmean(x)), want, rtol=1e-12)

@@ -46,14 +46,14 @@ def _pythonpath(*dirs) -> str:
     return os.pathsep.join([str(d) for d in dirs] + [here])
 
 
-def _make_kit(tmp, name, body="s += r.At(i)"):
+def _make_kit(tmp, name, body="s += core.SumOf(b)"):
     env = dict(os.environ, PYTHONPATH=_pythonpath())
     d = tmp / "src" / name
     p = subprocess.run([sys.executable, "-m", "godlpack", "init-kit", str(d)], env=env, capture_output=True,
                        text=True)
     assert p.returncode == 0, p.stdout + p.stderr
     go = d / f"{name}.go"
-    go.write_text(go.read_text().replace("s += r.At(i)", body))
+    go.write_text(go.read_text().replace("s += core.SumOf(b)", body))
     return d
 
 
@@ -93,7 +93,7 @@ def kits(tmp_path_factory):
     _go()
     tmp = tmp_path_factory.mktemp("kits")
     sites = {}
-    for name, body in (("kita", "s += r.At(i)"), ("kitb", "s += 2 * r.At(i)")):  # both register "total"
+    for name, body in (("kita", "s += core.SumOf(b)"), ("kitb", "s += 2 * core.SumOf(b)")):  # both register "total"
         sites[name] = tmp / f"site-{name}"
         _install(_make_kit(tmp, name, body), sites[name])
     env = dict(os.environ, PYTHONPATH=_pythonpath(*sites.values()), GODLPACK_KITS_CACHE=str(tmp / "cache"),
@@ -257,14 +257,14 @@ def test_a_kit_without_a_plugin_that_fits_is_composed_from_sources_with_go(kits,
         assert p.stdout.split() == ["2.0", "4.0"], p.stdout + p.stderr
         assert ("composing its native module with the Go kits kita, kitb" in p.stderr) == first, p.stderr
     go = next((site / "kita" / "_go").rglob("kita.go"))
-    go.write_text(go.read_text().replace("s += r.At(i)", "s += 3 * r.At(i)"))
+    go.write_text(go.read_text().replace("s += core.SumOf(b)", "s += 3 * core.SumOf(b)"))
     p = _run("import kita, numpy as np; print(kita.total(np.ones(2)))", env, tmp)
     assert p.stdout.strip() == "6.0" and "composing its native module" in p.stderr, p.stdout + p.stderr
     # python -m godlpack composes nothing: its commands call no kit function
     site3 = tmp_path / "site-kita3"
     shutil.copytree(site, site3)
     go = next((site3 / "kita" / "_go").rglob("kita.go"))
-    go.write_text(go.read_text().replace("s += r.At(i)", "s += 5 * r.At(i)"))
+    go.write_text(go.read_text().replace("s += core.SumOf(b)", "s += 5 * core.SumOf(b)"))
     p = run_group([sys.executable, "-m", "godlpack", "--version"], 300, _with_go(env, site3), cwd=str(tmp))
     assert p is not None and p.returncode == 0 and "composing" not in p.stderr, p and (p.stdout + p.stderr)
 
@@ -421,7 +421,7 @@ def test_composed_modules_unused_for_a_month_are_pruned(kits, tmp_path):
     shutil.copytree(sites["kita"], site)
     _source_only(site, "kita")
     go = next((site / "kita" / "_go").rglob("kita.go"))
-    go.write_text(go.read_text().replace("s += r.At(i)", "s += 4 * r.At(i)"))  # a new set: a build
+    go.write_text(go.read_text().replace("s += core.SumOf(b)", "s += 4 * core.SumOf(b)"))  # a new set: a build
     env = _with_go(env, site, sites["kitb"])
     cache.mkdir(mode=0o700, exist_ok=True)
     p = _run("import kita, numpy as np; print(kita.total(np.ones(2)))", env, tmp)
@@ -596,7 +596,7 @@ def test_an_editable_kit_rebuilds_its_plugin_when_a_go_file_changes(tmp_path):
     go = kit / "kite.go"
     for factor, want, built in (("1", "3.0", True), ("1", "3.0", False), ("2", "6.0", True)):
         if factor != "1":
-            go.write_text(go.read_text().replace("s += r.At(i)", f"s += {factor} * r.At(i)"))
+            go.write_text(go.read_text().replace("s += core.SumOf(b)", f"s += {factor} * core.SumOf(b)"))
         p = run_group([py, "-c", code], 300, env, cwd=str(elsewhere))
         assert p is not None and p.returncode == 0, p and (p.stdout + p.stderr)
         assert p.stdout.strip() == want, p.stdout + p.stderr

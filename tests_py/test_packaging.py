@@ -145,8 +145,8 @@ def test_an_installed_wheel_has_no_test_probes():
     else:
         need_probes()
         assert {"_test_panic", "_test_go_gc", "_gofunc_scalars", "_gofunc_fail", "_gofunc_sleep"} <= names
-    assert {"_bench_call", "_bench_call_quick", "_bench_floor", "_bench_box3", "_check_keep",
-            "_check_drop_kept"} <= set(dir(godlpack._native)), "what bench and check call is in every module"
+    assert {"_bench_call", "_bench_call_quick", "_bench_floor", "_bench_box3", "_bench_sum", "_bench_colmean",
+            "_bench_var", "_check_keep", "_check_drop_kept"} <= set(dir(godlpack._native)), "what bench and check call is in every module"
 
 
 @pytest.mark.parametrize("said,closing", [

@@ -103,6 +103,28 @@ func Dot[T Number](x, y []T) T {
 	return s
 }
 
+// SumSqDev is the sum of (x[i]-c)*(x[i]-c): with c the mean, n times the
+// variance (numpy's var takes the same two passes). Four partial sums, as
+// Dot; it is Dot's error bound that applies.
+func SumSqDev[T Number](x []T, c T) T {
+	var s0, s1, s2, s3 T
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		a := (*[4]T)(x[i : i+4])
+		d0, d1, d2, d3 := a[0]-c, a[1]-c, a[2]-c, a[3]-c
+		s0 += d0 * d0
+		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
+	}
+	s := (s0 + s1) + (s2 + s3)
+	for j := i; j < len(x); j++ {
+		d := x[j] - c
+		s += d * d
+	}
+	return s
+}
+
 // Axpy adds alpha*x to y element by element (BLAS's axpy: y[i] +=
 // alpha*x[i]). It panics if x and y differ in length.
 func Axpy[T Number](alpha T, x, y []T) {

@@ -32,17 +32,17 @@ func init() {{
 }}
 
 // Total returns the sum of a float64 array of any layout (a numpy array,
-// a torch tensor, a transposed or sliced view: each row is a slice).
+// a torch tensor, a transposed or sliced view): ReadBlocks hands its
+// elements over in contiguous blocks, in the order they lie in memory, and
+// SumOf adds a block at slice speed (docs/go.md: any view at slice speed).
 func Total(a *core.Array) (float64, error) {{
-	rows, err := core.ReadRows[float64](a)
+	blocks, err := core.ReadBlocks[float64](a)
 	if err != nil {{
 		return 0, err
 	}}
 	var s float64
-	for _, r := range rows {{
-		for i := range r.Len() {{
-			s += r.At(i)
-		}}
+	for b := range blocks {{
+		s += core.SumOf(b)
 	}}
 	return s, nil
 }}
