@@ -118,3 +118,35 @@ func ExampleApplyIndex() {
 	fmt.Println(shape[:n], strides[:n], out.Offset)
 	// Output: [1 2] [0 -2] 11
 }
+
+// An element-wise loop over arrays of any layout: out = 10*x + y, with y
+// a row broadcast over x's rows and x a transposed view.
+func ExampleMapBlocks() {
+	out, _ := core.Zeros(core.Float64, 2, 3)
+	defer out.Release()
+	base, _ := core.Empty(core.Float64, 3, 2)
+	defer base.Release()
+	b, _ := base.Float64s()
+	for i := range b {
+		b[i] = float64(i) // base is [[0 1] [2 3] [4 5]]
+	}
+	x := base.T() // [[0 2 4] [1 3 5]]
+	defer x.Release()
+	y, _ := core.Empty(core.Float64, 3)
+	defer y.Release()
+	ys, _ := y.Float64s()
+	copy(ys, []float64{0.1, 0.2, 0.3})
+	it, err := core.MapBlocks[float64](out, x, y)
+	if err != nil {
+		panic(err)
+	}
+	for o, in := range it {
+		for i := range o {
+			o[i] = 10*in[0].At(i) + in[1].At(i)
+		}
+	}
+	res, _ := out.Float64s()
+	fmt.Println(res)
+	// Output:
+	// [0.1 20.2 40.3 10.1 30.2 50.3]
+}

@@ -98,3 +98,51 @@ def test_bench_loops_give_numpys_sum_variance_and_column_mean(layout):
         with np.errstate(invalid="ignore", divide="ignore"):
             want = x.mean(0) if x.shape[0] else np.full(x.shape[1], np.nan)
         np.testing.assert_allclose(np.asarray(N._bench_colmean(x)), want, rtol=1e-12)
+
+
+# core.MapBlocks through the probe _gofunc_map_axpy (out += alpha*x + y,
+# element-wise): the inputs broadcast to out's shape as numpy's ufuncs do,
+# and read as if before any write where they overlap out (numpy copies
+# them): numpy's np.add(out, alpha*x + y, out=out) on copies gives the
+# answer, and out's base changes at out's elements only.
+MAP_CASES = {
+    # name: (base shape, out view, x view, y view), views of one shared base
+    "contiguous": ((40, 60), lambda b: b[:20], lambda b: b[20:], lambda b: b[20:]),
+    "transposed out": ((40, 60), lambda b: b[:30, :30].T, lambda b: b[10:, 30:][::-1], lambda b: b[35, :30]),
+    "broadcast row and column": ((40, 60), lambda b: b[:10], lambda b: b[20], lambda b: b[30:40, 5:6]),
+    "0-d input": ((40, 60), lambda b: b[::3, ::2], lambda b: b[39, 59, ...], lambda b: b[5, :30]),
+    "negative out": ((40, 60), lambda b: b[19::-1, ::-1], lambda b: b[20:], lambda b: b[21]),
+    "long strided run": ((30000,), lambda b: b[:18000:2], lambda b: b[18000:27000], lambda b: b[29000:29001]),
+    "in place": ((40, 60), lambda b: b[:, :30], lambda b: b[:, :30], lambda b: b[0, 30:]),
+    "overlap shifted": ((8000,), lambda b: b[1:], lambda b: b[:-1], lambda b: b[5:6]),
+    "overlap reversed": ((40, 60), lambda b: b, lambda b: b[::-1, ::-1], lambda b: b[0]),
+    "overlap interleaved": ((20000,), lambda b: b[::2], lambda b: b[1::2], lambda b: b[:10000]),
+    "0-d": ((40, 60), lambda b: b[3, 4, ...], lambda b: b[5, 6, ...], lambda b: b[7, 8, ...]),
+    "empty": ((40, 60), lambda b: b[:, 5:5], lambda b: b[0, 5:5], lambda b: b[:, :1]),
+}
+
+
+@probes
+@pytest.mark.parametrize("case", list(MAP_CASES))
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_map_blocks_is_numpys_broadcast_with_inputs_read_first(dtype, case):
+    shape, of_out, of_x, of_y = MAP_CASES[case]
+    base = (np.arange(int(np.prod(shape))) % 97 - 40).astype(dtype).reshape(shape)
+    want = base.copy()
+    out_w = of_out(want)
+    np.add(out_w, 3 * of_x(base).copy() + of_y(base).copy(), out=out_w)  # inputs read before out is written
+    out = of_out(base)
+    assert (np.shares_memory(out, base) or out.size == 0) and out.shape == out_w.shape
+    N._gofunc_map_axpy(out, of_x(base), of_y(base), 3)
+    np.testing.assert_array_equal(base, want)
+
+
+@probes
+def test_map_blocks_refuses_what_does_not_broadcast_and_read_only_out():
+    out = np.zeros((4, 5))
+    with pytest.raises(ValueError, match=r"input 0 of shape \(4,\) does not broadcast to out's shape \(4,5\)"):
+        N._gofunc_map_axpy(out, np.ones(4), np.ones(5), 1)
+    ro = np.zeros((4, 5))
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="out is read-only"):
+        N._gofunc_map_axpy(ro, np.ones(5), np.ones(5), 1)

@@ -16,6 +16,35 @@ func init() {
 			"(a test probe)."))
 	gofunc.Proc2("_gofunc_blocks_scale", blocksScale, gofunc.Params(gofunc.Array("a"), gofunc.Arg("k")),
 		gofunc.Doc("Multiplies every element of a by k in place, through core.Blocks (a test probe)."))
+	gofunc.Proc4("_gofunc_map_axpy", mapAxpy, gofunc.Params(gofunc.Array("out"), gofunc.Array("x"),
+		gofunc.Array("y"), gofunc.Arg("alpha")),
+		gofunc.Doc("out += alpha*x + y element-wise, x and y broadcast to out's shape, through core.MapBlocks\n"+
+			"(a test probe; float64 and int64)."))
+}
+
+func mapAxpy(out, x, y *core.Array, alpha int64) error {
+	switch out.DType() {
+	case core.Float64:
+		return mapAxpyOf[float64](out, x, y, alpha)
+	case core.Int64:
+		return mapAxpyOf[int64](out, x, y, alpha)
+	}
+	return fmt.Errorf("_gofunc_map_axpy: no probe for %v", out.DType())
+}
+
+func mapAxpyOf[T core.Number](out, x, y *core.Array, alpha int64) error {
+	it, err := core.MapBlocks[T](out, x, y)
+	if err != nil {
+		return err
+	}
+	a := T(alpha)
+	for o, in := range it {
+		xs, ys := in[0], in[1]
+		for i := range o {
+			o[i] += a*xs.At(i) + ys.At(i)
+		}
+	}
+	return nil
 }
 
 func blocksSum(a *core.Array) (gofunc.Tuple2[float64, int64], error) {
