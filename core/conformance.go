@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"unsafe"
 )
 
@@ -335,8 +336,8 @@ func judgeValues(c *ExportCase, h *Header, shape, strides []int64, add func(stri
 	}
 	got := unsafe.Slice((*byte)(dst.Data), n*h.DType.ItemSize())
 	if i := firstDiff(got, c.Values, int(h.DType.ItemSize())); i >= 0 {
-		add("S.values", false, "asked %s: element %d (C order) reads % x, the array holds % x", asked(c), i,
-			elemAt(got, i, h.DType), elemAt(c.Values, i, h.DType))
+		add("S.values", false, "asked %s: from element %d (C order) on, expected %s got %s", asked(c), i,
+			valuesFrom(c.Values, i, h.DType), valuesFrom(got, i, h.DType))
 		return
 	}
 	add("S.values", true, "")
@@ -420,10 +421,57 @@ func firstDiff(a, b []byte, is int) int {
 	return -1
 }
 
-func elemAt(b []byte, i int, dt DataType) []byte {
+// valuesFrom formats up to three elements of b from element i as values
+// (numpy's print of them, near enough: integers exactly, floating point
+// in the fewest digits that read back as the same value of its width), or
+// as bytes where core cannot convert the dtype.
+func valuesFrom(b []byte, i int, dt DataType) string {
 	is := int(dt.ItemSize())
-	if (i+1)*is > len(b) {
-		return nil
+	out := []byte{'['}
+	for k := i; k < i+3 && (k+1)*is <= len(b); k++ {
+		if k > i {
+			out = append(out, ' ')
+		}
+		out = append(out, valueText(b[k*is:(k+1)*is], dt)...)
 	}
-	return b[i*is : (i+1)*is]
+	if (i+3)*is < len(b) {
+		out = append(out, " ..."...)
+	}
+	return string(append(out, ']'))
+}
+
+// valueText is one element's value as text (its bytes in hex when core
+// has no conversion for the dtype).
+func valueText(e []byte, dt DataType) string {
+	var to DataType
+	switch dt.Code {
+	case KDLInt, KDLBool:
+		to = Int64
+	case KDLUInt:
+		to = Uint64
+	case KDLComplex:
+		to = Complex128
+	default:
+		to = Float64
+	}
+	var v [16]byte
+	dims, strides := []int64{1}, []int64{1}
+	src := Header{Data: unsafe.Pointer(&e[0]), DType: dt, Ndim: 1, Device: CPU}
+	dst := Header{Data: unsafe.Pointer(&v[0]), DType: to, Ndim: 1, Device: CPU}
+	if dt.Lanes != 1 || ConvertInto(&dst, dims, strides, &src, dims, strides) != nil {
+		return fmt.Sprintf("0x%x", e)
+	}
+	bits := 64
+	if dt.Bits <= 32 || dt.Code == KDLComplex && dt.Bits <= 64 {
+		bits = 32
+	}
+	switch to {
+	case Int64:
+		return strconv.FormatInt(*(*int64)(unsafe.Pointer(&v[0])), 10)
+	case Uint64:
+		return strconv.FormatUint(*(*uint64)(unsafe.Pointer(&v[0])), 10)
+	case Complex128:
+		return strconv.FormatComplex(*(*complex128)(unsafe.Pointer(&v[0])), 'g', -1, 2*bits)
+	}
+	return strconv.FormatFloat(*(*float64)(unsafe.Pointer(&v[0])), 'g', -1, bits)
 }

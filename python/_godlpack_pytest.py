@@ -16,3 +16,17 @@ def pytest_addoption(parser: Any) -> None:
                 help="check the target's __dlpack__, its from_dlpack, or both (default)")
     g.addoption("--dlpack-device", default=None,
                 help="where the target's arrays are made, e.g. cpu or oneapi:0 (default: where the library makes them)")
+
+
+def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:
+    """A run of godlpack.testing.conformance without a target is one usage
+    error (pytest's exit status 4), not an error per check."""
+    if config.getoption("--dlpack-target") or not any(
+            getattr(item.module, "__name__", "") == "godlpack.testing.conformance" for item in items
+            if hasattr(item, "module")):
+        return
+    import pytest
+
+    raise pytest.UsageError("godlpack.testing.conformance: no library to check; name it with "
+                            "--dlpack-target=MODULE (or GODLPACK_CHECK_TARGET=MODULE), e.g. "
+                            "pytest --pyargs godlpack.testing.conformance --dlpack-target=numpy")

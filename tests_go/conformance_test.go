@@ -132,6 +132,44 @@ func TestJudgeExport(t *testing.T) {
 	}
 }
 
+// S.values' evidence shows values as numpy prints them, not bytes: the
+// first element that differs and the two after it.
+func TestJudgeValuesEvidenceIsValues(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		dt       core.DataType
+		mem      []byte // the exported array's 5 elements
+		expected []byte // what the case says they are
+		want     string
+	}{
+		{core.Float32, f32bytes(0, 1, 2, 3, 4), f32bytes(0, 17, 18.5, 19, 4),
+			"from element 1 (C order) on, expected [17 18.5 19 ...] got [1 2 3 ...]"},
+		{core.Float32, f32bytes(0, 1, 2, 3, 0.1), f32bytes(0, 1, 2, 3, 0.2), "expected [0.2] got [0.1]"},
+		{core.Int8, []byte{1, 2, 3, 4, 0xff}, []byte{1, 2, 3, 4, 5}, "from element 4 (C order) on, expected [5] got [-1]"},
+		{core.Uint8, []byte{1, 2, 3, 4, 0xff}, []byte{1, 2, 3, 9, 5}, "expected [9 5] got [4 255]"},
+		{core.Bool, []byte{1, 0, 1, 1, 1}, []byte{1, 1, 1, 1, 1}, "expected [1 1 1 ...] got [0 1 1 ...]"},
+	}
+	for _, c := range cases {
+		a, err := core.Empty(c.dt, 5)
+		require.NoError(t, err)
+		copy(unsafe.Slice((*byte)(a.DataPtr()), len(c.mem)), c.mem)
+		m, err := a.ExportVersioned(0)
+		require.NoError(t, err)
+		ec := core.ExportCase{Case: "t", MaxVersion: v2(1, 3), Device: [2]int64{1, 0},
+			DType: [3]int64{int64(c.dt.Code), int64(c.dt.Bits), 1}, Shape: []int64{5}, Values: c.expected,
+			Name: "dltensor_versioned"}
+		var evidence string
+		for _, r := range core.JudgeExport(&ec, unsafe.Pointer(m)).Results {
+			if r.ID == "S.values" {
+				evidence = r.Evidence
+			}
+		}
+		assert.Contains(t, evidence, c.want, "%v", c.dt)
+		cfixture.DeleteVersioned(unsafe.Pointer(m))
+		a.Release()
+	}
+}
+
 func TestJudgeRelease(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

@@ -214,6 +214,22 @@ def test_dlpack_report_for_a_libraries_own_tests(broken_path):
     r = dlpack_report("broken_dlpack.read_only_ignored", roles=("producer",))
     assert not r.ok
     assert {c["id"] for c in r.checks if c["result"] == "FAIL"} == {"P2.read_only"}
+    text = r.failures()  # what the testing docstring puts in its assert
+    assert text.startswith("P2.read_only FAIL: ") and "__dlpack__" in text and "PASS" not in text, text
+    # a flag's reproducer prints the flag, which shows the failure when run
+    repro = next(e["reproducer"] for c in r.checks if c["id"] == "P2.read_only" for e in c["evidence"]
+                 if "max_version=(1, 3)" in e["reproducer"])
+    p = subprocess.run([sys.executable, "-c", repro], capture_output=True, text=True, cwd=HERE)
+    assert p.returncode == 0 and "READ_ONLY False, IS_COPIED False; data 0x" in p.stdout, p.stdout + p.stderr
+
+
+def test_the_pytest_checks_without_a_target_are_one_usage_error(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "GODLPACK_CHECK_TARGET"}
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs",
+                        "godlpack.testing.conformance"], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert p.returncode == 4, p.stdout + p.stderr
+    assert p.stderr.count("ERROR:") == 1 and "--dlpack-target=MODULE" in p.stderr, p.stdout + p.stderr
+    assert "error" not in p.stdout.lower(), p.stdout
 
 
 @requires("dpnp")

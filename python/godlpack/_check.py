@@ -114,6 +114,30 @@ def _source(t: Target, c: Case) -> tuple[str, str | None]:
     return t.views.get(c.layout, view).format(x=f"({make})"), view.format(x=f"({data})")
 
 
+# The checks judged on a versioned capsule's flags or data pointer: their
+# reproducers end by printing both, so that what failed shows when run.
+_FLAG_CHECKS = ("P2.read_only", "P4.copy")
+_SHOW_FLAGS = '''
+import ctypes
+api = ctypes.pythonapi
+api.PyCapsule_GetName.restype, api.PyCapsule_GetName.argtypes = ctypes.c_char_p, [ctypes.py_object]
+api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+name = api.PyCapsule_GetName(cap)
+if name == b"dltensor_versioned":  # DLManagedTensorVersioned: flags 24 bytes in, dl_tensor.data 32
+    p = api.PyCapsule_GetPointer(cap, name)
+    flags, data = ctypes.c_uint64.from_address(p + 24).value, ctypes.c_void_p.from_address(p + 32).value
+    print(f"flags {flags:#x}: READ_ONLY {bool(flags & 1)}, IS_COPIED {bool(flags & 2)}; data {data:#x}")
+else:
+    print(name.decode(), "capsule: a legacy capsule has no flags")'''
+
+
+def _showing(reproducer: str, show: str) -> str:
+    """reproducer, then show where it ends with the capsule it asked for."""
+    last = reproducer.rstrip().rsplit("\n", 1)[-1]
+    return reproducer.rstrip() + show if show and last.startswith("cap = ") else reproducer
+
+
 def reproducer(t: Target, c: Case) -> str:
     make, _ = _source(t, c)
     kw = ", ".join(f"{k}={v!r}" for k, v in c.kwargs.items())
@@ -683,6 +707,23 @@ class Report:
     def ok(self) -> bool:
         return all(c["result"] in ("PASS", "N/A") for c in self.checks)
 
+    def failures(self) -> str:
+        """Every check that did not pass, with its evidence and reproducers
+        (failure_text's): the message of ``assert report.ok,
+        report.failures()``; empty when ok."""
+        return "\n".join(failure_text(c) for c in self.checks if c["result"] not in ("PASS", "N/A"))
+
+
+def failure_text(c: dict[str, Any]) -> str:
+    """One check that did not pass: its id, result, rule and count, then each
+    case's evidence with its reproducer."""
+    lines = [f"{c['id']} {c['result']}: {c['rule']} ({c['failed']} of {c['cases']} cases)"]
+    for e in c["evidence"]:
+        lines.append(f"  {e['case']}: {e['evidence']}")
+        if e["reproducer"]:
+            lines.append("    " + e["reproducer"].replace("\n", "\n    "))
+    return "\n".join(lines)
+
 
 ROLES = ("producer", "consumer")
 # Seconds a case may take before it is a HANG; a child's start (the imports)
@@ -850,9 +891,10 @@ def _grade(results: list[dict[str, Any]], roles: tuple[str, ...], timeout: float
             ("PASS" if rs else "N/A")
         if chk["id"].startswith("X.") and not bad:
             res = "PASS"
+        show = _SHOW_FLAGS if chk["id"] in _FLAG_CHECKS else ""
         out.append({"id": chk["id"], "rule": chk["rule"], "result": res, "cases": len(rs), "failed": len(bad),
                     "evidence": [{"case": r["case"], "evidence": r.get("evidence", ""),
-                                  "reproducer": r.get("reproducer", "")} for r in _diverse(bad)]})
+                                  "reproducer": _showing(r.get("reproducer", ""), show)} for r in _diverse(bad)]})
     na = [r for r in results if r["result"] == "N/A" and not r["id"]]
     if na:
         out.append({"id": "X.make", "rule": "arrays the target could not make (not graded)", "result": "N/A",

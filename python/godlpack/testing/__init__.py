@@ -17,8 +17,6 @@ for a check no case could judge). Or use the report in tests of your own::
 
 from __future__ import annotations
 
-from typing import Any
-
 from .._check import Report, check
 
 __all__ = ["Report", "dlpack_report"]
@@ -30,11 +28,3 @@ def dlpack_report(target: str, roles: tuple[str, ...] = ("producer", "consumer")
     computes it: every call in a child process."""
     return check(target, roles=roles, device=device)
 
-
-def _failure_text(c: dict[str, Any]) -> str:
-    lines = [f"{c['id']} {c['result']}: {c['rule']} ({c['failed']} of {c['cases']} cases)"]
-    for e in c["evidence"]:
-        lines.append(f"  {e['case']}: {e['evidence']}")
-        if e["reproducer"]:
-            lines.append("    " + e["reproducer"].replace("\n", "\n    "))
-    return "\n".join(lines)

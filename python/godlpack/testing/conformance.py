@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 
 from .. import _native
-from .._check import PROCESS_CHECKS, ROLES, Report, check
-from . import _failure_text
+from .._check import PROCESS_CHECKS, ROLES, Report, check, failure_text
 
 CHECK_IDS = [c["id"] for c in json.loads(_native._judge_export("", None)) + json.loads(_native._judge_import(""))]
 CHECK_IDS += [c["id"] for c in PROCESS_CHECKS]
@@ -32,4 +31,4 @@ def test_dlpack(dlpack_report: Report, check_id: str) -> None:
     c = next((c for c in dlpack_report.checks if c["id"] == check_id), None)
     if c is None or c["result"] == "N/A":
         pytest.skip(f"{check_id}: no case of {dlpack_report.target} could be judged")
-    assert c["result"] == "PASS", _failure_text(c)
+    assert c["result"] == "PASS", failure_text(c)
