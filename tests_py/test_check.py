@@ -252,3 +252,42 @@ def test_a_device_the_target_has_not_is_refused_with_the_choices():
     p = subprocess.run([sys.executable, "-m", "godlpack", "check", "numpy", "--device", "oneapi:0"],
                        capture_output=True, text=True)
     assert p.returncode == 2 and "numpy is checked on cpu; pick one of those" in p.stderr, p.stderr
+
+
+# A fault of the checker's own harness (here injected into the consumer
+# children: core's judge raises) is an ERROR with its traceback and exit
+# status 2, never a verdict (CRASH, FAIL) on the target.
+_HARNESS_FAULT = """
+import sys
+if "--child" in sys.argv and "consumer" in sys.argv:
+    import godlpack._native as n
+
+    def _judge_import(case):
+        raise KeyError("a fault of the harness, injected by the test")
+
+    n._judge_import = _judge_import
+"""
+
+
+@requires("numpy")
+def test_a_fault_of_the_checker_itself_is_an_error_not_a_verdict(tmp_path):
+    (tmp_path / "sitecustomize.py").write_text(_HARNESS_FAULT)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
+    p = subprocess.run([sys.executable, "-m", "godlpack", "check", "numpy", "--role", "consumer"], capture_output=True,
+                       text=True, env=env, timeout=300)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "check numpy: ERROR: the checker failed at consumer case " in p.stderr, p.stderr
+    assert "KeyError: 'a fault of the harness, injected by the test'" in p.stderr, p.stderr
+    assert "CRASH" not in p.stdout + p.stderr and "FAIL" not in p.stdout, p.stdout
+
+
+@requires("dpnp")
+def test_a_library_that_cannot_run_here_is_one_line_and_exit_2():
+    """dpnp without its OpenCL runtime (no SYCL device): one line that says
+    so, not a CRASH per case."""
+    env = dict(os.environ, OCL_ICD_FILENAMES="")
+    p = subprocess.run([sys.executable, "-m", "godlpack", "check", "dpnp"], capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert p.returncode == 2 and p.stdout == "", p.stdout + p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("check: dpnp cannot make an array on oneapi:0: "), p.stderr

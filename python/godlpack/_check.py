@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import time
+import traceback
 from dataclasses import dataclass
 from typing import Any
 
@@ -555,7 +556,10 @@ def _to_py(t: Target, ns: dict[str, Any], src: Any, probe: Probe, case: dict[str
     """src's versioned tensor (behind a counting deleter) through the target
     type's managed_tensor_to_py_object_no_sync: its object, None when the
     call failed, False when the type has no exchange API."""
-    inst = eval(t.make.format(data="np.zeros(1)"), ns)
+    try:
+        inst = eval(t.make.format(data="np.zeros(1)"), ns)
+    except Exception:  # no instance of the target's type to reach its exchange API through
+        return False
     cap, pid = _native._probe_capsule(src.__dlpack__(max_version=(1, 3)))
     got = _native._exchange_api(inst, 1, cap)
     if got is None:
@@ -657,7 +661,12 @@ def child(target: str, skip: int, role: str, device: str | None = None, fd: int 
         specs = import_cases(t)
         for spec in specs[skip:]:
             say({"begin": spec.index})
-            say({"done": spec.index, "results": run_import(t, mod, np, spec)})
+            try:
+                results = run_import(t, mod, np, spec)
+            except Exception:  # the harness's own fault: whatever the target does is caught inside
+                say({"harness": spec.index, "traceback": traceback.format_exc()})
+                return 3
+            say({"done": spec.index, "results": results})
         say({"end": len(specs)})
         return 0
     src = Sources()
@@ -672,7 +681,12 @@ def child(target: str, skip: int, role: str, device: str | None = None, fd: int 
                 pass
     for c in all_cases[skip:]:
         say({"begin": c.index})
-        say({"done": c.index, "results": run_case(t, mod, np, c, src)})
+        try:
+            results = run_case(t, mod, np, c, src)
+        except Exception:  # the harness's own fault, as above
+            say({"harness": c.index, "traceback": traceback.format_exc()})
+            return 3
+        say({"done": c.index, "results": results})
     say({"end": len(all_cases)})
     return 0
 
@@ -684,6 +698,15 @@ def _info(target: str, device: str | None, say: Any) -> int:
     except (ImportError, ValueError) as e:  # not installed; a device it is not checked on
         say({"error": str(e), "class": "ImportError" if isinstance(e, ImportError) else "ValueError"})
         return 0
+    try:  # an array of one element: a library that cannot run here (no device, no runtime) says so now
+        import numpy as np
+
+        eval(t.make.format(data="np.zeros(1)"), {"np": np, t.alias: mod, "gd": importlib.import_module("godlpack")})
+    except Exception as e:
+        say({"error": f"{target} cannot make an array on {t.device}: {type(e).__name__}: "
+                      f"{str(e).strip().splitlines()[0].rstrip('.') if str(e).strip() else 'no message'}; the check needs a "
+                      "working installation of it (its device and runtime)", "class": "CannotRun"})
+        return 0
     top = sys.modules.get(t.module.split(".")[0])
     say({"info": {
         "version": str(getattr(mod, "__version__", "") or getattr(top, "__version__", "?")),
@@ -692,6 +715,20 @@ def _info(target: str, device: str | None, say: Any) -> int:
         "consumer": [[c.name, import_reproducer(t, c)] for c in import_cases(t)],
     }})
     return 0
+
+
+class CannotRun(RuntimeError):
+    """The target is installed but cannot make an array here (no device, a
+    runtime missing): there is nothing to check."""
+
+
+class HarnessError(RuntimeError):
+    """The checker itself failed (its fault, not the target's): the case
+    and the traceback, never a verdict on the target."""
+
+    def __init__(self, case: str, tb: str) -> None:
+        super().__init__(f"the checker failed at {case} (a bug of godlpack's checker, not of the target; please "
+                         f"report it with this traceback):\n{tb.rstrip()}")
 
 
 @dataclass
@@ -750,7 +787,7 @@ def check(target: str, verbose: bool = False, roles: tuple[str, ...] = ROLES, de
         return Report(target, "?", device or "?", _grade([line], roles, timeout, imported=False), 0,
                       time.monotonic() - start)
     if "error" in got:
-        raise (ImportError if got["class"] == "ImportError" else ValueError)(got["error"])
+        raise {"ImportError": ImportError, "CannotRun": CannotRun}.get(got["class"], ValueError)(got["error"])
     info = got["info"]
     results: list[dict[str, Any]] = []
     calls = 0
@@ -839,6 +876,8 @@ def _run_children(target: str, role: str, names: list[str], verbose: bool, devic
         events, death = _events(target, role, device, names, verbose, extra, timeout)
         begun = last = None
         for ev in events:
+            if "harness" in ev:
+                raise HarnessError(f"{role} case {names[ev['harness']]}", ev["traceback"])
             if "begin" in ev:
                 begun = ev["begin"]
             elif "done" in ev:
@@ -953,8 +992,11 @@ def main(argv: list[str]) -> int:
     except ImportError as e:
         print(f"check: cannot import {a.target!r} ({e}); install it, or name an importable module", file=sys.stderr)
         return 2
-    except ValueError as e:  # a device the target is not checked on
-        print(e, file=sys.stderr)
+    except (ValueError, CannotRun) as e:  # a device the target is not checked on; one it cannot use here
+        print(f"check: {e}", file=sys.stderr)
+        return 2
+    except HarnessError as e:
+        print(f"check {a.target}: ERROR: {e}", file=sys.stderr)
         return 2
     print_report(r, a.verbose)
     if a.json:
