@@ -93,6 +93,10 @@ class Array:
     def T(self) -> Array:
         return type(self)(self._a.T)
 
+    @property
+    def dtype(self) -> Any:
+        return self._a.dtype
+
     def __getitem__(self, key: Any) -> Array:
         return type(self)(self._a[key])
 
