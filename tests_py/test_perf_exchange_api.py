@@ -400,13 +400,22 @@ def test_torch_tensor_goes_through_torch_exchange_api(torch, monkeypatch):
 # ---- zero Go-heap allocations on the hot paths -----------------------------------
 
 
-def _allocs(f, n=2000):
+def _allocs(f, n=2000, windows=3):
+    """The fewest Go heap allocations of n calls of f, over a few windows:
+    the counter is the process's, and a goroutine of the runtime (the
+    cleanups of Go arrays that earlier tests made and dropped, run after a
+    GC) may allocate during one window; a path that allocates does so in
+    every window."""
     for _ in range(50):  # warm up: first calls on a thread, caches
         f()
-    before = _native._go_allocs()
-    for _ in range(n):
-        f()
-    return _native._go_allocs() - before
+    fewest = None
+    for _ in range(windows):
+        before = _native._go_allocs()
+        for _ in range(n):
+            f()
+        got = _native._go_allocs() - before
+        fewest = got if fewest is None else min(fewest, got)
+    return fewest
 
 
 def test_go_allocs_counter_works():
