@@ -84,13 +84,13 @@ func columnSums(a *core.Array, o []float64) error {
 }
 
 func variance(a *core.Array) (float64, error) {
-	blocks, err := core.ReadBlocks[float64](a)
+	s, err := benchSum(a)
 	if err != nil {
 		return 0, err
 	}
-	var s float64
-	for b := range blocks {
-		s += core.SumOf(b)
+	blocks, err := core.ReadBlocks[float64](a)
+	if err != nil {
+		return 0, err
 	}
 	mean := s / float64(a.Size())
 	var ss float64
