@@ -78,115 +78,191 @@ func broadcasts(shape, strides []int64) bool {
 	return false
 }
 
-// blockAxes is a layout in memory order: the offset (in elements) of the
-// first element and the axes, outermost first, with the smallest stride
-// last; size-1 axes dropped, negative strides reversed, axes merged where
-// one continues the other. Zero elements: ok is false.
-func blockAxes(off int64, shape, strides []int64) (first int64, dims, steps []int64, ok bool) {
-	type axis struct{ n, s int64 }
-	ax := make([]axis, 0, len(shape))
-	for i, n := range shape {
-		if n == 0 {
-			return 0, nil, nil, false
-		}
-		if n == 1 {
-			continue
-		}
-		s := strides[i]
-		if s < 0 { // walk it forwards from its far end
-			off += (n - 1) * s
-			s = -s
-		}
-		ax = append(ax, axis{n, s})
-	}
-	slices.SortStableFunc(ax, func(x, y axis) int { // largest stride first
-		switch {
-		case x.s > y.s:
-			return -1
-		case x.s < y.s:
-			return 1
-		}
-		return 0
-	})
-	for _, a := range ax {
-		if k := len(dims) - 1; k >= 0 && steps[k] == a.s*a.n { // the last axis continues into this one
-			dims[k] *= a.n
-			steps[k] = a.s
-			continue
-		}
-		dims, steps = append(dims, a.n), append(steps, a.s)
-	}
-	if len(dims) == 0 { // one element
-		dims, steps = []int64{1}, []int64{1}
-	}
-	return off, dims, steps, true
-}
-
-// walkBlocks yields the blocks of the array over (shape, strides): runs of
-// the innermost axis of stride 1 and at least minSliceRun elements as
-// slices of the memory, everything else gathered into a buffer in memory
-// order and, when write, scattered back after the step.
+// walkBlocks yields the blocks of the array over (shape, strides), one
+// operand of the walk MapBlocks makes over several.
 func walkBlocks[T Element](a *Array, where string, shape, strides []int64, write bool, yield func([]T) bool) {
 	h, err := a.acquire(where)
 	if err != nil {
 		return // released before the loop started: nothing to yield
 	}
 	defer h.Owner.Release()
-	first, dims, steps, ok := blockAxes(h.Offset, shape, strides)
-	if !ok {
-		return
+	for _, n := range shape {
+		if n == 0 {
+			return
+		}
 	}
 	var z T
 	size := int64(unsafe.Sizeof(z))
-	nd := len(dims)
-	n, step := dims[nd-1], steps[nd-1]
-	// the runs of the innermost axis: walkIndex over the outer axes from
-	// the first element in memory order
-	runs := Header{Data: h.Data, Offset: first, DType: h.DType}
+	ops := []blockOperand{{unsafe.Add(h.Data, h.Offset*size), strides}}
+	dims, steps := blockAxes(shape, ops, size)
+	runBlocks(dims, steps, ops, size, write, func(b []T, _ []Reader[T]) bool { return yield(b) })
+}
+
+// blockOperand is one operand of a walk: the address of its element 0 and
+// its strides (in elements) over the walk's axes (the first operand's), 0
+// where it broadcasts.
+type blockOperand struct {
+	p       unsafe.Pointer
+	strides []int64
+}
+
+// blockAxes is the walk's layout in memory order, the first operand's:
+// size-1 axes dropped, its negative strides reversed in every operand (ops'
+// addresses move to the far end), its largest stride first, axes merged
+// where one continues the other in every operand (a C- or
+// Fortran-contiguous array is one axis). steps[axis][operand].
+func blockAxes(shape []int64, ops []blockOperand, size int64) (dims []int64, steps [][]int64) {
+	type axis struct {
+		n int64
+		s []int64
+	}
+	ax := make([]axis, 0, len(shape))
+	for d, n := range shape {
+		if n == 1 {
+			continue
+		}
+		s := make([]int64, len(ops))
+		for k := range ops {
+			s[k] = ops[k].strides[d]
+		}
+		if s[0] < 0 {
+			for k := range ops {
+				ops[k].p = unsafe.Add(ops[k].p, (n-1)*s[k]*size)
+				s[k] = -s[k]
+			}
+		}
+		ax = append(ax, axis{n, s})
+	}
+	slices.SortStableFunc(ax, func(x, y axis) int { // largest first stride first
+		switch {
+		case x.s[0] > y.s[0]:
+			return -1
+		case x.s[0] < y.s[0]:
+			return 1
+		}
+		return 0
+	})
+	for _, a := range ax {
+		if j := len(dims) - 1; j >= 0 && continues(steps[j], a.s, a.n) {
+			dims[j] *= a.n
+			steps[j] = a.s
+			continue
+		}
+		dims, steps = append(dims, a.n), append(steps, a.s)
+	}
+	if len(dims) == 0 { // one element: a run of one in every operand
+		ones := make([]int64, len(ops))
+		for k := range ones {
+			ones[k] = 1
+		}
+		dims, steps = []int64{1}, [][]int64{ones}
+	}
+	return dims, steps
+}
+
+// continues reports whether, in every operand, the outer axis's stride is
+// the inner one's times its length.
+func continues(outer, inner []int64, n int64) bool {
+	for k := range outer {
+		if outer[k] != inner[k]*n {
+			return false
+		}
+	}
+	return true
+}
+
+// runBlocks walks the runs of the innermost axis (dims, steps from
+// blockAxes) and hands them to yield, the first operand's block and a
+// Reader of each other's: as the operands' memory where every operand's run
+// is contiguous and at least minSliceRun long (or the walk is one run), else
+// gathered into one buffer per operand, the first's written back after
+// each step when write.
+func runBlocks[T Element](dims []int64, steps [][]int64, ops []blockOperand, size int64, write bool,
+	yield func([]T, []Reader[T]) bool) {
+	nd, nops := len(dims), len(ops)
+	n, inner := dims[nd-1], steps[nd-1]
 	outer, outerSteps := dims[:nd-1], steps[:nd-1]
-	if step == 1 && (n >= minSliceRun || nd == 1) { // a long run, or the whole array in one
-		walkIndex(runs, outer, outerSteps, func(_ []int64, p unsafe.Pointer) bool {
-			return yield(unsafe.Slice((*T)(p), n))
-		})
-		return
+	readers := make([]Reader[T], nops-1)
+	ptrs := make([]unsafe.Pointer, nops)
+	for k := range ops {
+		ptrs[k] = ops[k].p
 	}
-	total := n
-	for _, d := range outer {
-		total *= d
+	direct := n >= minSliceRun || nd == 1
+	for _, s := range inner {
+		direct = direct && s == 1
 	}
-	buf := make([]T, min(total, max(blockBytes/size, 1)))
-	// the pieces of runs the buffer holds, for the write-back
+	var bufs [][]T
+	var fill int
 	type piece struct {
 		p unsafe.Pointer
 		k int
 	}
 	var pieces []piece
-	fill := 0
 	flush := func() bool {
-		more := yield(buf[:fill])
+		for k := range readers {
+			readers[k] = Reader[T]{bufs[1+k][:fill]}
+		}
+		more := yield(bufs[0][:fill], readers)
 		at := 0
 		for _, pc := range pieces {
-			scatter(pc.p, step*size, buf[at:at+pc.k])
+			scatter(pc.p, inner[0]*size, bufs[0][at:at+pc.k])
 			at += pc.k
 		}
 		pieces, fill = pieces[:0], 0
 		return more
 	}
-	walkIndex(runs, outer, outerSteps, func(_ []int64, p unsafe.Pointer) bool {
-		for left := int(n); left > 0; {
-			k := min(left, len(buf)-fill)
-			gather(p, step*size, buf[fill:fill+k])
-			if write {
-				pieces = append(pieces, piece{p, k})
+	if !direct {
+		total := n
+		for _, d := range outer {
+			total *= d
+		}
+		bufs = make([][]T, nops)
+		for k := range bufs {
+			bufs[k] = make([]T, min(total, max(blockBytes/size, 1)))
+		}
+	}
+	idx := make([]int64, len(outer))
+	for {
+		if direct {
+			for k := range readers {
+				readers[k] = Reader[T]{unsafe.Slice((*T)(ptrs[1+k]), n)}
 			}
-			p = unsafe.Add(p, int64(k)*step*size)
-			left -= k
-			if fill += k; fill == len(buf) && !flush() {
-				return false
+			if !yield(unsafe.Slice((*T)(ptrs[0]), n), readers) {
+				return
+			}
+		} else {
+			for done := int64(0); done < n; {
+				k := min(n-done, int64(len(bufs[0])-fill))
+				for op := range ops {
+					gather(unsafe.Add(ptrs[op], done*inner[op]*size), inner[op]*size, bufs[op][fill:fill+int(k)])
+				}
+				if write {
+					pieces = append(pieces, piece{unsafe.Add(ptrs[0], done*inner[0]*size), int(k)})
+				}
+				done += k
+				if fill += int(k); fill == len(bufs[0]) && !flush() {
+					return
+				}
 			}
 		}
-		return true
-	})
+		j := len(outer) - 1
+		for ; j >= 0; j-- {
+			idx[j]++
+			for k := range ptrs {
+				ptrs[k] = unsafe.Add(ptrs[k], outerSteps[j][k]*size)
+			}
+			if idx[j] < outer[j] {
+				break
+			}
+			for k := range ptrs {
+				ptrs[k] = unsafe.Add(ptrs[k], -outerSteps[j][k]*outer[j]*size)
+			}
+			idx[j] = 0
+		}
+		if j < 0 {
+			break
+		}
+	}
 	if fill > 0 {
 		flush()
 	}

@@ -168,7 +168,7 @@ func JudgeExport(c *ExportCase, managed unsafe.Pointer) Judged {
 		return j
 	}
 	if c.Raised != "" {
-		judgeRefusal(c, planErr, add)
+		judgeRefusal(c, src, planErr, add)
 		return j
 	}
 	// A capsule came back: for a request core refuses, that is the failure.
@@ -253,9 +253,14 @@ func JudgeExport(c *ExportCase, managed unsafe.Pointer) Judged {
 
 // judgeRefusal grades a __dlpack__ call that raised: a refusal core would
 // make must come with the class core gives it (or the alternative the rule
-// allows); a valid request must be served.
-func judgeRefusal(c *ExportCase, planErr error, add func(string, bool, string, ...any)) {
+// allows); a valid request must be served. Moving to another device is
+// something a producer may do, not must: it may refuse any device other
+// than the array's own, with BufferError (P3).
+func judgeRefusal(c *ExportCase, src Device, planErr error, add func(string, bool, string, ...any)) {
 	switch {
+	case planErr == nil && c.DLDevice != nil && (Device{Type: DeviceType(c.DLDevice[0]), ID: int32(c.DLDevice[1])}) != src:
+		add("P3.dl_device", c.Raised == "BufferError", "asked %s of an array on %s: raised %s, expected BufferError",
+			asked(c), src.Tuple(), c.Raised)
 	case planErr == nil:
 		id := "P1.name"
 		switch {

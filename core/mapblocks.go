@@ -117,13 +117,6 @@ func broadcastsTo(where string, k int, in, out []int64) error {
 	return nil
 }
 
-// mapOperand is one operand of a walk: the address of its element 0 and
-// its strides (in elements) over out's axes, 0 where it broadcasts.
-type mapOperand struct {
-	p       unsafe.Pointer
-	strides []int64
-}
-
 func walkMap[T Element](where string, out *Array, ins []*Array, yield func([]T, []Reader[T]) bool) {
 	var z T
 	size := int64(unsafe.Sizeof(z))
@@ -133,8 +126,8 @@ func walkMap[T Element](where string, out *Array, ins []*Array, yield func([]T, 
 		return // released before the loop started: nothing to yield
 	}
 	defer oh.Owner.Release()
-	ops := make([]mapOperand, 1+len(ins))
-	ops[0] = mapOperand{unsafe.Add(oh.Data, oh.Offset*size), out.strides}
+	ops := make([]blockOperand, 1+len(ins))
+	ops[0] = blockOperand{unsafe.Add(oh.Data, oh.Offset*size), out.strides}
 	for k, in := range ins {
 		ih, err := in.acquire(where)
 		if err != nil {
@@ -149,15 +142,15 @@ func walkMap[T Element](where string, out *Array, ins []*Array, yield func([]T, 
 				st[lead+d] = in.strides[d]
 			}
 		}
-		ops[1+k] = mapOperand{p, st}
+		ops[1+k] = blockOperand{p, st}
 	}
 	for _, n := range out.shape {
 		if n == 0 {
 			return
 		}
 	}
-	dims, steps := mapAxes(out.shape, ops, size)
-	runMap(dims, steps, ops, size, yield)
+	dims, steps := blockAxes(out.shape, ops, size)
+	runBlocks(dims, steps, ops, size, true, yield)
 }
 
 // overlapsOut reports whether input in (element 0 at p) shares bytes with
@@ -169,158 +162,4 @@ func overlapsOut(p unsafe.Pointer, in *Array, op unsafe.Pointer, out *Array, siz
 		return false
 	}
 	return p != op || !slices.Equal(in.shape, out.shape) || !sameStrides(out.shape, in.strides, out.strides)
-}
-
-// mapAxes orders out's axes as blockAxes does one array's, carrying every
-// operand's strides along: size-1 axes dropped, out's negative strides
-// reversed in every operand (ops' addresses move to the far end), largest
-// out stride first, axes merged where one continues the other in every
-// operand. steps[axis][operand].
-func mapAxes(shape []int64, ops []mapOperand, size int64) (dims []int64, steps [][]int64) {
-	type axis struct {
-		n int64
-		s []int64
-	}
-	ax := make([]axis, 0, len(shape))
-	for d, n := range shape {
-		if n == 1 {
-			continue
-		}
-		s := make([]int64, len(ops))
-		for k := range ops {
-			s[k] = ops[k].strides[d]
-		}
-		if s[0] < 0 {
-			for k := range ops {
-				ops[k].p = unsafe.Add(ops[k].p, (n-1)*s[k]*size)
-				s[k] = -s[k]
-			}
-		}
-		ax = append(ax, axis{n, s})
-	}
-	slices.SortStableFunc(ax, func(x, y axis) int { // largest out stride first
-		switch {
-		case x.s[0] > y.s[0]:
-			return -1
-		case x.s[0] < y.s[0]:
-			return 1
-		}
-		return 0
-	})
-	for _, a := range ax {
-		if j := len(dims) - 1; j >= 0 && continues(steps[j], a.s, a.n) {
-			dims[j] *= a.n
-			steps[j] = a.s
-			continue
-		}
-		dims, steps = append(dims, a.n), append(steps, a.s)
-	}
-	if len(dims) == 0 { // one element
-		dims, steps = []int64{1}, [][]int64{make([]int64, len(ops))}
-	}
-	return dims, steps
-}
-
-// continues reports whether, in every operand, the outer axis's stride is
-// the inner one's times its length.
-func continues(outer, inner []int64, n int64) bool {
-	for k := range outer {
-		if outer[k] != inner[k]*n {
-			return false
-		}
-	}
-	return true
-}
-
-// runMap walks the runs of the innermost axis (dims, steps from mapAxes)
-// and hands them to yield: as the operands' memory where every operand's
-// run is contiguous and long enough, else gathered into one buffer per
-// operand, out's written back after each step.
-func runMap[T Element](dims []int64, steps [][]int64, ops []mapOperand, size int64,
-	yield func([]T, []Reader[T]) bool) {
-	nd, nops := len(dims), len(ops)
-	n, inner := dims[nd-1], steps[nd-1]
-	outer, outerSteps := dims[:nd-1], steps[:nd-1]
-	readers := make([]Reader[T], nops-1)
-	ptrs := make([]unsafe.Pointer, nops)
-	for k := range ops {
-		ptrs[k] = ops[k].p
-	}
-	direct := n >= minSliceRun || nd == 1
-	for _, s := range inner {
-		direct = direct && s == 1
-	}
-	var bufs [][]T
-	var fill int
-	type piece struct {
-		p unsafe.Pointer
-		k int
-	}
-	var pieces []piece
-	flush := func() bool {
-		for k := range readers {
-			readers[k] = Reader[T]{bufs[1+k][:fill]}
-		}
-		more := yield(bufs[0][:fill], readers)
-		at := 0
-		for _, pc := range pieces {
-			scatter(pc.p, inner[0]*size, bufs[0][at:at+pc.k])
-			at += pc.k
-		}
-		pieces, fill = pieces[:0], 0
-		return more
-	}
-	if !direct {
-		total := n
-		for _, d := range outer {
-			total *= d
-		}
-		bufs = make([][]T, nops)
-		for k := range bufs {
-			bufs[k] = make([]T, min(total, max(blockBytes/size, 1)))
-		}
-	}
-	idx := make([]int64, len(outer))
-	for {
-		if direct {
-			for k := range readers {
-				readers[k] = Reader[T]{unsafe.Slice((*T)(ptrs[1+k]), n)}
-			}
-			if !yield(unsafe.Slice((*T)(ptrs[0]), n), readers) {
-				return
-			}
-		} else {
-			for done := int64(0); done < n; {
-				k := min(n-done, int64(len(bufs[0])-fill))
-				for op := range ops {
-					gather(unsafe.Add(ptrs[op], done*inner[op]*size), inner[op]*size, bufs[op][fill:fill+int(k)])
-				}
-				pieces = append(pieces, piece{unsafe.Add(ptrs[0], done*inner[0]*size), int(k)})
-				done += k
-				if fill += int(k); fill == len(bufs[0]) && !flush() {
-					return
-				}
-			}
-		}
-		j := len(outer) - 1
-		for ; j >= 0; j-- {
-			idx[j]++
-			for k := range ptrs {
-				ptrs[k] = unsafe.Add(ptrs[k], outerSteps[j][k]*size)
-			}
-			if idx[j] < outer[j] {
-				break
-			}
-			for k := range ptrs {
-				ptrs[k] = unsafe.Add(ptrs[k], -outerSteps[j][k]*outer[j]*size)
-			}
-			idx[j] = 0
-		}
-		if j < 0 {
-			break
-		}
-	}
-	if fill > 0 {
-		flush()
-	}
 }

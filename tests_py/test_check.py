@@ -23,6 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BROKEN = {
     "broken_dlpack.legacy_always": {"P1.name"},
     "broken_dlpack.version_two": {"P1.version"},
+    "broken_dlpack.versioned_below_one": {"P1.name"},
     "broken_dlpack.read_only_ignored": {"P2.read_only"},
     "broken_dlpack.bool_as_uint8": {"S.values"},
     "broken_dlpack.wrong_refusals": {"P2.read_only", "P3.dl_device", "P4.copy"},

@@ -28,12 +28,13 @@ import traceback
 from dataclasses import dataclass
 from typing import Any
 
-from . import _native
+from . import _native, _tables
 from ._check_targets import HOSTILE, LAYOUTS, TARGETS, Target, generic
 
 # The requests of the keyword sweep: label -> keywords.
 SWEEP: list[tuple[str, dict[str, Any]]] = [
     ("no keywords", {}),
+    ("max_version=(0, 5)", {"max_version": (0, 5)}),  # below 1.0: a legacy capsule is due
     ("max_version=(1, 0)", {"max_version": (1, 0)}),
     ("max_version=(1, 3)", {"max_version": (1, 3)}),
     ("max_version=(1, 255)", {"max_version": (1, 255)}),
@@ -47,6 +48,11 @@ SWEEP: list[tuple[str, dict[str, Any]]] = [
     ("stream=None", {"max_version": (1, 3), "stream": None}),
     ("stream=5", {"max_version": (1, 3), "stream": 5}),
 ]
+# dl_device: every other device type core knows, towards the target's own
+# arrays (asked of the contiguous float32 array).
+DEVICES: list[tuple[str, dict[str, Any]]] = [
+    (f"dl_device=({name}, 0)", {"max_version": (1, 3), "dl_device": (code, 0)})
+    for code, (name, _) in _tables.DEVICE_TYPES.items() if name not in ("kDLCPU", "kDLExtDev")]
 # The ends of a capsule: dropped as it came, or consumed by godlpack and
 # released by a Go call with the GIL released (a foreign deleter's P7 case).
 RELEASES: list[tuple[str, dict[str, Any]]] = [
@@ -60,7 +66,7 @@ API: tuple[str, dict[str, Any]] = ("exchange API", {"max_version": (1, 3)})
 # dtype, shape and device (its own capsule, read and dropped).
 ALLOC: tuple[str, dict[str, Any]] = ("exchange API allocator", {"max_version": (1, 3)})
 # Every dtype is also read back with these.
-VALUES_ONLY = SWEEP[:1] + SWEEP[2:3]
+VALUES_ONLY = [r for r in SWEEP if r[0] in ("no keywords", "max_version=(1, 3)")]
 SWEEP_DTYPE = "float32"
 PREAMBLE = "def _readonly(a):\n    a.setflags(write=False)\n    return a\n"
 
@@ -94,7 +100,7 @@ def cases(t: Target) -> list[Case]:
                     continue
                 reqs = SWEEP if dt == SWEEP_DTYPE else (VALUES_ONLY if layout in ("contiguous", "transposed") else [])
                 if dt == SWEEP_DTYPE and layout == "contiguous":
-                    reqs = reqs + RELEASES
+                    reqs = reqs + DEVICES + RELEASES
                 if dt == SWEEP_DTYPE or layout == "contiguous":
                     reqs = reqs + [API]
                 if dt == SWEEP_DTYPE and layout == "contiguous" and not ro:
