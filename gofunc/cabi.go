@@ -202,14 +202,20 @@ func finish(e *Entry, args, rs []Value, err error, res unsafe.Pointer, f *Frame)
 			err = core.WithClass(core.ClassOf(err), e.Name+"(): "+err.Error(), err)
 		}
 	}
-	if e.Quick && f != nil {
-		f.endLent(len(args))
-	}
-	for _, vs := range [][]Value{rs, args} {
-		for k := range vs {
-			if vs[k].Kind == KindArray && vs[k].Array != nil {
-				vs[k].Array.Release()
+	lent := e.Quick && f != nil
+	for k := range args {
+		if v := &args[k]; v.Kind == KindArray && v.Array != nil {
+			if lent {
+				f.lent[k].Return(v.Array)
+				v.Array = nil
+			} else {
+				v.Array.Release()
 			}
+		}
+	}
+	for k := range rs {
+		if v := &rs[k]; v.Kind == KindArray && v.Array != nil {
+			v.Array.Release()
 		}
 	}
 	return err
@@ -304,22 +310,31 @@ func callNow(e *Entry, cargs []C.gd_fn_val, res unsafe.Pointer) (err error) {
 		}
 		endFrame(e, f)
 	}()
+	// The skin gives each argument its parameter's kind (Kind 0: omitted);
+	// Prepare is for defaults and array constraints, and for callers that
+	// break that rule.
+	direct := !e.constrained && n == len(e.Params)
 	for k := range cargs {
-		if c := &cargs[k]; Kind(c.kind) == KindArray {
+		c, v := &cargs[k], &f.Args[k]
+		if Kind(c.kind) == KindArray {
 			H := hdr(unsafe.Pointer(&c.h))
 			nd := int(H.Ndim)
-			v := &f.Args[k]
 			v.Kind = KindArray
 			if e.Quick {
 				v.Array = f.Lend(k, *H, dims(c.shape, nd), dims(c.strides, nd))
 			} else {
 				v.Array = f.Borrow(*H, dims(c.shape, nd), dims(c.strides, nd))
 			}
-			continue
+		} else {
+			toValue(c, v)
 		}
-		toValue(&cargs[k], &f.Args[k])
+		direct = direct && v.Kind == e.Params[k].Kind
 	}
-	err = e.Prepare(nil, f, n)
+	if direct {
+		f.used = len(e.goKinds)
+	} else {
+		err = e.Prepare(nil, f, n)
+	}
 	if err == nil {
 		inFn = true
 		err = e.Run(f)

@@ -43,6 +43,10 @@ type Entry struct {
 
 	goKinds []Kind // every Go parameter, context included
 	ctxPos  int    // Go position of the context, -1 if none
+	// constrained: some array parameter has constraints to check (Param.check)
+	// before the call; without any, a call from the skin whose arguments are
+	// all given needs no Prepare (callNow).
+	constrained bool
 	call    func(args []Value, res []Value) error
 	spare   atomic.Pointer[Frame] // a free frame of this entry (NewFrame)
 	held    heldFrame             // the frame of Quick calls from the skin (CallC)
@@ -286,6 +290,7 @@ func (e *Entry) build(specs []ParamSpec) error {
 				return fmt.Errorf("parameter %q: Array(...) constraints on a %s parameter", p.Name, p.Kind.PyType())
 			}
 		}
+		e.constrained = e.constrained || p.Spec.constrained()
 		if p.Kind == KindArray && p.Spec.hasDef {
 			return fmt.Errorf("parameter %q: arrays cannot have defaults", p.Name)
 		}
@@ -364,18 +369,6 @@ func (f *Frame) Borrow(h core.Header, shape, strides []int64) *core.Array {
 // (core.LendSlot), so that the call allocates nothing.
 func (f *Frame) Lend(k int, h core.Header, shape, strides []int64) *core.Array {
 	return f.lent[k].Lend(h, shape, strides)
-}
-
-// endLent ends the lending of the arrays Lend handed out for Args[:n]
-// (core.LendSlot.Return) and clears them, so that Release is not called on
-// them again.
-func (f *Frame) endLent(n int) {
-	for k := range n {
-		if v := &f.Args[k]; v.Kind == KindArray && v.Array != nil {
-			f.lent[k].Return(v.Array)
-			v.Array = nil
-		}
-	}
 }
 
 var framePool = sync.Pool{New: func() any { return new(Frame) }}

@@ -183,6 +183,11 @@ func (p *Param) setDefault() error {
 	return nil
 }
 
+// constrained says whether p's array constraints have anything to check.
+func (s *ParamSpec) constrained() bool {
+	return s.hasDType || s.hasNdim || s.hasDevice || s.contiguous || s.writable
+}
+
 // check applies the array constraints of p to a (before the call).
 func (p *Param) check(fn string, a *core.Array) error {
 	s := &p.Spec

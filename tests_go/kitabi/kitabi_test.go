@@ -37,6 +37,8 @@ func init() {
 	gofunc.Func1("quits", func(ctx context.Context) (int64, error) { runtime.Goexit(); return 0, nil })
 	gofunc.Func0("badError", func() (float64, error) { return 0, panicky{} })
 	gofunc.Func1("echo", func(a *core.Array) (*core.Array, error) { kept = a; return a, nil }, gofunc.Quick())
+	gofunc.Func1("size", func(a *core.Array) (float64, error) { return float64(a.Size()), nil })
+	gofunc.Func1("sizeQuick", func(a *core.Array) (float64, error) { return float64(a.Size()), nil }, gofunc.Quick())
 }
 
 var kept *core.Array // what echo was lent, kept against Quick's promise (a test of the lending)
@@ -59,7 +61,7 @@ func index(t *testing.T, name string) int {
 func TestCallThroughTheCABI(t *testing.T) {
 	n, err := gofunc.Open()
 	require.NoError(t, err)
-	require.Equal(t, 9, n)
+	require.Equal(t, 11, n)
 	require.Len(t, gofunc.Opened(), n)
 
 	name, kinds, optional := Describe(func(d unsafe.Pointer) { gofunc.DescribeC(index(t, "greet"), d) })
@@ -124,6 +126,19 @@ func TestCallThroughTheCABI(t *testing.T) {
 	assert.Contains(t, err.Error(), "called runtime.Goexit instead of returning")
 	_, _, err = gofunc.CallC(99, nil, 0, res.Ptr(), 0)
 	assert.ErrorIs(t, err, core.ErrInternal)
+
+	// a slot of the wrong kind, or one missing, is still refused when no
+	// parameter has defaults or constraints (callNow's direct path)
+	one := NewSlots(1)
+	defer one.Free()
+	one.SetFloat(0, 1)
+	for _, name := range []string{"size", "sizeQuick"} {
+		_, _, err = gofunc.CallC(index(t, name), one.Ptr(), 1, res.Ptr(), 0)
+		assert.Equal(t, core.ClassType, core.ClassOf(err), name)
+		assert.Contains(t, err.Error(), name+"(): argument 'arg0' must be Array")
+		_, _, err = gofunc.CallC(index(t, name), nil, 0, res.Ptr(), 0)
+		assert.Contains(t, err.Error(), name+"() missing required argument 'arg0'")
+	}
 
 	// a context function is pending until cancelled through WaitC
 	pending, handle, err = gofunc.CallC(index(t, "slow"), nil, 0, res.Ptr(), time.Millisecond)
