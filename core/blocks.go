@@ -35,7 +35,7 @@ const minSliceRun = 64
 // read-only array returns ErrReadOnly (use ReadBlocks); a broadcast view
 // (an axis of stride 0), whose elements share memory, returns ErrReadOnly
 // too; memory the CPU cannot access ErrDevice. A block is valid during its
-// step only. The iterator holds its own owner reference while a loop runs.
+// step only (CheckBlocks catches one kept longer). The iterator holds its own owner reference while a loop runs.
 func Blocks[T Element](a *Array) (iter.Seq[[]T], error) {
 	const where = "Blocks()"
 	h, err := rowsCheck[T](where, a)
@@ -179,6 +179,9 @@ func continues(outer, inner []int64, n int64) bool {
 // each step when write.
 func runBlocks[T Element](dims []int64, steps [][]int64, ops []blockOperand, size int64, write bool,
 	yield func([]T, []Reader[T]) bool) {
+	if blockCheck.Load() {
+		yield = checkedSteps(write, yield)
+	}
 	nd, nops := len(dims), len(ops)
 	n, inner := dims[nd-1], steps[nd-1]
 	outer, outerSteps := dims[:nd-1], steps[:nd-1]

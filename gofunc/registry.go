@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -486,6 +487,20 @@ func (e *Entry) Prepare(ctx context.Context, f *Frame, nargs int) error {
 // the caller does, once for the whole call, and reports it with
 // PanicError.
 func (e *Entry) Run(f *Frame) error {
+	if core.BlocksChecked() {
+		return e.runFaulting(f)
+	}
+	if err := e.call(f.Args[:len(e.goKinds)], f.Res[:len(e.Results)]); err != nil {
+		return e.wrap(err)
+	}
+	return nil
+}
+
+// runFaulting is Run while blocks are checked (core.CheckBlocks): a fault
+// in the function, which a kept block's sealed memory gives, is a panic
+// that PanicError words, not the end of the process.
+func (e *Entry) runFaulting(f *Frame) error {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	if err := e.call(f.Args[:len(e.goKinds)], f.Res[:len(e.Results)]); err != nil {
 		return e.wrap(err)
 	}
@@ -494,6 +509,12 @@ func (e *Entry) Run(f *Frame) error {
 
 // PanicError is the error of a call whose Go function panicked with r.
 func (e *Entry) PanicError(r any) error {
+	if f, ok := r.(interface{ Addr() uintptr }); ok && core.IsSealedBlock(f.Addr()) {
+		return core.WithClass(core.ClassRuntime, fmt.Sprintf("%s(): the Go function %s used a block of core.Blocks, "+
+			"ReadBlocks or MapBlocks after its step (a fault at %#x, in a block that GODLPACK_CHECK_BLOCKS sealed); a "+
+			"block is valid during its step only: copy what you keep, and report it to the authors of %s", e.Name,
+			e.GoName, f.Addr(), e.GoName), core.ErrInternal)
+	}
 	return core.WithClass(core.ClassRuntime, fmt.Sprintf("%s(): the Go function %s panicked: %v; the process goes on, "+
 		"but this is a bug in %s: report it to its authors", e.Name, e.GoName, r, e.GoName), core.ErrInternal)
 }

@@ -146,3 +146,53 @@ def test_map_blocks_refuses_what_does_not_broadcast_and_read_only_out():
     ro.flags.writeable = False
     with pytest.raises(ValueError, match="out is read-only"):
         N._gofunc_map_axpy(ro, np.ones(5), np.ones(5), 1)
+
+
+_CHECKED_CHILD = """
+import sys
+import numpy as np
+from godlpack import _native as N
+b = (np.arange(2400) % 100).astype("float64").reshape(40, 60)
+views = [b, b.T, b[::-1, ::-3], b[:, 7], np.broadcast_to(b[0], (7, 60))]
+print("sums", all(N._gofunc_blocks_sum(v)[0] == float(v.sum()) for v in views))
+for v in (b.copy(), b.T.copy().T[::2]):
+    want = v * 3
+    N._gofunc_blocks_scale(v, 3)
+    print("scale", bool((v == want).all()))
+out = b[:20].copy()
+want = out + 2 * b[20:] + b[0]
+N._gofunc_map_axpy(out, b[20:], b[0], 2)
+print("map", bool((out == want).all()))
+v = b if sys.argv[1] == "own" else b.T  # the array's own memory; gathered runs of 40
+N._gofunc_keep_block(v)
+try:
+    N._gofunc_keep_block(v)
+    print("kept", "not caught")
+except RuntimeError as e:
+    print("kept", e)
+"""
+
+
+@probes
+@pytest.mark.parametrize("block", ["own", "gathered"])
+@pytest.mark.parametrize("checked", ["1", ""])
+def test_a_block_kept_past_its_call_is_caught_when_blocks_are_checked(checked, block):
+    """GODLPACK_CHECK_BLOCKS=1 leaves every loop's values and write-back as
+    they are, and turns a block kept past its call (the array's own memory,
+    or a gathered block) into a RuntimeError naming the function."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "GODLPACK_CHECK_BLOCKS": checked}
+    out = subprocess.run([sys.executable, "-c", _CHECKED_CHILD, block], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[:4] == ["sums True", "scale True", "scale True", "map True"], out.stdout
+    assert len(lines) == 5, out.stdout
+    if checked:
+        assert "_gofunc_keep_block(): the Go function" in lines[4], lines[4]
+        assert "used a block of core.Blocks, ReadBlocks or MapBlocks after its step" in lines[4], lines[4]
+    else:
+        assert lines[4] == "kept not caught"

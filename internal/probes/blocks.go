@@ -20,6 +20,26 @@ func init() {
 		gofunc.Array("y"), gofunc.Arg("alpha")),
 		gofunc.Doc("out += alpha*x + y element-wise, x and y broadcast to out's shape, through core.MapBlocks\n"+
 			"(a test probe; float64 and int64)."))
+	gofunc.Func1("_gofunc_keep_block", keepBlock, gofunc.Params(gofunc.Array("a")),
+		gofunc.Doc("Sums the float64 block the previous call kept, then keeps the first block of a: a kit\n"+
+			"function that breaks Blocks' rule, which GODLPACK_CHECK_BLOCKS=1 catches (a test probe)."))
+}
+
+// keptBlock is what keepBlock kept, against the rule that a block is valid
+// during its step only.
+var keptBlock core.Reader[float64]
+
+func keepBlock(a *core.Array) (float64, error) {
+	s := core.SumOf(keptBlock)
+	it, err := core.ReadBlocks[float64](a)
+	if err != nil {
+		return 0, err
+	}
+	for b := range it {
+		keptBlock = b
+		break
+	}
+	return s, nil
 }
 
 func mapAxpy(out, x, y *core.Array, alpha int64) error {

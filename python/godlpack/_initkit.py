@@ -51,11 +51,20 @@ func Total(a *core.Array) (float64, error) {{
 GO_TEST = '''package {name}
 
 import (
+	"os"
 	"testing"
 
 	"github.com/godlpack/godlpack/core"
 	"github.com/godlpack/godlpack/gofunc"
 )
+
+// The tests check blocks (core.CheckBlocks): a block of ReadBlocks kept past
+// its step then faults at its next use instead of reading memory that may
+// be gone. (Python tests: GODLPACK_CHECK_BLOCKS=1.)
+func TestMain(m *testing.M) {{
+	core.CheckBlocks(true)
+	os.Exit(m.Run())
+}}
 
 // Every gofunc registration of the package worked (a failed one is an
 // ImportError of the Python module).

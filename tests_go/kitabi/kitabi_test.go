@@ -39,6 +39,23 @@ func init() {
 	gofunc.Func1("echo", func(a *core.Array) (*core.Array, error) { kept = a; return a, nil }, gofunc.Quick())
 	gofunc.Func1("size", func(a *core.Array) (float64, error) { return float64(a.Size()), nil })
 	gofunc.Func1("sizeQuick", func(a *core.Array) (float64, error) { return float64(a.Size()), nil }, gofunc.Quick())
+	gofunc.Func1("keepBlock", keepBlock)
+}
+
+var keptBlock core.Reader[float64] // kept by keepBlock against Blocks' rule (a test of core.CheckBlocks)
+
+// keepBlock sums the block the previous call kept, then keeps its first.
+func keepBlock(a *core.Array) (float64, error) {
+	s := core.SumOf(keptBlock)
+	it, err := core.ReadBlocks[float64](a)
+	if err != nil {
+		return 0, err
+	}
+	for b := range it {
+		keptBlock = b
+		break
+	}
+	return s, nil
 }
 
 var kept *core.Array // what echo was lent, kept against Quick's promise (a test of the lending)
@@ -61,7 +78,7 @@ func index(t *testing.T, name string) int {
 func TestCallThroughTheCABI(t *testing.T) {
 	n, err := gofunc.Open()
 	require.NoError(t, err)
-	require.Equal(t, 11, n)
+	require.Equal(t, 12, n)
 	require.Len(t, gofunc.Opened(), n)
 
 	name, kinds, optional := Describe(func(d unsafe.Pointer) { gofunc.DescribeC(index(t, "greet"), d) })
@@ -139,6 +156,17 @@ func TestCallThroughTheCABI(t *testing.T) {
 		_, _, err = gofunc.CallC(index(t, name), nil, 0, res.Ptr(), 0)
 		assert.Contains(t, err.Error(), name+"() missing required argument 'arg0'")
 	}
+
+	// a block kept past its call: caught when blocks are checked
+	defer core.CheckBlocks(core.CheckBlocks(true))
+	_, _, err = gofunc.CallC(index(t, "keepBlock"), args.Ptr(), 1, res.Ptr(), 0)
+	require.NoError(t, err)
+	_, _, err = gofunc.CallC(index(t, "keepBlock"), args.Ptr(), 1, res.Ptr(), 0)
+	require.Error(t, err)
+	assert.Equal(t, core.ClassRuntime, core.ClassOf(err))
+	assert.Contains(t, err.Error(), "keepBlock(): the Go function")
+	assert.Contains(t, err.Error(), "used a block of core.Blocks, ReadBlocks or MapBlocks after its step")
+	core.CheckBlocks(false)
 
 	// a context function is pending until cancelled through WaitC
 	pending, handle, err = gofunc.CallC(index(t, "slow"), nil, 0, res.Ptr(), time.Millisecond)
