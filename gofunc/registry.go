@@ -48,9 +48,9 @@ type Entry struct {
 	// before the call; without any, a call from the skin whose arguments are
 	// all given needs no Prepare (callNow).
 	constrained bool
-	call    func(args []Value, res []Value) error
-	spare   atomic.Pointer[Frame] // a free frame of this entry (NewFrame)
-	held    heldFrame             // the frame of Quick calls from the skin (CallC)
+	call        func(args []Value, res []Value) error
+	spare       atomic.Pointer[Frame] // a free frame of this entry (NewFrame)
+	held        heldFrame             // the frame of Quick calls from the skin (CallC)
 }
 
 // heldFrame is the frame of an entry's Quick calls through CallC, which the
