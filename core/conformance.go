@@ -16,11 +16,21 @@ import (
 // rule of its own.
 
 // Check is one graded rule; ID is stable across releases (reports and CI
-// files compare by it).
+// files compare by it). Level says where the rule comes from.
 type Check struct {
-	ID   string `json:"id"`
-	Rule string `json:"rule"`
+	ID    string `json:"id"`
+	Rule  string `json:"rule"`
+	Level string `json:"level"`
 }
+
+// The levels of the checks (docs/rules.md, "Levels", quotes the text each
+// MUST and SHOULD rests on): `check --level must` gates on the standard's
+// normative text alone.
+const (
+	LevelMust   = "MUST"     // the standard (array API, DLPack's Python spec, dlpack.h) requires it
+	LevelShould = "SHOULD"   // the standard recommends it
+	LevelAdvice = "godlpack" // godlpack's advice: what a careful library does where the standard is silent
+)
 
 // Check outcomes.
 const (
@@ -33,20 +43,20 @@ const (
 // ExportChecks are the checks of a producer's __dlpack__ (the target's
 // arrays, consumed by the checker), in report order.
 var ExportChecks = []Check{
-	{"P1.name", "max_version=None gives a legacy \"dltensor\" capsule; a major of 1 or more a \"dltensor_versioned\" one (P1)"},
-	{"P1.version", "a versioned capsule's major version is 1 and not above the major asked for (P1, S1)"},
-	{"S.struct", "the managed tensor is well formed: ndim, shape, strides, dtype, device and flags pass the consumer's validation (S1-S8)"},
-	{"S.values", "shape, dtype and every element read back bit-exactly equal the array's own (S3, S4)"},
-	{"P2.read_only", "a read-only array's memory is exported with READ_ONLY, and never in a legacy capsule, which cannot say so (P2)"},
-	{"P3.dl_device", "dl_device=(kDLCPU, 0) of CPU memory is served without a copy; a device the producer cannot reach is refused with BufferError (P3)"},
-	{"P4.copy", "copy=True returns fresh memory and sets IS_COPIED; copy=False and None on the same device share the array's memory and leave IS_COPIED clear (P4)"},
-	{"P5.stream", "on the CPU a stream other than None or -1 is refused: an exception, not a capsule (P5; the standard names no class)"},
-	{"P8.device", "__dlpack_device__() names the device the capsule's tensor is on (P8)"},
-	{"P6.destructor", "a capsule dropped unconsumed frees its tensor once, through its destructor (P6)"},
-	{"P7.thread", "a consumed tensor's deleter runs on a thread without the GIL and frees it (P7)"},
-	{"C9.header", "a type's C exchange API is a \"dlpack_exchange_api\" capsule of version 1.2 or later with every required function (C9)"},
-	{"C9.export", "managed_tensor_from_py_object_no_sync serves a CPU array; its tensor passes the checks of __dlpack__'s (C9)"},
-	{"C9.allocator", "managed_tensor_allocator gives a well-formed tensor of the prototype's dtype, shape and device, with a deleter; a device it cannot allocate on is refused through SetError (C9)"},
+	{"P1.name", "max_version=None gives a legacy \"dltensor\" capsule; a major of 1 or more a \"dltensor_versioned\" one (P1)", LevelShould},
+	{"P1.version", "a versioned capsule's major version is 1 and not above the major asked for (P1, S1)", LevelShould},
+	{"S.struct", "the managed tensor is well formed: ndim, shape, strides, dtype, device and flags pass the consumer's validation (S1-S8)", LevelMust},
+	{"S.values", "shape, dtype and every element read back bit-exactly equal the array's own (S3, S4)", LevelMust},
+	{"P2.read_only", "a read-only array's memory is exported with READ_ONLY, and never in a legacy capsule, which cannot say so (P2)", LevelShould},
+	{"P3.dl_device", "dl_device=(kDLCPU, 0) of CPU memory is served without a copy; a device the producer cannot reach is refused with BufferError (P3)", LevelMust},
+	{"P4.copy", "copy=True returns fresh memory and sets IS_COPIED; copy=False and None on the same device share the array's memory and leave IS_COPIED clear (P4)", LevelMust},
+	{"P5.stream", "on the CPU a stream other than None or -1 is refused: an exception, not a capsule (P5; the standard names no class)", LevelMust},
+	{"P8.device", "__dlpack_device__() names the device the capsule's tensor is on (P8)", LevelMust},
+	{"P6.destructor", "a capsule dropped unconsumed frees its tensor once, through its destructor (P6)", LevelMust},
+	{"P7.thread", "a consumed tensor's deleter runs on a thread without the GIL and frees it (P7)", LevelMust},
+	{"C9.header", "a type's C exchange API is a \"dlpack_exchange_api\" capsule of version 1.2 or later with every required function (C9)", LevelMust},
+	{"C9.export", "managed_tensor_from_py_object_no_sync serves a CPU array; its tensor passes the checks of __dlpack__'s (C9)", LevelMust},
+	{"C9.allocator", "managed_tensor_allocator gives a well-formed tensor of the prototype's dtype, shape and device, with a deleter; a device it cannot allocate on is refused through SetError (C9)", LevelMust},
 }
 
 // ExportCase is one x.__dlpack__(...) call the checker made on a target's

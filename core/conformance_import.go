@@ -15,16 +15,17 @@ import (
 
 // ImportChecks are the checks of a consumer's from_dlpack, in report order.
 var ImportChecks = []Check{
-	{"C1.versioned", "the consumer asks for a versioned capsule: __dlpack__(max_version=(1, x)) (C1)"},
-	{"C1.fallback", "a producer whose __dlpack__ takes no max_version (TypeError) is asked again without it (C1)"},
-	{"C3.rename", "the capsule the consumer imports from is renamed \"used_dltensor\" / \"used_dltensor_versioned\"; one it declines keeps its name for its destructor (C3, C4)"},
-	{"C3.deleter", "the deleter runs exactly once: after the last array over the memory dies, or at once when the consumer copied (C3, C4)"},
-	{"C5.read_only", "memory exported with READ_ONLY is never imported writable (C5)"},
-	{"C.values", "the imported array holds the producer's shape, dtype and elements, bit for bit (S3, S4)"},
-	{"C7.copy", "from_dlpack(x, copy=True) gives memory of its own, copy=False the producer's or a ValueError / BufferError (C7)"},
-	{"C9.to_py", "managed_tensor_to_py_object_no_sync takes a CPU tensor and its deleter; the object is then judged as an import (values, READ_ONLY, the deleter once) (C9)"},
-	{"C7.pass", "from_dlpack's copy and device reach __dlpack__ as copy= and dl_device= (C7)"},
-	{"C4.refuse", "what the consumer cannot represent (major version 2, dtypes or strides it lacks) is refused with BufferError, never imported or crashed on (C4, S1)"},
+	{"C1.versioned", "the consumer asks for a versioned capsule: __dlpack__(max_version=(1, x)) (C1)", LevelShould},
+	{"C1.fallback", "a producer whose __dlpack__ takes no max_version (TypeError) is asked again without it (C1)", LevelShould},
+	{"C3.rename", "the capsule the consumer imports from is renamed \"used_dltensor\" / \"used_dltensor_versioned\"; one it declines keeps its name for its destructor (C3, C4)", LevelMust},
+	{"C3.deleter", "the deleter runs exactly once: after the last array over the memory dies, or at once when the consumer copied (C3, C4)", LevelMust},
+	{"C5.read_only", "memory exported with READ_ONLY is never imported writable (C5)", LevelAdvice},
+	{"C.values", "the imported array holds the producer's shape, dtype and elements, bit for bit (S3, S4)", LevelMust},
+	{"C7.copy", "from_dlpack(x, copy=True) gives memory of its own, copy=False the producer's or a ValueError / BufferError (C7)", LevelMust},
+	{"C9.to_py", "managed_tensor_to_py_object_no_sync takes a CPU tensor and its deleter; the object is then judged as an import (values, READ_ONLY, the deleter once) (C9)", LevelMust},
+	{"C7.pass", "from_dlpack's copy and device reach __dlpack__ as copy= and dl_device= (C7)", LevelAdvice},
+	{"C4.refuse", "what the consumer cannot represent (major version 2, dtypes or strides it lacks) is refused: an exception, never imported or crashed on (C4, S1)", LevelMust},
+	{"C4.class", "the consumer's refusal of what it cannot represent is a BufferError (C4, S1; the standard names no class)", LevelAdvice},
 }
 
 // ImportCase is one from_dlpack call of TARGET on an instrumented producer.
@@ -120,7 +121,8 @@ func JudgeImport(c *ImportCase) Judged {
 		if c.Raised == "" {
 			add("C4.refuse", false, "%s was imported (dtype %v, shape %v) instead of refused", what, dtypeOf(c.GotDType), c.GotShape)
 		} else {
-			add("C4.refuse", c.Raised == "BufferError", "%s was refused with %s (%s), expected BufferError", what, c.Raised, c.Message)
+			add("C4.refuse", true, "")
+			add("C4.class", c.Raised == "BufferError", "%s was refused with %s (%s), expected BufferError", what, c.Raised, c.Message)
 		}
 		if c.Raised != "" {
 			calls := c.RefsBefore - c.RefsAfter + 1
@@ -143,7 +145,8 @@ func JudgeImport(c *ImportCase) Judged {
 			// the standard's class for "a copy would be needed" is ValueError, godlpack's BufferError
 			add("C7.copy", true, "")
 		default:
-			add("C4.refuse", c.Raised == "BufferError", "a %v %v the consumer refused with %s (%s), expected BufferError",
+			add("C4.refuse", true, "")
+			add("C4.class", c.Raised == "BufferError", "a %v %v the consumer refused with %s (%s), expected BufferError",
 				dtypeOf(c.DType), c.Shape, c.Raised, c.Message)
 		}
 		return j

@@ -14,6 +14,9 @@ def pytest_addoption(parser: Any) -> None:
                 help="the module whose DLPack godlpack.testing.conformance checks (or $GODLPACK_CHECK_TARGET)")
     g.addoption("--dlpack-role", default="both", choices=("producer", "consumer", "both"),
                 help="check the target's __dlpack__, its from_dlpack, or both (default)")
+    g.addoption("--dlpack-level", default="godlpack", choices=("must", "should", "godlpack"),
+                help="the checks that count: must (the standard's MUSTs), should (and its recommendations) or "
+                "godlpack (every check, the default); the others are skipped")
     g.addoption("--dlpack-device", default=None,
                 help="where the target's arrays are made, e.g. cpu or oneapi:0 (default: where the library makes them)")
 

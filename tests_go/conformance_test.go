@@ -262,9 +262,9 @@ func TestJudgeImport(t *testing.T) {
 		{"old producer asked again", with(func(c *core.ImportCase) {
 			c.OldProducer, c.Asked = true, []map[string]any{{"max_version": []any{1.0, 3.0}}, {}}
 		}), map[string]string{"C1.fallback": core.Pass}},
-		{"version 2 imported", with(func(c *core.ImportCase) { c.Damaged = "major2" }), map[string]string{"C4.refuse": core.Fail}},
-		{"version 2 refused", with(func(c *core.ImportCase) { c.Damaged, c.Raised = "major2", "BufferError" }), map[string]string{"C4.refuse": core.Pass, "C3.deleter": core.Pass}},
-		{"a lacked dtype refused with RuntimeError", with(func(c *core.ImportCase) { c.Supported, c.Raised = false, "RuntimeError" }), map[string]string{"C4.refuse": core.Fail}},
+		{"version 2 imported", with(func(c *core.ImportCase) { c.Damaged = "major2" }), map[string]string{"C4.refuse": core.Fail, "C4.class": ""}},
+		{"version 2 refused", with(func(c *core.ImportCase) { c.Damaged, c.Raised = "major2", "BufferError" }), map[string]string{"C4.refuse": core.Pass, "C4.class": core.Pass, "C3.deleter": core.Pass}},
+		{"a lacked dtype refused with RuntimeError", with(func(c *core.ImportCase) { c.Supported, c.Raised = false, "RuntimeError" }), map[string]string{"C4.refuse": core.Pass, "C4.class": core.Fail}},
 		{"the producer refused", with(func(c *core.ImportCase) { c.Raised, c.ProducerRaised = "BufferError", true }), map[string]string{"C.values": ""}},
 		{"a declined capsule, then the one imported", with(func(c *core.ImportCase) { c.Names = []string{"dltensor_versioned", "used_dltensor_versioned"} }),
 			map[string]string{"C3.rename": core.Pass}},
@@ -287,7 +287,7 @@ func TestJudgeImport(t *testing.T) {
 		{"the exchange API's to_py", with(func(c *core.ImportCase) { c.API, c.Names, c.Asked = &core.APICase{}, nil, nil }),
 			map[string]string{"C9.to_py": core.Pass, "C.values": core.Pass, "C3.deleter": core.Pass, "C1.versioned": ""}},
 		{"the exchange API's to_py refused", with(func(c *core.ImportCase) { c.API, c.Raised = &core.APICase{RC: -1}, "error" }),
-			map[string]string{"C9.to_py": core.Fail, "C4.refuse": ""}},
+			map[string]string{"C9.to_py": core.Fail, "C4.refuse": "", "C4.class": ""}},
 	}
 	for _, c := range cases {
 		got := judgedAs(t, core.JudgeImport(&c.c))
@@ -342,5 +342,16 @@ func TestJudgeImportCountedDeleter(t *testing.T) {
 			GotDType: [3]int64{2, 32, 1}, GotShape: []int64{2}, GotValue: vals, Shares: bp(true),
 			RefsBefore: 1, RefsAlive: 2, RefsAfter: 1, DeleterAlive: c.alive, DeleterAfter: c.after}
 		assert.Equal(t, c.want, judgedAs(t, core.JudgeImport(&ic))["C3.deleter"], c.name)
+	}
+}
+
+// Every check carries one of the three levels (docs/rules.md, "Levels"),
+// and its ID is unique across both roles.
+func TestEveryCheckHasALevel(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range append(append([]core.Check{}, core.ExportChecks...), core.ImportChecks...) {
+		assert.Contains(t, []string{core.LevelMust, core.LevelShould, core.LevelAdvice}, c.Level, c.ID)
+		assert.False(t, seen[c.ID], "%s twice", c.ID)
+		seen[c.ID] = true
 	}
 }

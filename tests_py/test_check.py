@@ -41,11 +41,19 @@ BROKEN = {
     "broken_dlpack.c_read_only_ignored": {"C5.read_only"},
     "broken_dlpack.c_crash_major_two": {"X.crash"},
 }
+# every check's level, as docs/rules.md ("Levels") argues it from the standard's text:
+# a broken library fails its checks at these levels (core's table must agree)
+LEVEL = {**dict.fromkeys(["S.struct", "S.values", "P3.dl_device", "P4.copy", "P5.stream", "P8.device",
+                          "P6.destructor", "P7.thread", "C9.header", "C9.export", "C9.allocator", "C3.rename",
+                          "C3.deleter", "C.values", "C7.copy", "C9.to_py", "C4.refuse", "X.import", "X.crash",
+                          "X.hang"], "MUST"),
+         **dict.fromkeys(["P1.name", "P1.version", "P2.read_only", "C1.versioned", "C1.fallback"], "SHOULD"),
+         **dict.fromkeys(["C5.read_only", "C7.pass", "C4.class"], "godlpack")}
 # the checks of a C exchange API, which numpy's arrays (all but api_empty's) lack
 NO_API = {"C9.header", "C9.export", "C9.allocator", "C9.to_py"}
 # checks a break leaves without a case to judge
 # never asked for a versioned capsule, nothing read-only or damaged reached c_legacy_only
-UNJUDGED = {"broken_dlpack.c_legacy_only": {"C5.read_only", "C4.refuse"},
+UNJUDGED = {"broken_dlpack.c_legacy_only": {"C5.read_only", "C4.refuse", "C4.class"},
             # a capsule of version 2.0 cannot be consumed to be released
             "broken_dlpack.version_two": {"P7.thread"}}
 
@@ -72,6 +80,7 @@ def test_each_broken_producer_fails_exactly_what_it_breaks(module, broken_path):
     assert all(v == "PASS" for k, v in got.items() if k not in bad | na), got
     assert all(got[k] == "N/A" for k in na), got
     assert not r.ok
+    assert {c["id"]: c["level"] for c in r.checks} == LEVEL, "core's levels differ from the table"
     for c in r.checks:
         if c["id"] in bad:  # evidence and a reproducer for each failure
             assert c["evidence"] and all(e["evidence"] for e in c["evidence"])
@@ -97,9 +106,10 @@ def test_numpy_passes_every_check_but_the_refusal_class_before_2_5():
     assert all(got[k] == "N/A" for k in NO_API), got
     bad = {k for k, v in got.items() if v != "PASS"} - NO_API
     old = tuple(int(x) for x in np.__version__.split(".")[:2]) < (2, 5)
-    assert bad == ({"C4.refuse"} if old else set()), (np.__version__, got)
+    assert bad == ({"C4.class"} if old else set()), (np.__version__, got)
+    assert _check.check("numpy", level="must").ok, "numpy meets every MUST"
     if old:
-        ev = next(c for c in r.checks if c["id"] == "C4.refuse")["evidence"][0]
+        ev = next(c for c in r.checks if c["id"] == "C4.class")["evidence"][0]
         assert "RuntimeError" in ev["evidence"] and "y = np.from_dlpack(p)" in ev["reproducer"]
 
 
@@ -180,23 +190,26 @@ def test_command_line_and_json(tmp_path, broken_path):
     p = subprocess.run([sys.executable, "-m", "godlpack", "check", "broken_dlpack.stream_ignored", "--json", str(out)],
                        capture_output=True, text=True)
     assert p.returncode == 1, p.stdout + p.stderr
-    assert "P5.stream      FAIL" in p.stdout and "summary: 22 PASS, 1 FAIL, 4 N/A, 0 CRASH, 0 HANG" in p.stdout
+    assert "P5.stream      FAIL" in p.stdout, p.stdout
+    assert "summary: MUST 15 PASS, 1 FAIL, 4 N/A; SHOULD 5 PASS, 0 FAIL, 0 N/A; godlpack 3 PASS, 0 FAIL, 0 N/A; " \
+        "at --level godlpack: FAILED" in p.stdout, p.stdout
     doc = json.loads(out.read_text())
-    assert doc["target"] == "broken_dlpack.stream_ignored"
+    assert doc["target"] == "broken_dlpack.stream_ignored" and doc["level"] == "godlpack" and not doc["ok"]
+    assert {c["id"]: c["level"] for c in doc["checks"]} == LEVEL
     assert {c["id"] for c in doc["checks"]} == {"P1.name", "P1.version", "S.struct", "S.values", "P2.read_only",
                                                 "P3.dl_device", "P4.copy", "P5.stream", "P8.device", "P6.destructor",
                                                 "P7.thread", "C9.header", "C9.export", "C9.allocator",
                                                 "C1.versioned", "C1.fallback", "C3.rename", "C3.deleter",
                                                 "C5.read_only", "C.values", "C7.copy", "C9.to_py", "C7.pass",
-                                                "C4.refuse", "X.import", "X.crash", "X.hang"}
+                                                "C4.refuse", "C4.class", "X.import", "X.crash", "X.hang"}
     assert all(c["result"] in ("PASS", "FAIL", "N/A", "CRASH", "HANG") for c in doc["checks"])
     p = subprocess.run([sys.executable, "-m", "godlpack", "check", "no_such_module_xyz"], capture_output=True, text=True)
     assert p.returncode == 2 and "cannot import 'no_such_module_xyz'" in p.stderr
 
 
 @requires("numpy")
-@pytest.mark.parametrize("target,outcome", [("broken_dlpack.stream_ignored", "1 failed, 22 passed, 4 skipped"),
-                                            ("godlpack", "27 passed")])
+@pytest.mark.parametrize("target,outcome", [("broken_dlpack.stream_ignored", "1 failed, 23 passed, 4 skipped"),
+                                            ("godlpack", "28 passed")])
 def test_the_checks_as_pytest_tests(target, outcome, tmp_path, broken_path):
     """pytest --pyargs godlpack.testing.conformance --dlpack-target=...: one
     test per check, the failure with its evidence (the option comes from the
@@ -217,12 +230,33 @@ def test_dlpack_report_for_a_libraries_own_tests(broken_path):
     assert not r.ok
     assert {c["id"] for c in r.checks if c["result"] == "FAIL"} == {"P2.read_only"}
     text = r.failures()  # what the testing docstring puts in its assert
-    assert text.startswith("P2.read_only FAIL: ") and "__dlpack__" in text and "PASS" not in text, text
+    assert text.startswith("P2.read_only FAIL (SHOULD): ") and "__dlpack__" in text and "PASS" not in text, text
     # a flag's reproducer prints the flag, which shows the failure when run
     repro = next(e["reproducer"] for c in r.checks if c["id"] == "P2.read_only" for e in c["evidence"]
                  if "max_version=(1, 3)" in e["reproducer"])
     p = subprocess.run([sys.executable, "-c", repro], capture_output=True, text=True, cwd=HERE)
     assert p.returncode == 0 and "READ_ONLY False, IS_COPIED False; data 0x" in p.stdout, p.stdout + p.stderr
+
+
+@requires("numpy")
+@pytest.mark.parametrize("module,level,rc", [
+    ("broken_dlpack.stream_ignored", "must", 1),        # P5.stream: a MUST
+    ("broken_dlpack.legacy_always", "must", 0),         # P1.name: a SHOULD
+    ("broken_dlpack.legacy_always", "should", 1),
+    ("broken_dlpack.c_read_only_ignored", "should", 0),  # C5.read_only: godlpack's advice
+    ("broken_dlpack.c_read_only_ignored", "godlpack", 1),
+])
+def test_level_gates_only_on_the_checks_at_or_above_it(module, level, rc, broken_path):
+    """--level must fails the run only for the standard's MUSTs; every check
+    is still graded and reported, each under its level."""
+    p = subprocess.run([sys.executable, "-m", "godlpack", "check", module, "--level", level], capture_output=True,
+                       text=True)
+    assert p.returncode == rc, p.stdout + p.stderr
+    assert "MUST: what the standard requires" in p.stdout and "godlpack: our advice" in p.stdout, p.stdout
+    verdict = "FAILED" if rc else "ok"
+    assert f"at --level {level}: {verdict}" in p.stdout, p.stdout
+    if level != "godlpack":
+        assert f"(not gated at --level {level})" in p.stdout, p.stdout
 
 
 def test_the_pytest_checks_without_a_target_are_one_usage_error(tmp_path):

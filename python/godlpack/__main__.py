@@ -234,7 +234,9 @@ def _parser() -> argparse.ArgumentParser:
                        "and grade what it asks, renames, frees, honours and reads. One line per rule; each FAIL "
                        "with its evidence and a reproducer. TARGET is imported and called in child processes "
                        "only: a crash is reported (CRASH), not fatal, and so is a call that hangs (HANG after "
-                       "--timeout seconds). Exit status 0 only without FAIL, CRASH or HANG. See "
+                       "--timeout seconds). Each check has a level: MUST (the standard requires it), SHOULD (it "
+                       "recommends it) or godlpack (our advice). Exit status 0 only without FAIL, CRASH or HANG at "
+                       "or above --level. See "
                        "docs/conformance.md.")
     c.add_argument("target", metavar="TARGET", help="an importable module: numpy, torch, jax, dpnp, "
                    "array_api_strict, pyarrow, tensorflow, paddle, cupy, godlpack, or any array-API namespace")
@@ -243,6 +245,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--json", metavar="FILE", help="also write the report as JSON (stable check IDs)")
     c.add_argument("--device", metavar="DEVICE", help="where TARGET's arrays are made: cpu, oneapi:0, cuda:0 "
                    "(default: where the library makes them)")
+    c.add_argument("--level", choices=("must", "should", "godlpack"), default="godlpack",
+                   help="the checks whose failure fails the run: must (the standard's MUSTs), should (and its "
+                   "recommendations) or godlpack (every check, the default); all are reported")
     c.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
                    help="how long one case may take before it is reported as HANG (default 10)")
     c.add_argument("-v", "--verbose", action="store_true", help="list every case as it runs")
@@ -294,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return _check.main([args.target, "--role", args.role] + (["--json", args.json] if args.json else []) +
                            (["-v"] if args.verbose else []) + (["--device", args.device] if args.device else []) +
-                           ["--timeout", str(args.timeout)])
+                           ["--timeout", str(args.timeout), "--level", args.level])
     if args.command == "init-kit":
         from ._initkit import init_kit
 

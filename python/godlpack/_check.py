@@ -774,21 +774,36 @@ class Report:
     calls: int
     seconds: float
 
+    # the checks that gate ok and failures(): "must" (the standard's MUSTs),
+    # "should" (and its recommendations) or "godlpack" (every check)
+    level: str = "godlpack"
+
+    def gated(self, c: dict[str, Any]) -> bool:
+        """Whether check c counts at the report's level."""
+        return LEVEL_RANK[c["level"]] <= LEVEL_RANK[LEVELS[self.level]]
+
     @property
     def ok(self) -> bool:
-        return all(c["result"] in ("PASS", "N/A") for c in self.checks)
+        return all(c["result"] in ("PASS", "N/A") for c in self.checks if self.gated(c))
 
     def failures(self) -> str:
-        """Every check that did not pass, with its evidence and reproducers
-        (failure_text's): the message of ``assert report.ok,
-        report.failures()``; empty when ok."""
-        return "\n".join(failure_text(c) for c in self.checks if c["result"] not in ("PASS", "N/A"))
+        """Every check at the report's level that did not pass, with its
+        evidence and reproducers (failure_text's): the message of ``assert
+        report.ok, report.failures()``; empty when ok."""
+        return "\n".join(failure_text(c) for c in self.checks if c["result"] not in ("PASS", "N/A") and self.gated(c))
+
+
+# --level's names -> the checks' levels (core.LevelMust, ...), strictest first
+LEVELS = {"must": "MUST", "should": "SHOULD", "godlpack": "godlpack"}
+LEVEL_RANK = {"MUST": 0, "SHOULD": 1, "godlpack": 2}
+LEVEL_TITLES = {"MUST": "MUST: what the standard requires", "SHOULD": "SHOULD: what the standard recommends",
+                "godlpack": "godlpack: our advice, where the standard is silent"}
 
 
 def failure_text(c: dict[str, Any]) -> str:
     """One check that did not pass: its id, result, rule and count, then each
     case's evidence with its reproducer."""
-    lines = [f"{c['id']} {c['result']}: {c['rule']} ({c['failed']} of {c['cases']} cases)"]
+    lines = [f"{c['id']} {c['result']} ({c['level']}): {c['rule']} ({c['failed']} of {c['cases']} cases)"]
     for e in c["evidence"]:
         lines.append(f"  {e['case']}: {e['evidence']}")
         if e["reproducer"]:
@@ -807,11 +822,15 @@ DEATHS_IN_ROW = 3
 
 
 def check(target: str, verbose: bool = False, roles: tuple[str, ...] = ROLES, device: str | None = None,
-          timeout: float = CASE_TIMEOUT_S) -> Report:
+          timeout: float = CASE_TIMEOUT_S, level: str = "godlpack") -> Report:
     """Grades TARGET as a DLPack producer and consumer on device (None: where
     it makes arrays): every case, in child processes (the target is never
-    imported here). ImportError when it is not installed, ValueError for a
-    device it is not checked on."""
+    imported here). level ("must", "should" or "godlpack") says which checks
+    the report's ok counts; every check is graded and reported. ImportError
+    when it is not installed, ValueError for a device it is not checked on
+    or an unknown level."""
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     start = time.monotonic()
     events, death = _events(target, "info", device, [], verbose, ["--skip", "0"], timeout)
     got = next((ev for ev in events if "info" in ev or "error" in ev), None)
@@ -819,7 +838,7 @@ def check(target: str, verbose: bool = False, roles: tuple[str, ...] = ROLES, de
         assert death is not None
         line = {"id": "X.import", "case": f"import {target}", **death}
         return Report(target, "?", device or "?", _grade([line], roles, timeout, imported=False), 0,
-                      time.monotonic() - start)
+                      time.monotonic() - start, level)
     if "error" in got:
         raise {"ImportError": ImportError, "CannotRun": CannotRun}.get(got["class"], ValueError)(got["error"])
     info = got["info"]
@@ -833,7 +852,7 @@ def check(target: str, verbose: bool = False, roles: tuple[str, ...] = ROLES, de
             r.setdefault("reproducer", reproducers.get(r["case"], ""))
             results.append(r)
     return Report(target, info["version"], info["device"], _grade(results, roles, timeout), calls,
-                  time.monotonic() - start)
+                  time.monotonic() - start, level)
 
 
 def _events(target: str, role: str, device: str | None, names: list[str], verbose: bool, extra: list[str],
@@ -941,10 +960,12 @@ def _run_children(target: str, role: str, names: list[str], verbose: bool, devic
 
 
 # The lines of the process checks, which pass when nothing went wrong.
+# A crash or a hang fails at every level (docs/rules.md, "Levels").
 PROCESS_CHECKS = [
-    {"id": "X.import", "rule": "importing the target neither kills nor hangs the process"},
-    {"id": "X.crash", "rule": "no call of __dlpack__ or from_dlpack kills the process"},
-    {"id": "X.hang", "rule": "every call of __dlpack__ or from_dlpack returns within the case's time ({t:g} s)"},
+    {"id": "X.import", "rule": "importing the target neither kills nor hangs the process", "level": "MUST"},
+    {"id": "X.crash", "rule": "no call of __dlpack__ or from_dlpack kills the process", "level": "MUST"},
+    {"id": "X.hang", "rule": "every call of __dlpack__ or from_dlpack returns within the case's time ({t:g} s)",
+     "level": "MUST"},
 ]
 
 
@@ -965,12 +986,14 @@ def _grade(results: list[dict[str, Any]], roles: tuple[str, ...], timeout: float
         if chk["id"].startswith("X.") and not bad:
             res = "PASS"
         show = _SHOW_FLAGS if chk["id"] in _FLAG_CHECKS else ""
-        out.append({"id": chk["id"], "rule": chk["rule"], "result": res, "cases": len(rs), "failed": len(bad),
+        out.append({"id": chk["id"], "rule": chk["rule"], "level": chk["level"], "result": res, "cases": len(rs),
+                    "failed": len(bad),
                     "evidence": [{"case": r["case"], "evidence": r.get("evidence", ""),
                                   "reproducer": _showing(r.get("reproducer", ""), show)} for r in _diverse(bad)]})
     na = [r for r in results if r["result"] == "N/A" and not r["id"]]
     if na:
-        out.append({"id": "X.make", "rule": "arrays the target could not make (not graded)", "result": "N/A",
+        out.append({"id": "X.make", "rule": "arrays the target could not make (not graded)", "level": "godlpack",
+                    "result": "N/A",
                     "cases": len(na), "failed": 0,
                     "evidence": [{"case": r["case"], "evidence": r["evidence"], "reproducer": ""} for r in na[:5]]})
     return out
@@ -993,15 +1016,26 @@ def _diverse(bad: list[dict[str, Any]], n: int = 5) -> list[dict[str, Any]]:
 def print_report(r: Report, verbose: bool = False) -> None:
     print(f"godlpack check {r.target} {r.version} on {r.device}: {r.target}'s DLPack graded by godlpack's core "
           f"({r.calls} calls, {r.seconds:.1f} s)")
-    for c in r.checks:
-        counts = f"({c['failed']} of {c['cases']} cases)" if c["failed"] else f"({c['cases']} cases)"
-        print(f"  {c['id']:<14} {c['result']:<6} {c['rule']} {counts}")
-        for e in c["evidence"] if c["result"] in ("FAIL", "CRASH", "HANG") or verbose else []:
-            print(f"      {e['case']}: {e['evidence']}")
-            if e["reproducer"]:
-                print("        " + e["reproducer"].replace("\n", "\n        "))
-    n = {k: sum(1 for c in r.checks if c["result"] == k) for k in ("PASS", "FAIL", "N/A", "CRASH", "HANG")}
-    print(f"summary: {n['PASS']} PASS, {n['FAIL']} FAIL, {n['N/A']} N/A, {n['CRASH']} CRASH, {n['HANG']} HANG")
+    for level, title in LEVEL_TITLES.items():
+        checks = [c for c in r.checks if c["level"] == level]
+        if not checks:
+            continue
+        print(f"{title}{'' if r.gated(checks[0]) else ' (not gated at --level ' + r.level + ')'}")
+        for c in checks:
+            counts = f"({c['failed']} of {c['cases']} cases)" if c["failed"] else f"({c['cases']} cases)"
+            print(f"  {c['id']:<14} {c['result']:<6} {c['rule']} {counts}")
+            for e in c["evidence"] if c["result"] in ("FAIL", "CRASH", "HANG") or verbose else []:
+                print(f"      {e['case']}: {e['evidence']}")
+                if e["reproducer"]:
+                    print("        " + e["reproducer"].replace("\n", "\n        "))
+    counts = []
+    for level in LEVEL_TITLES:
+        cs = [c for c in r.checks if c["level"] == level]
+        n = {k: sum(1 for c in cs if c["result"] == k) for k in ("PASS", "FAIL", "N/A", "CRASH", "HANG")}
+        bad = "".join(f", {n[k]} {k}" for k in ("CRASH", "HANG") if n[k])
+        counts.append(f"{level} {n['PASS']} PASS, {n['FAIL']} FAIL, {n['N/A']} N/A{bad}")
+    verdict = "ok" if r.ok else "FAILED"
+    print(f"summary: {'; '.join(counts)}; at --level {r.level}: {verdict}")
 
 
 def main(argv: list[str]) -> int:
@@ -1012,6 +1046,9 @@ def main(argv: list[str]) -> int:
     p.add_argument("--role", choices=("producer", "consumer", "both", "info"), default="both")
     p.add_argument("--device", help="where the target's arrays are made (default: where the library makes "
                    "them; e.g. cpu, oneapi:0, cuda:0)")
+    p.add_argument("--level", choices=tuple(LEVELS), default="godlpack",
+                   help="the checks whose failure fails the run (exit 1): must (the standard's MUSTs), should "
+                   "(and its recommendations) or godlpack (every check, the default); all are reported")
     p.add_argument("--timeout", type=float, default=CASE_TIMEOUT_S, metavar="SECONDS",
                    help=f"how long one case may take before it is a HANG (default {CASE_TIMEOUT_S:g})")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -1022,7 +1059,7 @@ def main(argv: list[str]) -> int:
     if a.child:
         return child(a.target, a.skip, a.role, a.device, a.fd, not a.no_replay)
     try:
-        r = check(a.target, a.verbose, ROLES if a.role == "both" else (a.role,), a.device, a.timeout)
+        r = check(a.target, a.verbose, ROLES if a.role == "both" else (a.role,), a.device, a.timeout, a.level)
     except ImportError as e:
         print(f"check: cannot import {a.target!r} ({e}); install it, or name an importable module", file=sys.stderr)
         return 2
@@ -1035,8 +1072,8 @@ def main(argv: list[str]) -> int:
     print_report(r, a.verbose)
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"target": r.target, "version": r.version, "device": r.device, "checks": r.checks}, f,
-                      indent=1)
+            json.dump({"target": r.target, "version": r.version, "device": r.device, "level": r.level,
+                       "ok": r.ok, "checks": r.checks}, f, indent=1)
     return 0 if r.ok else 1
 
 
