@@ -95,22 +95,27 @@ def test_godlpack_passes_every_check():
 
 
 @requires("numpy")
-def test_numpy_passes_every_check_but_the_refusal_class_before_2_5():
-    """numpy before 2.5 refuses dtypes it lacks with RuntimeError ("Unsupported
-    dtype in DLTensor."), not BufferError: the one finding of its report card
-    (numpy 2.5 raises BufferError)."""
+def test_numpy_fails_only_numpy_32697_and_the_refusal_class():
+    """numpy's findings: a capsule whose destructor is Python code, refused by
+    np.from_dlpack, dies with numpy's exception in flight, so the destructor
+    cannot run and the deleter never does (numpy#32697, open: C3.deleter, a
+    MUST; from_dlpack then raises SystemError). Before 2.5 numpy also refuses
+    dtypes it lacks with RuntimeError ("Unsupported dtype in DLTensor."), not
+    BufferError (C4.class, godlpack's advice); numpy 2.5 raises BufferError."""
     import numpy as np
 
-    r = _check.check("numpy")
+    r = _check.check("numpy", level="must")
     got = _outcome(r)
     assert all(got[k] == "N/A" for k in NO_API), got
-    bad = {k for k, v in got.items() if v != "PASS"} - NO_API
+    assert {k for k, v in got.items() if v != "PASS"} - NO_API == {"C3.deleter", "C4.class"}, (np.__version__, got)
+    assert not r.ok and r.failures().startswith("C3.deleter FAIL (MUST)"), r.failures()
+    checks = {c["id"]: c for c in r.checks}
+    assert checks["C3.deleter"]["evidence"] and all(_check.PYDTOR in e["case"] and "ran 0 times" in e["evidence"]
+                                                     for e in checks["C3.deleter"]["evidence"])
+    assert "with_python_destructor" in checks["C3.deleter"]["evidence"][0]["reproducer"]
     old = tuple(int(x) for x in np.__version__.split(".")[:2]) < (2, 5)
-    assert bad == ({"C4.class"} if old else set()), (np.__version__, got)
-    assert _check.check("numpy", level="must").ok, "numpy meets every MUST"
-    if old:
-        ev = next(c for c in r.checks if c["id"] == "C4.class")["evidence"][0]
-        assert "RuntimeError" in ev["evidence"] and "y = np.from_dlpack(p)" in ev["reproducer"]
+    classes = {e["evidence"].split(" with ")[1].split(" ")[0] for e in checks["C4.class"]["evidence"]}
+    assert classes == ({"RuntimeError", "SystemError"} if old else {"SystemError"}), checks["C4.class"]["evidence"]
 
 
 # broken_dlpack.hostile's attacks on the checker (issue 36, item 7): where:what

@@ -345,6 +345,7 @@ class ImportSpec(Case):
     old: bool = False  # a producer from before DLPack 1.0
     damaged: str = ""  # Probe's damage: "major2", "dtype99", "byte_offset"
     lacked: bool = False  # a dtype the target does not have
+    pydtor: bool = False  # the capsule's destructor is Python code (_PYDTOR_SRC)
 
 
 class Expr:
@@ -390,6 +391,12 @@ def import_cases(t: Target) -> list[ImportSpec]:
         add(SWEEP_DTYPE, layout, False, "from_dlpack(p)", {})
     for dt in t.lacks:
         add(dt, "contiguous", False, f"{dt}, which it lacks", {}, lacked=True)
+    if t.feed == "cpu":  # producers written with ctypes: the destructor runs Python code
+        add(SWEEP_DTYPE, "contiguous", False, PYDTOR, {}, pydtor=True)
+        add(SWEEP_DTYPE, "contiguous", False, f"a capsule of version 2.0, {PYDTOR}", {}, damaged="major2",
+            pydtor=True)
+        for dt in t.lacks:
+            add(dt, "contiguous", False, f"{dt}, which it lacks, {PYDTOR}", {}, lacked=True, pydtor=True)
     return out
 
 
@@ -397,8 +404,8 @@ class Probe:
     """A producer over a godlpack array that records every __dlpack__ call
     and keeps the capsules it gave (to read their names after the import)."""
 
-    def __init__(self, arr: Any, damage: str = "") -> None:
-        self.arr, self.damage, self.damaged = arr, damage, False
+    def __init__(self, arr: Any, damage: str = "", pydtor: bool = False) -> None:
+        self.arr, self.damage, self.damaged, self.pydtor = arr, damage, False, pydtor
         self.raised: BaseException | None = None
         self.probes: list[int] = []  # counting deleters (_native._probe_capsule)
         self.asked: list[dict[str, Any]] = []
@@ -421,6 +428,8 @@ class Probe:
         if _capsule_name(cap) in ("dltensor_versioned", "dltensor"):
             cap, probe = _native._probe_capsule(cap)
             self.probes.append(probe)
+            if self.pydtor:  # not kept: the consumer's reference may be the last (names: SEEN)
+                return _pydtor()["with_python_destructor"](cap)
         self.caps.append(cap)
         return cap
 
@@ -460,6 +469,8 @@ def import_reproducer(t: Target, c: ImportSpec) -> str:
                f"p = {_on_device(t, 'gd.from_dlpack(' + (view.format(x='base') if view else 'base') + ')')}\n")
     if c.damaged:
         src += _DAMAGE_SRC.format(how=_DAMAGE_LINES[c.damaged])
+    if c.pydtor:
+        src += _PYDTOR_SRC + _PYDTOR_USE
     if c.label == TO_PY:
         call = (f"cap = p.__dlpack__(max_version=(1, 3))\n"
                 f"_, _, rc, y = gd._native._exchange_api({t.make.format(data='np.zeros(1)')}, 1, cap)")
@@ -496,6 +507,60 @@ _DAMAGE_LINES = {
 }
 
 
+PYDTOR = "its capsule destructor in Python"
+# A producer written with ctypes, whose capsule destructor is Python code
+# (numpy#32697: a consumer that refuses such a capsule with an exception set
+# may leave the destructor unable to run). with_python_destructor moves a
+# capsule's tensor into a new capsule of the same name whose destructor,
+# in Python, calls the deleter while the name is unused. The harness runs
+# these lines; the reproducers print them.
+_PYDTOR_SRC = """import ctypes
+_api = ctypes.PyDLL(None)  # CPython's C API, with argument types of its own (not ctypes.pythonapi's)
+_api.PyCapsule_GetName.restype, _api.PyCapsule_GetName.argtypes = ctypes.c_char_p, [ctypes.c_void_p]
+_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+_api.PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_api.PyCapsule_SetName.restype, _api.PyCapsule_SetName.argtypes = ctypes.c_int, [ctypes.py_object, ctypes.c_char_p]
+_api.PyCapsule_New.restype = ctypes.py_object
+_api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_NAME = {n: ctypes.c_char_p(n) for n in (b"dltensor", b"dltensor_versioned")}  # names live as long as capsules
+_USED = {n: ctypes.c_char_p(b"used_" + n) for n in _NAME}
+_DELETER_AT = {b"dltensor": 56, b"dltensor_versioned": 16}  # DLManagedTensor, DLManagedTensorVersioned
+SEEN = []  # the name each capsule had when it died
+@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+def _destructor(capsule):
+    name = _api.PyCapsule_GetName(capsule)
+    SEEN.append(name.decode())
+    if name in _DELETER_AT:  # not consumed: the tensor is still the capsule's
+        ptr = _api.PyCapsule_GetPointer(capsule, name)
+        deleter = ctypes.c_void_p.from_address(ptr + _DELETER_AT[name]).value
+        if deleter:
+            ctypes.CFUNCTYPE(None, ctypes.c_void_p)(deleter)(ptr)
+def with_python_destructor(cap):
+    name = _api.PyCapsule_GetName(id(cap))
+    ptr = _api.PyCapsule_GetPointer(id(cap), name)
+    _api.PyCapsule_SetName(cap, _USED[name])  # the old capsule lets go of the tensor
+    return _api.PyCapsule_New(ptr, _NAME[name], ctypes.cast(_destructor, ctypes.c_void_p))
+"""
+_PYDTOR_USE = """class PyDestructor:  # the producer's capsule destructor is Python code
+    def __init__(self, a):
+        self.a = a
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+    def __dlpack__(self, **kw):
+        return with_python_destructor(self.a.__dlpack__(**kw))
+p = PyDestructor(p)
+"""
+_pydtor_ns: dict[str, Any] = {}
+
+
+def _pydtor() -> dict[str, Any]:
+    """_PYDTOR_SRC's names (with_python_destructor, SEEN), defined once per
+    process."""
+    if not _pydtor_ns:
+        exec(_PYDTOR_SRC, _pydtor_ns)
+    return _pydtor_ns
+
+
 def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, Any]]:
     import gc
 
@@ -515,7 +580,7 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
     if t.feed != "cpu":
         src = eval(_on_device(t, "src"), {"src": src})
     want = npsrc.copy(order="C")
-    probe = (OldProbe if c.old else Probe)(src, c.damaged)
+    probe = (OldProbe if c.old else Probe)(src, c.damaged, c.pydtor)
     case: dict[str, Any] = {
         "case": c.name, "old_producer": c.old, "read_only": c.read_only, "supported": not c.lacked,
         "dtype": _dtype_triple(np, c.dtype), "shape": list(want.shape), "values": list(want.tobytes()),
@@ -539,7 +604,7 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
             case["producer_raised"] = e is probe.raised
     case["damaged"] = c.damaged if probe.damaged else ""
     case["asked"] = [] if t.takes_capsule else probe.asked
-    if c.label != TO_PY:
+    if c.label != TO_PY and not c.pydtor:
         case["names"] = [_capsule_name(cap) for cap in probe.caps]
     probe.caps.clear()  # unconsumed capsules' destructors run here
     gc.collect()
@@ -574,6 +639,10 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
     gc.collect()
     case["refs_after"] = _native._owner_refs(src)
     case["deleter_after"] = [_native._probe_calls(p) for p in probe.probes]
+    if c.pydtor:  # the names the capsules died with, when their destructor could tell
+        seen = _pydtor()["SEEN"]
+        case["names"] = list(seen)
+        seen.clear()
     return json.loads(_native._judge_import(json.dumps(case)))["results"]
 
 
