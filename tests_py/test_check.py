@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -25,6 +26,7 @@ BROKEN = {
     "broken_dlpack.version_two": {"P1.version"},
     "broken_dlpack.versioned_below_one": {"P1.name"},
     "broken_dlpack.read_only_ignored": {"P2.read_only"},
+    "broken_dlpack.immutable_writable": {"P2.read_only"},
     "broken_dlpack.bool_as_uint8": {"S.values"},
     "broken_dlpack.wrong_refusals": {"P2.read_only", "P3.dl_device", "P4.copy"},
     "broken_dlpack.copy_unflagged": {"P4.copy"},
@@ -262,6 +264,25 @@ def test_level_gates_only_on_the_checks_at_or_above_it(module, level, rc, broken
     assert f"at --level {level}: {verdict}" in p.stdout, p.stdout
     if level != "godlpack":
         assert f"(not gated at --level {level})" in p.stdout, p.stdout
+
+
+@requires("numpy")
+def test_an_immutable_library_is_judged_read_only_and_shown_written_through(broken_path):
+    """A library declared immutable has every array judged as read-only
+    (P2); the reproducer of a failure writes through a consumer that trusts
+    the capsule and prints the library's array changed."""
+    r = dlpack_report_of("broken_dlpack.immutable_writable")
+    p2 = next(c for c in r.checks if c["id"] == "P2.read_only")
+    assert p2["result"] == "FAIL" and p2["failed"] == p2["cases"] > 100, p2["failed"]
+    repro = next(e["reproducer"] for e in p2["evidence"] if "legacy capsule came back" in e["evidence"])
+    out = subprocess.run([sys.executable, "-c", repro], capture_output=True, text=True, cwd=HERE)
+    # the first element was 0 (False for bool): the write shows
+    assert out.returncode == 0 and re.search(r"the array begins \[\s*(42|True)\b", out.stdout), \
+        out.stdout + out.stderr
+
+
+def dlpack_report_of(module):
+    return _check.check(module, roles=("producer",))
 
 
 def test_the_pytest_checks_without_a_target_are_one_usage_error(tmp_path):

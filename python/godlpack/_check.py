@@ -95,15 +95,15 @@ def cases(t: Target) -> list[Case]:
         for layout in LAYOUTS:
             if layout in t.no_views:
                 continue
-            for ro in (False, True):
-                if ro and (t.read_only is None or layout != "contiguous" or not t.home):
+            for ro in (True,) if t.immutable else (False, True):
+                if ro and not t.immutable and (t.read_only is None or layout != "contiguous" or not t.home):
                     continue
                 reqs = SWEEP if dt == SWEEP_DTYPE else (VALUES_ONLY if layout in ("contiguous", "transposed") else [])
                 if dt == SWEEP_DTYPE and layout == "contiguous":
                     reqs = reqs + DEVICES + RELEASES
                 if dt == SWEEP_DTYPE or layout == "contiguous":
                     reqs = reqs + [API]
-                if dt == SWEEP_DTYPE and layout == "contiguous" and not ro:
+                if dt == SWEEP_DTYPE and layout == "contiguous" and (t.immutable or not ro):
                     reqs = reqs + [ALLOC]
                 for label, kw in reqs:
                     out.append(Case(len(out), dt, layout, ro, label, kw))
@@ -114,7 +114,7 @@ def _source(t: Target, c: Case) -> tuple[str, str | None]:
     """(the target's array, the numpy data's view) as Python expressions."""
     data, view = LAYOUTS[c.layout]
     data = data.format(dt=repr(c.dtype))
-    make = (t.read_only if c.read_only and t.read_only else t.make).format(data=data)
+    make = (t.read_only if c.read_only and t.read_only and not t.immutable else t.make).format(data=data)
     make = t.devices[t.device].format(x=make) if t.device else make
     if view is None:
         return make, None
@@ -139,6 +139,18 @@ else:
     print(name.decode(), "capsule: a legacy capsule has no flags")'''
 
 
+# A read-only array exported without READ_ONLY (P2): its reproducer goes on
+# to write through a consumer that trusts the capsule (godlpack imports a
+# legacy capsule, or a versioned one without READ_ONLY, writable) and shows
+# the library's own array changed.
+_WRITE_THROUGH = '''
+import godlpack as gd
+y = np.asarray(gd.from_dlpack(cap))
+if y.flags.writeable and y.size:
+    y.reshape(-1)[0] = 42
+    print("after a write through the import, the array begins", np.from_dlpack(x).reshape(-1)[:3])'''
+
+
 def _showing(reproducer: str, show: str) -> str:
     """reproducer, then show where it ends with the capsule it asked for."""
     last = reproducer.rstrip().rsplit("\n", 1)[-1]
@@ -148,7 +160,7 @@ def _showing(reproducer: str, show: str) -> str:
 def reproducer(t: Target, c: Case) -> str:
     make, _ = _source(t, c)
     kw = ", ".join(f"{k}={v!r}" for k, v in c.kwargs.items())
-    pre = PREAMBLE if c.read_only else ""
+    pre = PREAMBLE if c.read_only and not t.immutable else ""
     imp = "" if t.alias == "np" else f"import {t.module}\n" if t.alias == t.module else \
         f"import {t.module} as {t.alias}\n"
     return f"import numpy as np\n{imp}{pre}x = {make}\ncap = x.__dlpack__({kw})"
@@ -1055,6 +1067,7 @@ def _grade(results: list[dict[str, Any]], roles: tuple[str, ...], timeout: float
         if chk["id"].startswith("X.") and not bad:
             res = "PASS"
         show = _SHOW_FLAGS if chk["id"] in _FLAG_CHECKS else ""
+        show += _WRITE_THROUGH if chk["id"] == "P2.read_only" else ""
         out.append({"id": chk["id"], "rule": chk["rule"], "level": chk["level"], "result": res, "cases": len(rs),
                     "failed": len(bad),
                     "evidence": [{"case": r["case"], "evidence": r.get("evidence", ""),

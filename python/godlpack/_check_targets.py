@@ -52,6 +52,9 @@ class Target:
     # a read-only array from numpy data {data} (``_readonly(a)`` makes a numpy
     # array read-only), or None when the library has no read-only arrays
     read_only: str | None = None
+    # every array the library makes is immutable (jax, pyarrow, tensorflow):
+    # each case is a read-only one, so P2 asks every export to say READ_ONLY
+    immutable: bool = False
     # the library's arrays are 1-d: the expected values are the data raveled
     flat: bool = False
     # As a consumer: its from_dlpack of producer {p} with keywords {kw}
@@ -122,8 +125,8 @@ TARGETS: dict[str, Target] = {
     "jax": Target("jax.numpy", "jnp", "jnp.asarray(np.array({data}))",
                   dtypes=["bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32",
                           "complex64"], from_dlpack="jnp.from_dlpack({p}{kw})", pointer="{y}.unsafe_buffer_pointer()",
-                  writable="False", cpu_device="__import__('jax').devices('cpu')[0]",
-                  note="64-bit types need jax_enable_x64"),
+                  writable="False", cpu_device="__import__('jax').devices('cpu')[0]", immutable=True,
+                  note="64-bit types need jax_enable_x64; jax arrays are immutable"),
     "array_api_strict": Target("array_api_strict", "xp", "xp.asarray(np.array({data}))",
                                dtypes=[d for d in DTYPES if d != "float16"], from_dlpack="xp.from_dlpack({p}{kw})",
                                to_numpy="np.asarray({y}._array)", lacks=("bfloat16", "float8_e5m2"),
@@ -143,16 +146,16 @@ TARGETS: dict[str, Target] = {
     "pyarrow": Target("pyarrow", "pa", "pa.array(np.array({data}).ravel())",
                       dtypes=["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
                               "float32", "float64"],
-                      no_views=("0-d", "transposed", "reversed", "sliced"), flat=True,
-                      note="pyarrow arrays are 1-d"),
+                      no_views=("0-d", "transposed", "reversed", "sliced"), flat=True, immutable=True,
+                      note="pyarrow arrays are 1-d and immutable"),
     "tensorflow": Target("tensorflow", "tf", "tf.constant(np.array({data}))",
                          dtypes=["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                                  "float16", "float32", "float64", "complex64", "complex128"],
                          views={"transposed": "tf.transpose({x})"},
                          from_dlpack="tf.experimental.dlpack.from_dlpack({p}.__dlpack__())", takes_copy=False,
                          takes_capsule=True,
-                         to_numpy="{y}.numpy()",
-                         note="tf.experimental.dlpack.from_dlpack takes a capsule, so its reproducers ask for one "
+                         to_numpy="{y}.numpy()", immutable=True,
+                         note="tf.Tensor is immutable; tf.experimental.dlpack.from_dlpack takes a capsule, so its reproducers ask for one "
                               "the way TensorFlow's documentation does"),
     "paddle": Target("paddle", "paddle", "paddle.to_tensor(np.array({data}))",
                      dtypes=["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64",
