@@ -155,7 +155,8 @@ TARGETS: dict[str, Target] = {
                          from_dlpack="tf.experimental.dlpack.from_dlpack({p}.__dlpack__())", takes_copy=False,
                          takes_capsule=True,
                          to_numpy="{y}.numpy()", immutable=True,
-                         note="tf.Tensor is immutable; tf.experimental.dlpack.from_dlpack takes a capsule, so its reproducers ask for one "
+                         note="tf.Tensor is immutable; tf.experimental.dlpack.from_dlpack takes a capsule, so its "
+                              "reproducers ask for one "
                               "the way TensorFlow's documentation does"),
     "paddle": Target("paddle", "paddle", "paddle.to_tensor(np.array({data}))",
                      dtypes=["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64",
