@@ -52,8 +52,8 @@ var ExportChecks = []Check{
 	{"P4.copy", "copy=True returns fresh memory and sets IS_COPIED; copy=False and None on the same device share the array's memory and leave IS_COPIED clear (P4)", LevelMust},
 	{"P5.stream", "on the CPU a stream other than None or -1 is refused: an exception, not a capsule (P5; the standard names no class)", LevelMust},
 	{"P8.device", "__dlpack_device__() names the device the capsule's tensor is on (P8)", LevelMust},
-	{"P6.destructor", "a capsule dropped unconsumed frees its tensor once, through its destructor (P6)", LevelMust},
-	{"P7.thread", "a consumed tensor's deleter runs on a thread without the GIL and frees it (P7)", LevelMust},
+	{"P6.destructor", "a capsule dropped unconsumed frees its tensor once, through its destructor; a consumed one's destructor leaves the deleter to the consumer (P6)", LevelMust},
+	{"P7.thread", "a consumed tensor's deleter runs once, on a thread without the GIL, and frees it (P7)", LevelMust},
 	{"C9.header", "a type's C exchange API is a \"dlpack_exchange_api\" capsule of version 1.2 or later with every required function (C9)", LevelMust},
 	{"C9.export", "managed_tensor_from_py_object_no_sync serves a CPU array; its tensor passes the checks of __dlpack__'s (C9)", LevelMust},
 	{"C9.allocator", "managed_tensor_allocator gives a well-formed tensor of the prototype's dtype, shape and device, with a deleter; a device it cannot allocate on is refused through SetError (C9)", LevelMust},
@@ -96,6 +96,10 @@ type ExportCase struct {
 	RefsBefore int64  `json:"refs_before"`
 	RefsHeld   int64  `json:"refs_held"`
 	RefsAfter  int64  `json:"refs_after"`
+	// DeleterCalls: how many times the tensor's deleter ran by the end (a
+	// counting trampoline in its deleter field); nil when not counted (no
+	// deleter, or no capsule).
+	DeleterCalls *int64 `json:"deleter_calls"`
 	// The answer: the exception class the call raised ("" when a capsule
 	// came back), its message, and the capsule's name.
 	Raised  string `json:"raised"`
@@ -166,14 +170,8 @@ func JudgeExport(c *ExportCase, managed unsafe.Pointer) Judged {
 		add("C9.export", true, "")
 	}
 	if c.Release != "" {
-		id, how := "P6.destructor", "dropped unconsumed"
-		if c.Release == "nogil" {
-			id, how = "P7.thread", "released without the GIL"
-		}
 		if c.Raised == "" {
-			add(id, c.RefsHeld <= c.RefsBefore || c.RefsAfter == c.RefsBefore,
-				"references to the array: %d before the export, %d while held, %d after it was %s; expected %d",
-				c.RefsBefore, c.RefsHeld, c.RefsAfter, how, c.RefsBefore)
+			judgeRelease(c, add)
 		}
 		return j
 	}
@@ -259,6 +257,27 @@ func JudgeExport(c *ExportCase, managed unsafe.Pointer) Judged {
 			asked(c), flags&FlagIsCopied != 0, first, c.Baseline)
 	}
 	return j
+}
+
+// judgeRelease grades the end of a capsule (P6: dropped unconsumed, its
+// destructor; P7: consumed by godlpack and released without the GIL): the
+// deleter ran exactly once, and the references the export took of the
+// array are gone. A deleter run again after the consumer's is the capsule
+// destructor's, which must leave a renamed capsule alone (P6).
+func judgeRelease(c *ExportCase, add func(string, bool, string, ...any)) {
+	id, how := "P6.destructor", "dropped unconsumed"
+	if c.Release == "nogil" {
+		id, how = "P7.thread", "released without the GIL"
+	}
+	if n := c.DeleterCalls; n != nil && *n > 1 && c.Release == "nogil" {
+		add("P6.destructor", false, "the deleter ran %d times after the capsule was consumed and %s: the "+
+			"capsule's destructor ran it too, after the rename", *n, how)
+	} else if n != nil {
+		add(id, *n == 1, "the deleter ran %d times after the capsule was %s; expected once", *n, how)
+	}
+	add(id, c.RefsHeld <= c.RefsBefore || c.RefsAfter == c.RefsBefore,
+		"references to the array: %d before the export, %d while held, %d after it was %s; expected %d",
+		c.RefsBefore, c.RefsHeld, c.RefsAfter, how, c.RefsBefore)
 }
 
 // judgeRefusal grades a __dlpack__ call that raised: a refusal core would

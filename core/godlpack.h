@@ -698,5 +698,8 @@ int64_t gd_chunks_offset(const gd_chunks *c, const int64_t *strides);
  * runs the original's on the first; NULL without memory. */
 void *gd_probe_new(void *orig, int versioned, int64_t **calls);
 int64_t gd_probe_calls(const int64_t *calls);
+/* The tensor's deleter replaced in place by a counting trampoline (NULL: it
+ * has no deleter, or no memory); the count for gd_probe_calls. */
+int64_t *gd_probe_patch(void *managed, int versioned);
 
 #endif /* GODLPACK_GODLPACK_H_ */

@@ -203,24 +203,23 @@ PyObject *gd_mod_exchange_api(PyObject *m, PyObject *args) {
   return Py_BuildValue("((ii)NiN)", major, minor, missing, rc, res ? res : Py_NewRef(Py_None));
 }
 
-/* _probe_capsule(cap): (a capsule of the same kind over a probe of cap's
- * tensor, the address of the probe's call count); cap is marked consumed. */
-PyObject *gd_mod_probe_capsule(PyObject *m, PyObject *cap) {
-  (void)m;
-  const char *name = PyCapsule_GetName(cap);
+/* _probe_capsule(cap[, in_place]): (a capsule over a counting probe of cap's tensor, the count's address),
+ * cap marked consumed; in_place: the address of a count put in cap's own deleter field (gd_probe_patch), or None. */
+PyObject *gd_mod_probe_capsule(PyObject *m, PyObject *args) {
+  PyObject *cap, *out;
+  int in_place = 0, versioned;
+  const char *name = PyArg_ParseTuple(args, "O|p", &cap, &in_place) ? PyCapsule_GetName(cap) : NULL;
   if (name == NULL) return NULL;
-  int versioned = strcmp(name, GD_CAPSULE_VERSIONED) == 0;
-  if (!versioned && strcmp(name, GD_CAPSULE_LEGACY) != 0)
+  if (!(versioned = strcmp(name, GD_CAPSULE_VERSIONED) == 0) && strcmp(name, GD_CAPSULE_LEGACY) != 0)
     return gd_errf(GD_E_CAPSULE, "_probe_capsule(): a capsule named %s; pass an unused DLPack capsule", name);
-  void *orig = PyCapsule_GetPointer(cap, name);
+  void *orig = PyCapsule_GetPointer(cap, name), *probe;
+  int64_t *calls = NULL;
   if (orig == NULL) return NULL;
-  int64_t *calls;
-  void *probe = gd_probe_new(orig, versioned, &calls);
-  if (probe == NULL) return PyErr_NoMemory();
+  if (in_place) return (calls = gd_probe_patch(orig, versioned)) ? PyLong_FromVoidPtr(calls) : Py_NewRef(Py_None);
+  if ((probe = gd_probe_new(orig, versioned, &calls)) == NULL) return PyErr_NoMemory();
   if (PyCapsule_SetName(cap, versioned ? GD_CAPSULE_VERSIONED_USED : GD_CAPSULE_LEGACY_USED) < 0) return NULL;
-  PyObject *out = gd_capsule_wrap(probe, versioned);
-  if (out == NULL) return NULL;
-  return Py_BuildValue("(NK)", out, (unsigned long long)(uintptr_t)calls);
+  return (out = gd_capsule_wrap(probe, versioned)) ? Py_BuildValue("(NK)", out, (unsigned long long)(uintptr_t)calls)
+                                                  : NULL;
 }
 
 /* _probe_calls(id): how many times the probe's deleter ran. */

@@ -221,7 +221,7 @@ static PyMethodDef gd_module_methods[] = {
      NULL},
     {"_exchange_api", (PyCFunction)(void (*)(void))gd_mod_exchange_api, METH_VARARGS,
      NULL},
-    {"_probe_capsule", (PyCFunction)(void (*)(void))gd_mod_probe_capsule, METH_O,
+    {"_probe_capsule", (PyCFunction)(void (*)(void))gd_mod_probe_capsule, METH_VARARGS,
      NULL},
     {"_probe_calls", (PyCFunction)(void (*)(void))gd_mod_probe_calls, METH_O,
      NULL},

@@ -82,6 +82,33 @@ func TestProbeCountsDeleterCalls(t *testing.T) {
 	}
 }
 
+// The checker's deleters counted in place (gd_probe_patch, for P6 and P7):
+// the tensor keeps its struct, every call through its deleter field is
+// counted, the producer's deleter runs on the first only.
+func TestPatchedDeleterCountsInPlace(t *testing.T) {
+	t.Parallel()
+	for _, versioned := range []bool{true, false} {
+		var m unsafe.Pointer
+		var orig func() int64
+		del := func() { cfixture.DeleteLegacy(m) }
+		if versioned {
+			v := cfixture.Versioned(cfixture.Spec{Shape: []int64{2}})
+			m, orig = unsafe.Pointer(v), func() int64 { return cfixture.Calls(v) }
+			del = func() { cfixture.DeleteVersioned(m) }
+		} else {
+			l := cfixture.Legacy(cfixture.Spec{Shape: []int64{2}})
+			m, orig = unsafe.Pointer(l), func() int64 { return cfixture.Calls(l) }
+		}
+		calls := cfixture.Patch(m, versioned)
+		assert.Equal(t, int64(0), calls())
+		del()
+		del()
+		del()
+		assert.Equal(t, int64(3), calls(), "versioned=%v", versioned)
+		assert.Equal(t, int64(1), orig(), "versioned=%v: the producer's deleter once", versioned)
+	}
+}
+
 // core/owner.c's parking: an owner whose release may run Python code
 // (GD_OWNER_PYTHON) is parked by the skin's hook when its last reference
 // drops on a thread Python does not know, and finished by gd_owner_drain,

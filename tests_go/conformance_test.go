@@ -188,6 +188,26 @@ func TestJudgeRelease(t *testing.T) {
 			RefsBefore: c.before, RefsHeld: c.held, RefsAfter: c.after}
 		assert.Equal(t, map[string]string{c.id: c.result}, judgedAs(t, core.JudgeExport(&ec, nil)), c.name)
 	}
+
+	// the deleter's calls, counted by a trampoline, where the references
+	// cannot tell (they came back to where they were)
+	counted := []struct {
+		name, release string
+		calls         int64
+		want          map[string]string
+	}{
+		{"dropped, deleted once", "unconsumed", 1, map[string]string{"P6.destructor": core.Pass}},
+		{"dropped, never deleted", "unconsumed", 0, map[string]string{"P6.destructor": core.Fail}},
+		{"consumed, deleted once", "nogil", 1, map[string]string{"P7.thread": core.Pass}},
+		{"consumed, never deleted", "nogil", 0, map[string]string{"P7.thread": core.Fail}},
+		{"consumed, deleted again by the destructor", "nogil", 2,
+			map[string]string{"P6.destructor": core.Fail, "P7.thread": core.Pass}},
+	}
+	for _, c := range counted {
+		ec := core.ExportCase{MaxVersion: v2(1, 3), Device: [2]int64{1, 0}, Release: c.release,
+			RefsBefore: 2, RefsHeld: 3, RefsAfter: 2, DeleterCalls: &c.calls}
+		assert.Equal(t, c.want, judgedAs(t, core.JudgeExport(&ec, nil)), c.name)
+	}
 }
 
 func TestJudgeRefusals(t *testing.T) {

@@ -33,6 +33,7 @@ BROKEN = {
     "broken_dlpack.stream_ignored": {"P5.stream"},
     "broken_dlpack.crash_major_two": {"X.crash"},
     "broken_dlpack.leaky_deleter": {"P6.destructor", "P7.thread"},
+    "broken_dlpack.destructor_after_rename": {"P6.destructor"},
     "broken_dlpack.api_empty": {"C9.header", "C9.export", "C9.allocator", "C9.to_py"},
     "broken_dlpack.device_id_none": {"P8.device"},
     "broken_dlpack.c_drops_keywords": {"C7.pass"},

@@ -150,7 +150,10 @@ def _consumer_stream(device_type: int, device_id: int, /) -> Any: ...  # PyCapsu
 def _judge_export(case: str, capsule: Any, /) -> str: ...  # core.JudgeExport: the results of one graded export, as JSON
 def _judge_import(case: str, /) -> str: ...  # core.JudgeImport: the results of one graded from_dlpack, as JSON
 def _owner_refs(a: Array, /) -> int: ...  # references to the memory of a
+@overload
 def _probe_capsule(cap: Any, /) -> tuple[Any, int]: ...  # a counting-deleter copy of cap (consumed), for godlpack check
+@overload
+def _probe_capsule(cap: Any, in_place: bool, /) -> Any: ...  # in_place: cap's own deleter counted (None: it has none)
 def _probe_calls(probe: int, /) -> int: ...  # how many times that deleter ran
 # C9, for godlpack check: how 0 from_py(x), 1 to_py(cap's tensor), 2 allocator(cap's tensor as the prototype)
 def _exchange_api(x: Any, how: int, cap: Any = None, /) -> tuple[tuple[int, int], list[str], int, Any] | None: ...

@@ -19,3 +19,14 @@ func Probe(m unsafe.Pointer, versioned bool) (unsafe.Pointer, func() int64) {
 	p := C.gd_probe_new(m, v, &calls)
 	return p, func() int64 { return int64(C.gd_probe_calls(calls)) }
 }
+
+// Patch is gd_probe_patch: m's deleter counted in place (m keeps its own
+// struct), and how many times it has run so far.
+func Patch(m unsafe.Pointer, versioned bool) func() int64 {
+	v := C.int(0)
+	if versioned {
+		v = 1
+	}
+	calls := C.gd_probe_patch(m, v)
+	return func() int64 { return int64(C.gd_probe_calls(calls)) }
+}

@@ -11,5 +11,6 @@ asarray, Array = namespace(lambda a, kw: a.__dlpack__(**kw))
 
 
 def from_dlpack(x, *, device=None, copy=None):
-    a = gd.from_dlpack(ask(x))  # copy is not passed on
+    cap = ask(x)  # a local, not a temporary: the capsule dies as this frame does, not mid-call with an error set
+    a = gd.from_dlpack(cap)  # copy is not passed on
     return np.asarray(a.copy() if copy else a)

@@ -78,7 +78,7 @@ var Module = []Fn{
 	{"_judge_import", "gd_mod_judge_import", varArgs, "", ""},
 	{"_owner_refs", "gd_mod_owner_refs", oneArg, "", ""},
 	{"_exchange_api", "gd_mod_exchange_api", varArgs, "", ""},
-	{"_probe_capsule", "gd_mod_probe_capsule", oneArg, "", ""},
+	{"_probe_capsule", "gd_mod_probe_capsule", varArgs, "", ""},
 	{"_probe_calls", "gd_mod_probe_calls", oneArg, "", ""},
 	{"_arange", "gd_mod_arange", varArgs, "", ""},
 	{"_convert", "gd_mod_convert", varArgs, "", ""},
