@@ -272,7 +272,10 @@ func judgeRelease(c *ExportCase, add func(string, bool, string, ...any)) {
 	if n := c.DeleterCalls; n != nil && *n > 1 && c.Release == "nogil" {
 		add("P6.destructor", false, "the deleter ran %d times after the capsule was consumed and %s: the "+
 			"capsule's destructor ran it too, after the rename", *n, how)
-	} else if n != nil {
+	} else if n != nil && (*n > 0 || c.Release == "nogil") {
+		// a destructor may free its tensor through its own function rather
+		// than the deleter field (jax's): no call of an unconsumed capsule's
+		// is then the references' to judge
 		add(id, *n == 1, "the deleter ran %d times after the capsule was %s; expected once", *n, how)
 	}
 	add(id, c.RefsHeld <= c.RefsBefore || c.RefsAfter == c.RefsBefore,

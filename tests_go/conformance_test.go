@@ -197,7 +197,8 @@ func TestJudgeRelease(t *testing.T) {
 		want          map[string]string
 	}{
 		{"dropped, deleted once", "unconsumed", 1, map[string]string{"P6.destructor": core.Pass}},
-		{"dropped, never deleted", "unconsumed", 0, map[string]string{"P6.destructor": core.Fail}},
+		{"dropped, freed by the destructor's own function", "unconsumed", 0, map[string]string{"P6.destructor": core.Pass}},
+		{"dropped, deleted twice", "unconsumed", 2, map[string]string{"P6.destructor": core.Fail}},
 		{"consumed, deleted once", "nogil", 1, map[string]string{"P7.thread": core.Pass}},
 		{"consumed, never deleted", "nogil", 0, map[string]string{"P7.thread": core.Fail}},
 		{"consumed, deleted again by the destructor", "nogil", 2,

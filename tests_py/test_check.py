@@ -43,6 +43,7 @@ BROKEN = {
     "broken_dlpack.c_no_rename": {"C3.rename"},
     "broken_dlpack.c_read_only_ignored": {"C5.read_only"},
     "broken_dlpack.c_crash_major_two": {"X.crash"},
+    "broken_dlpack.c_crash_negative_strides": {"X.crash"},
 }
 # every check's level, as docs/rules.md ("Levels") argues it from the standard's text:
 # a broken library fails its checks at these levels (core's table must agree)

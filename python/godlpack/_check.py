@@ -396,7 +396,9 @@ def import_cases(t: Target) -> list[ImportSpec]:
         out.append(ImportSpec(len(out), dt, layout, ro, label, kw, **extra))
 
     for dt in t.dtypes:
-        layouts = [la for la in LAYOUTS if la not in t.no_views] if dt == SWEEP_DTYPE else ["contiguous"]
+        # every layout, whatever the target can make itself (no_views is
+        # about its own arrays): a consumer is handed what producers export
+        layouts = list(LAYOUTS) if dt == SWEEP_DTYPE else ["contiguous"]
         for layout in layouts:
             for label, kw, old in variants if dt == SWEEP_DTYPE else variants[:1]:
                 add(dt, layout, False, label, kw, old=old)
