@@ -122,6 +122,31 @@ def test_numpy_fails_only_numpy_32697_and_the_refusal_class():
     assert classes == ({"RuntimeError", "SystemError"} if old else {"SystemError"}), checks["C4.class"]["evidence"]
 
 
+# Each library's findings, as docs/conformance.md's report cards give them
+# for the versions requirements-interop.txt pins: the checks it fails. A
+# change is a new finding of the checker or a library that changed; the card
+# says which, and is rerun with it.
+FINDINGS = {
+    "torch": {"P3.dl_device", "P4.copy", "C4.class"},
+    "jax": {"P3.dl_device", "P1.name", "P2.read_only", "C1.versioned", "C7.copy", "C7.pass", "C4.class"},
+    "dpnp": {"C3.deleter", "C.values", "C4.class"},
+    "array_api_strict": {"C3.deleter", "C7.pass", "C4.class"},
+    "pyarrow": {"P2.read_only"},
+}
+# the findings that are the standard's MUSTs (check --level must fails on them)
+MUST_FINDINGS = {"torch": {"P3.dl_device", "P4.copy"}, "jax": {"P3.dl_device", "C7.copy"},
+                 "dpnp": {"C3.deleter", "C.values"}, "array_api_strict": {"C3.deleter"}, "pyarrow": set()}
+
+
+@pytest.mark.parametrize("lib", [pytest.param(lib, marks=requires(lib)) for lib in sorted(FINDINGS)])
+def test_the_report_cards_hold(lib):
+    r = _check.check(lib, level="must")
+    bad = {c["id"] for c in r.checks if c["result"] in ("FAIL", "CRASH", "HANG")}
+    assert bad == FINDINGS[lib], _outcome(r)
+    assert {c["id"] for c in r.checks if c["id"] in bad and r.gated(c)} == MUST_FINDINGS[lib]
+    assert r.ok == (not MUST_FINDINGS[lib])
+
+
 # broken_dlpack.hostile's attacks on the checker (issue 36, item 7): where:what
 # -> the process check it fails. Each run has 3 s per case (--timeout 3).
 HOSTILE = {

@@ -773,9 +773,16 @@ def child(target: str, skip: int, role: str, device: str | None = None, fd: int 
     if role == "info":
         return _info(target, device, say)
     t = target_of(target, device)
+    import gc
+
     import numpy as np
 
+    import godlpack  # noqa: F401  (the producers' arrays)
+
     mod = importlib.import_module(t.module)
+    # What the imports made is never garbage: frozen, it is left out of the
+    # collections each case runs (which would otherwise walk all of torch).
+    gc.freeze()
     if role == "consumer":
         specs = import_cases(t)
         for spec in specs[skip:]:
@@ -938,13 +945,19 @@ def check(target: str, verbose: bool = False, roles: tuple[str, ...] = ROLES, de
     info = got["info"]
     results: list[dict[str, Any]] = []
     calls = 0
-    for role in roles:
-        names, reproducers = [n for n, _ in info[role]], dict(info[role])  # the children count cases by index
-        calls += len(names)
-        for r in _run_children(target, role, names, verbose, info["device"] if info["named"] else None,
-                               timeout):
-            r.setdefault("reproducer", reproducers.get(r["case"], ""))
-            results.append(r)
+    from concurrent.futures import ThreadPoolExecutor
+
+    # the roles' children run at once: each imports the target, which is
+    # most of a run's time for a large library
+    with ThreadPoolExecutor(len(roles)) as pool:
+        runs = [pool.submit(_run_children, target, role, [n for n, _ in info[role]], verbose,
+                            info["device"] if info["named"] else None, timeout) for role in roles]
+        for role, run in zip(roles, runs):
+            reproducers = dict(info[role])  # the children count cases by index
+            calls += len(reproducers)
+            for r in run.result():
+                r.setdefault("reproducer", reproducers.get(r["case"], ""))
+                results.append(r)
     return Report(target, info["version"], info["device"], _grade(results, roles, timeout), calls,
                   time.monotonic() - start, level)
 
