@@ -26,6 +26,7 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from . import _native, _tables
@@ -662,6 +663,12 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
         del ns["y"], got
     del y
     gc.collect()
+    # a library that frees imports on a thread of its own (jax) is given a
+    # moment for it before its deleter calls are counted
+    deadline = time.monotonic() + (2.0 if t.frees_later else 0.0)
+    while time.monotonic() < deadline and any(_native._probe_calls(p) == 0 for p in probe.probes):
+        time.sleep(0.01)
+        gc.collect()
     case["refs_after"] = _native._owner_refs(src)
     case["deleter_after"] = [_native._probe_calls(p) for p in probe.probes]
     if c.pydtor:  # the names the capsules died with, when their destructor could tell
@@ -933,37 +940,44 @@ def check(target: str, verbose: bool = False, roles: tuple[str, ...] = ROLES, de
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     start = time.monotonic()
-    events, death = _events(target, "info", device, [], verbose, ["--skip", "0"], timeout)
-    got = next((ev for ev in events if "info" in ev or "error" in ev), None)
-    if got is None:
-        assert death is not None
-        line = {"id": "X.import", "case": f"import {target}", **death}
-        return Report(target, "?", device or "?", _grade([line], roles, timeout, imported=False), 0,
-                      time.monotonic() - start, level)
-    if "error" in got:
-        raise {"ImportError": ImportError, "CannotRun": CannotRun}.get(got["class"], ValueError)(got["error"])
-    info = got["info"]
-    results: list[dict[str, Any]] = []
-    calls = 0
     from concurrent.futures import ThreadPoolExecutor
 
-    # the roles' children run at once: each imports the target, which is
-    # most of a run's time for a large library
-    with ThreadPoolExecutor(len(roles)) as pool:
-        runs = [pool.submit(_run_children, target, role, [n for n, _ in info[role]], verbose,
-                            info["device"] if info["named"] else None, timeout) for role in roles]
+    # The info child (version, device, the cases) and each role's children
+    # run at once: each imports the target, most of a run's time for a
+    # large library. A role child needs the cases' names only to report a
+    # death, after its info has come.
+    with ThreadPoolExecutor(1 + len(roles)) as pool:
+        asked = pool.submit(_events, target, "info", device, lambda: [], verbose, ["--skip", "0"], timeout)
+
+        def info() -> dict[str, Any]:
+            events, _ = asked.result()
+            return next((ev["info"] for ev in events if "info" in ev), {})
+
+        runs = [pool.submit(_run_children, target, role, lambda role=role: [n for n, _ in info().get(role, [])],
+                            verbose, device, timeout) for role in roles]
+        events, death = asked.result()
+        got = next((ev for ev in events if "info" in ev or "error" in ev), None)
+        if got is None:
+            assert death is not None
+            line = {"id": "X.import", "case": f"import {target}", **death}
+            return Report(target, "?", device or "?", _grade([line], roles, timeout, imported=False), 0,
+                          time.monotonic() - start, level)
+        if "error" in got:
+            raise {"ImportError": ImportError, "CannotRun": CannotRun}.get(got["class"], ValueError)(got["error"])
+        results: list[dict[str, Any]] = []
+        calls = 0
         for role, run in zip(roles, runs):
-            reproducers = dict(info[role])  # the children count cases by index
+            reproducers = dict(got["info"][role])  # the children count cases by index
             calls += len(reproducers)
             for r in run.result():
                 r.setdefault("reproducer", reproducers.get(r["case"], ""))
                 results.append(r)
-    return Report(target, info["version"], info["device"], _grade(results, roles, timeout), calls,
+    return Report(target, got["info"]["version"], got["info"]["device"], _grade(results, roles, timeout), calls,
                   time.monotonic() - start, level)
 
 
-def _events(target: str, role: str, device: str | None, names: list[str], verbose: bool, extra: list[str],
-            timeout: float) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+def _events(target: str, role: str, device: str | None, names: Callable[[], list[str]], verbose: bool,
+            extra: list[str], timeout: float) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """Runs one child: its events, and how it died or hung (None when it
     ended well): {"result": "CRASH" | "HANG", "evidence": ...}. The child's
     events come on a pipe of its own, read with a deadline; what it prints
@@ -1009,7 +1023,7 @@ def _events(target: str, role: str, device: str | None, names: list[str], verbos
             events.append(ev)
             wait = timeout  # the import is behind it
             if verbose and "done" in ev:
-                print(f"  {role}: {names[ev['done']]}", file=sys.stderr)
+                print(f"  {role}: {names()[ev['done']]}", file=sys.stderr)
         rc = p.wait()
         said.seek(0)
         err = said.read()[-4000:].decode("utf-8", "replace").strip()
@@ -1023,21 +1037,22 @@ def _events(target: str, role: str, device: str | None, names: list[str], verbos
                     "evidence": f"the process ended {how}" + (f": {last[:300]}" if last else ", saying nothing")}
 
 
-def _run_children(target: str, role: str, names: list[str], verbose: bool, device: str | None,
+def _run_children(target: str, role: str, names: Callable[[], list[str]], verbose: bool, device: str | None,
                   timeout: float = CASE_TIMEOUT_S) -> list[dict[str, Any]]:
     """The results of every case of role, from child processes; a child
     that dies or hangs leaves CRASH or HANG for the case it ran, and the
-    next starts after it."""
+    next starts after it. names() gives the cases' names (it may wait for
+    them)."""
     results: list[dict[str, Any]] = []
     skip, replay = 0, True
     hangs = deaths = 0
-    while skip < len(names):
+    while True:
         extra = ["--skip", str(skip)] + ([] if replay else ["--no-replay"])
         events, death = _events(target, role, device, names, verbose, extra, timeout)
         begun = last = None
         for ev in events:
             if "harness" in ev:
-                raise HarnessError(f"{role} case {names[ev['harness']]}", ev["traceback"])
+                raise HarnessError(f"{role} case {names()[ev['harness']]}", ev["traceback"])
             if "begin" in ev:
                 begun = ev["begin"]
             elif "done" in ev:
@@ -1055,13 +1070,17 @@ def _run_children(target: str, role: str, names: list[str], verbose: bool, devic
         if begun is None:  # before its first case: at the import, in a child that worked before
             results.append({"id": "X.import", "case": f"import {target} (for the {role} role)", **death})
             break
-        kind = death["result"]
-        results.append({"id": "X.hang" if kind == "HANG" else "X.crash", "case": names[begun], **death})
+        kind, ns = death["result"], names()
+        if begun >= len(ns):  # the cases this process knows are not the info child's: nothing to name
+            break
+        results.append({"id": "X.hang" if kind == "HANG" else "X.crash", "case": ns[begun], **death})
         skip = begun + 1
         hangs, deaths = (hangs + 1, 0) if kind == "HANG" else (0, deaths + 1)
-        if (hangs >= HANGS_IN_ROW or deaths >= DEATHS_IN_ROW) and skip < len(names):
-            results[-1]["evidence"] += (f"; the {len(names) - skip} cases of the {role} role after it were not run: "
+        if (hangs >= HANGS_IN_ROW or deaths >= DEATHS_IN_ROW) and skip < len(ns):
+            results[-1]["evidence"] += (f"; the {len(ns) - skip} cases of the {role} role after it were not run: "
                                         f"{'HANG' if hangs else 'CRASH'} {hangs or deaths} times in a row")
+            break
+        if skip >= len(ns):
             break
     return results
 

@@ -55,6 +55,9 @@ class Target:
     # every array the library makes is immutable (jax, pyarrow, tensorflow):
     # each case is a read-only one, so P2 asks every export to say READ_ONLY
     immutable: bool = False
+    # it frees what it imported on a thread of its own, a moment after the
+    # import dies (jax): the checker waits for that before counting
+    frees_later: bool = False
     # the library's arrays are 1-d: the expected values are the data raveled
     flat: bool = False
     # As a consumer: its from_dlpack of producer {p} with keywords {kw}
@@ -126,6 +129,7 @@ TARGETS: dict[str, Target] = {
                   dtypes=["bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32",
                           "complex64"], from_dlpack="jnp.from_dlpack({p}{kw})", pointer="{y}.unsafe_buffer_pointer()",
                   writable="False", cpu_device="__import__('jax').devices('cpu')[0]", immutable=True,
+                  frees_later=True,
                   note="64-bit types need jax_enable_x64; jax arrays are immutable"),
     "array_api_strict": Target("array_api_strict", "xp", "xp.asarray(np.array({data}))",
                                dtypes=[d for d in DTYPES if d != "float16"], from_dlpack="xp.from_dlpack({p}{kw})",
