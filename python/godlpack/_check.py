@@ -949,12 +949,14 @@ def check(target: str, verbose: bool = False, roles: tuple[str, ...] = ROLES, de
     with ThreadPoolExecutor(1 + len(roles)) as pool:
         asked = pool.submit(_events, target, "info", device, lambda: [], verbose, ["--skip", "0"], timeout)
 
-        def info() -> dict[str, Any]:
-            events, _ = asked.result()
-            return next((ev["info"] for ev in events if "info" in ev), {})
+        def names_of(role: str) -> Callable[[], list[str]]:
+            def names() -> list[str]:
+                events, _ = asked.result()
+                info: dict[str, Any] = next((ev["info"] for ev in events if "info" in ev), {})
+                return [n for n, _ in info.get(role, [])]
+            return names
 
-        runs = [pool.submit(_run_children, target, role, lambda role=role: [n for n, _ in info().get(role, [])],
-                            verbose, device, timeout) for role in roles]
+        runs = [pool.submit(_run_children, target, role, names_of(role), verbose, device, timeout) for role in roles]
         events, death = asked.result()
         got = next((ev for ev in events if "info" in ev or "error" in ev), None)
         if got is None:
