@@ -485,22 +485,13 @@ func (e *Entry) Prepare(ctx context.Context, f *Frame, nargs int) error {
 // Run calls the function on a frame Prepare has filled, its error prefixed
 // with the function's name. It does not recover a panic of the function:
 // the caller does, once for the whole call, and reports it with
-// PanicError.
+// PanicError. While blocks are checked (core.CheckBlocks) a fault in the
+// function, which a kept block's sealed memory gives, is such a panic
+// rather than the end of the process.
 func (e *Entry) Run(f *Frame) error {
 	if core.BlocksChecked() {
-		return e.runFaulting(f)
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	}
-	if err := e.call(f.Args[:len(e.goKinds)], f.Res[:len(e.Results)]); err != nil {
-		return e.wrap(err)
-	}
-	return nil
-}
-
-// runFaulting is Run while blocks are checked (core.CheckBlocks): a fault
-// in the function, which a kept block's sealed memory gives, is a panic
-// that PanicError words, not the end of the process.
-func (e *Entry) runFaulting(f *Frame) error {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	if err := e.call(f.Args[:len(e.goKinds)], f.Res[:len(e.Results)]); err != nil {
 		return e.wrap(err)
 	}
