@@ -32,6 +32,10 @@ const (
 	LevelAdvice = "godlpack" // godlpack's advice: what a careful library does where the standard is silent
 )
 
+// CheckLevels are the levels, strictest first: `check --level L` gates on
+// the checks of L and of the levels before it.
+var CheckLevels = []string{LevelMust, LevelShould, LevelAdvice}
+
 // Check outcomes.
 const (
 	Pass  = "PASS"

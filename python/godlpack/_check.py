@@ -902,10 +902,11 @@ class Report:
 
 
 # --level's names -> the checks' levels (core.LevelMust, ...), strictest first
-LEVELS = {"must": "MUST", "should": "SHOULD", "godlpack": "godlpack"}
-LEVEL_RANK = {"MUST": 0, "SHOULD": 1, "godlpack": 2}
-LEVEL_TITLES = {"MUST": "MUST: what the standard requires", "SHOULD": "SHOULD: what the standard recommends",
-                "godlpack": "godlpack: our advice, where the standard is silent"}
+LEVELS = {lv.lower(): lv for lv in _tables.CHECK_LEVELS}
+LEVEL_RANK = {lv: i for i, lv in enumerate(_tables.CHECK_LEVELS)}
+MUST, _, ADVICE = _tables.CHECK_LEVELS
+LEVEL_TITLES = {lv: f"{lv}: {what}" for lv, what in zip(_tables.CHECK_LEVELS, (
+    "what the standard requires", "what the standard recommends", "our advice, where the standard is silent"))}
 
 
 def failure_text(c: dict[str, Any]) -> str:
@@ -1090,10 +1091,10 @@ def _run_children(target: str, role: str, names: Callable[[], list[str]], verbos
 # The lines of the process checks, which pass when nothing went wrong.
 # A crash or a hang fails at every level (docs/rules.md, "Levels").
 PROCESS_CHECKS = [
-    {"id": "X.import", "rule": "importing the target neither kills nor hangs the process", "level": "MUST"},
-    {"id": "X.crash", "rule": "no call of __dlpack__ or from_dlpack kills the process", "level": "MUST"},
+    {"id": "X.import", "rule": "importing the target neither kills nor hangs the process", "level": MUST},
+    {"id": "X.crash", "rule": "no call of __dlpack__ or from_dlpack kills the process", "level": MUST},
     {"id": "X.hang", "rule": "every call of __dlpack__ or from_dlpack returns within the case's time ({t:g} s)",
-     "level": "MUST"},
+     "level": MUST},
 ]
 
 
@@ -1121,7 +1122,7 @@ def _grade(results: list[dict[str, Any]], roles: tuple[str, ...], timeout: float
                                   "reproducer": _showing(r.get("reproducer", ""), show)} for r in _diverse(bad)]})
     na = [r for r in results if r["result"] == "N/A" and not r["id"]]
     if na:
-        out.append({"id": "X.make", "rule": "arrays the target could not make (not graded)", "level": "godlpack",
+        out.append({"id": "X.make", "rule": "arrays the target could not make (not graded)", "level": ADVICE,
                     "result": "N/A",
                     "cases": len(na), "failed": 0,
                     "evidence": [{"case": r["case"], "evidence": r["evidence"], "reproducer": ""} for r in na[:5]]})
