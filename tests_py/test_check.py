@@ -312,6 +312,11 @@ def dlpack_report_of(module):
     return _check.check(module, roles=("producer",))
 
 
+def test_an_unknown_level_is_a_value_error_naming_the_levels():
+    with pytest.raises(ValueError, match=r"check\(\): level must be one of must, should, godlpack, not 'x'"):
+        _check.check("numpy", level="x")
+
+
 def test_the_pytest_checks_without_a_target_are_one_usage_error(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "GODLPACK_CHECK_TARGET"}
     p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs",

@@ -939,7 +939,7 @@ def check(target: str, verbose: bool = False, roles: tuple[str, ...] = ROLES, de
     when it is not installed, ValueError for a device it is not checked on
     or an unknown level."""
     if level not in LEVELS:
-        raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+        raise ValueError(f"check(): level must be one of {', '.join(LEVELS)}, not {level!r}; pass one of those")
     start = time.monotonic()
     from concurrent.futures import ThreadPoolExecutor
 
