@@ -233,6 +233,9 @@ func CallC(i int, args unsafe.Pointer, nargs int, res unsafe.Pointer, wait time.
 	}
 	e, cargs := table[i], unsafe.Slice((*C.gd_fn_val)(args), n)
 	if !e.Context {
+		if e.direct != nil && givenAll(e, cargs) {
+			return false, 0, callDirect(e, cargs, res)
+		}
 		return false, 0, callNow(e, cargs, res)
 	}
 	p := &Pending{Entry: e, NArgs: n}
@@ -341,4 +344,141 @@ func callNow(e *Entry, cargs []C.gd_fn_val, res unsafe.Pointer) (err error) {
 		inFn = false
 	}
 	return finish(e, f.Args[:n], f.Res[:len(e.Results)], err, res, f)
+}
+
+// givenAll reports whether the skin gave every parameter, each of its kind:
+// what a direct call needs, since it has no defaults to fill or kinds to
+// refuse (Prepare does both).
+func givenAll(e *Entry, cargs []C.gd_fn_val) bool {
+	if len(cargs) != len(e.Params) {
+		return false
+	}
+	for k := range cargs {
+		if Kind(cargs[k].kind) != e.Params[k].Kind {
+			return false
+		}
+	}
+	return true
+}
+
+// callDirect is callNow without Values: the entry's direct adapter reads
+// the arguments from the skin's slots (in) and writes a number result into
+// them (ret); only an array result goes through the frame's Res and
+// putResults. The array arguments are lent (Quick) or borrowed as in
+// callNow, and a panic is reported the same way.
+func callDirect(e *Entry, cargs []C.gd_fn_val, res unsafe.Pointer) (err error) {
+	f := callFrame(e)
+	f.used = 0 // no Args to clear
+	inFn := false
+	defer func() {
+		r := recover()
+		switch {
+		case r != nil && inFn:
+			err = e.PanicError(r)
+		case r != nil:
+			err = fmt.Errorf("gofunc: godlpack internal error (recovered Go panic: %v); please report it: %w", r,
+				core.ErrInternal)
+		case inFn:
+			fmt.Fprintf(os.Stderr, "godlpack: %v; Go ends the process when a function called from Python "+
+				"does so (a function that takes a context.Context runs on a goroutine, where it is this error)\n",
+				e.GoexitError())
+		}
+		err = endDirect(e, f, len(cargs), err, res)
+		if f == e.held.f { // endDirect left nothing to clear
+			e.held.busy = false
+		} else {
+			e.FreeFrame(f)
+		}
+	}()
+	for k := range cargs {
+		if c := &cargs[k]; Kind(c.kind) == KindArray {
+			H := hdr(unsafe.Pointer(&c.h))
+			nd := int(H.Ndim)
+			if e.Quick {
+				f.arrays[k] = f.Lend(k, *H, dims(c.shape, nd), dims(c.strides, nd))
+			} else {
+				f.arrays[k] = f.Borrow(*H, dims(c.shape, nd), dims(c.strides, nd))
+			}
+		}
+	}
+	f.slots, f.in, f.out = true, unsafe.Pointer(unsafe.SliceData(cargs)), res
+	inFn = true
+	err = e.Run(f)
+	inFn = false
+	return err
+}
+
+// endDirect is finish for a direct call: an array result goes to the skin
+// (before the arguments end: it may be one of them), then every array of
+// the call ends.
+func endDirect(e *Entry, f *Frame, n int, err error, res unsafe.Pointer) error {
+	if v := &f.Res[0]; v.Kind != 0 {
+		if err == nil {
+			if err = putResults(f.Res[:1], unsafe.Slice((*C.gd_fn_val)(res), 1)); err != nil {
+				err = core.WithClass(core.ClassOf(err), e.Name+"(): "+err.Error(), err)
+			}
+		}
+		if v.Array != nil {
+			v.Array.Release()
+		}
+		*v = Value{}
+	}
+	for k := range f.arrays[:n] {
+		if a := f.arrays[k]; a != nil {
+			if e.Quick {
+				f.lent[k].Return(a)
+			} else {
+				a.Release()
+			}
+			f.arrays[k] = nil
+		}
+	}
+	f.slots, f.in, f.out = false, nil, nil
+	return err
+}
+
+// in reads argument k of a direct call as a T (its kind checked by
+// givenAll): an array from the frame, a number from the skin's slot.
+func in[T any](f *Frame, k int) (v T) {
+	if p, ok := any(&v).(**core.Array); ok {
+		*p = f.arrays[k]
+		return v
+	}
+	c := (*C.gd_fn_val)(unsafe.Add(f.in, uintptr(k)*C.sizeof_gd_fn_val))
+	switch p := any(&v).(type) {
+	case *int:
+		*p = int(c.i)
+	case *int64:
+		*p = int64(c.i)
+	case *float64:
+		*p = float64(c.f)
+	case *bool:
+		*p = c.i != 0
+	case *complex128:
+		*p = complex(float64(c.f), float64(c.im))
+	}
+	return v
+}
+
+// ret writes the result x of a direct call: a number into the skin's slot,
+// an array into the frame's Res for endDirect.
+func ret[T any](f *Frame, x T) {
+	c := (*C.gd_fn_val)(f.out)
+	switch p := any(&x).(type) {
+	case *int:
+		c.kind, c.i = C.int32_t(KindInt), C.int64_t(*p)
+	case *int64:
+		c.kind, c.i = C.int32_t(KindInt), C.int64_t(*p)
+	case *float64:
+		c.kind, c.f = C.int32_t(KindFloat), C.double(*p)
+	case *bool:
+		c.kind, c.i = C.int32_t(KindBool), 0
+		if *p {
+			c.i = 1
+		}
+	case *complex128:
+		c.kind, c.f, c.im = C.int32_t(KindComplex), C.double(real(*p)), C.double(imag(*p))
+	default:
+		put(&f.Res[0], x)
+	}
 }

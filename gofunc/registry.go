@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/godlpack/godlpack/core"
 )
@@ -49,8 +50,14 @@ type Entry struct {
 	// all given needs no Prepare (callNow).
 	constrained bool
 	call        func(args []Value, res []Value) error
-	spare       atomic.Pointer[Frame] // a free frame of this entry (NewFrame)
-	held        heldFrame             // the frame of Quick calls from the skin (CallC)
+	// direct is the adapter of a direct call (callDirect): it reads its
+	// arguments from the skin's slots and writes a number result into them
+	// itself, with no Values in between. nil where a parameter or result
+	// needs a Value (a string, []int64, a context, a tuple) or a parameter
+	// has constraints to check.
+	direct func(f *Frame) error
+	spare  atomic.Pointer[Frame] // a free frame of this entry (NewFrame)
+	held   heldFrame             // the frame of Quick calls from the skin (CallC)
 }
 
 // heldFrame is the frame of an entry's Quick calls through CallC, which the
@@ -220,8 +227,8 @@ func (e *Entry) applySource() {
 // register builds the entry; bad registrations are programming errors and
 // panic at init, naming the function.
 func register(name string, fn any, goKinds []Kind, results []Kind, tuple bool, opts []Option,
-	call func(args []Value, res []Value) error) {
-	e := &Entry{Name: name, Results: results, Tuple: tuple, ctxPos: -1, goKinds: goKinds, call: call}
+	call func(args []Value, res []Value) error, direct func(f *Frame) error) {
+	e := &Entry{Name: name, Results: results, Tuple: tuple, ctxPos: -1, goKinds: goKinds, call: call, direct: direct}
 	if fv := reflect.ValueOf(fn); fv.Kind() != reflect.Func || fv.IsNil() {
 		panic(fmt.Sprintf("gofunc: registering %q: nil function", name))
 	}
@@ -304,7 +311,25 @@ func (e *Entry) build(specs []ParamSpec) error {
 			return fmt.Errorf("parameter %q without a default follows one with a default", p.Name)
 		}
 	}
+	if !e.directable() {
+		e.direct = nil
+	}
 	return nil
+}
+
+// directable reports whether a call may take the direct path: numbers and
+// unconstrained arrays in, at most one value out that is not a string or
+// []int64, no context.
+func (e *Entry) directable() bool {
+	if e.constrained || e.Context || e.Tuple || len(e.Results) > 1 {
+		return false
+	}
+	for _, k := range append(e.goKinds[:len(e.goKinds):len(e.goKinds)], e.Results...) {
+		if k == KindString || k == KindInts || k == KindContext {
+			return false
+		}
+	}
+	return true
 }
 
 func validName(s string) bool {
@@ -354,6 +379,12 @@ type Frame struct {
 	used int // Args entries that may hold something
 	lent [MaxParams]core.LendSlot
 	slab core.BorrowSlab
+
+	// A direct call's state (callDirect): the skin's slots, and the Arrays
+	// lent or borrowed over the array arguments.
+	slots   bool
+	in, out unsafe.Pointer
+	arrays  [MaxParams]*core.Array
 }
 
 // Borrow returns an Array borrowed for the call over h, shape and strides,
@@ -482,7 +513,7 @@ func (e *Entry) Prepare(ctx context.Context, f *Frame, nargs int) error {
 	return nil
 }
 
-// Run calls the function on a frame Prepare has filled, its error prefixed
+// Run calls the function on a frame Prepare (or callDirect) has filled, its error prefixed
 // with the function's name. It does not recover a panic of the function:
 // the caller does, once for the whole call, and reports it with
 // PanicError. While blocks are checked (core.CheckBlocks) a fault in the
@@ -492,7 +523,13 @@ func (e *Entry) Run(f *Frame) error {
 	if core.BlocksChecked() {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	}
-	if err := e.call(f.Args[:len(e.goKinds)], f.Res[:len(e.Results)]); err != nil {
+	var err error
+	if f.slots {
+		err = e.direct(f)
+	} else {
+		err = e.call(f.Args[:len(e.goKinds)], f.Res[:len(e.Results)])
+	}
+	if err != nil {
 		return e.wrap(err)
 	}
 	return nil

@@ -78,7 +78,7 @@ func index(t *testing.T, name string) int {
 func TestCallThroughTheCABI(t *testing.T) {
 	n, err := gofunc.Open()
 	require.NoError(t, err)
-	require.Equal(t, 12, n)
+	require.Equal(t, 18, n)
 	require.Len(t, gofunc.Opened(), n)
 
 	name, kinds, optional := Describe(func(d unsafe.Pointer) { gofunc.DescribeC(index(t, "greet"), d) })
@@ -103,6 +103,7 @@ func TestCallThroughTheCABI(t *testing.T) {
 	h, shape := res.Array(0)
 	assert.Equal(t, []int64{3}, shape)
 	assert.Equal(t, []float64{2, 4, 6}, unsafe.Slice((*float64)(h.Data), 3))
+	assert.EqualValues(t, 1, h.Owner.Refs(), "the result's reference is the skin's only: the Go Array released its own")
 	h.Owner.Release()
 	a.Release()
 

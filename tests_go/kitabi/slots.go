@@ -59,6 +59,19 @@ func (s *Slots) SetFloat(k int, f float64) {
 }
 func (s *Slots) SetInt(k int, i int64) { c := &s.slice()[k]; c.kind, c.i = C.GD_FN_INT, C.int64_t(i) }
 
+// SetBool and SetComplex fill argument slot k.
+func (s *Slots) SetBool(k int, b bool) {
+	c := &s.slice()[k]
+	c.kind, c.i = C.GD_FN_BOOL, 0
+	if b {
+		c.i = 1
+	}
+}
+func (s *Slots) SetComplex(k int, z complex128) {
+	c := &s.slice()[k]
+	c.kind, c.f, c.im = C.GD_FN_COMPLEX, C.double(real(z)), C.double(imag(z))
+}
+
 // SetString lends s's bytes to slot k until FreeStrings.
 func (s *Slots) SetString(k int, v string) {
 	c := &s.slice()[k]
@@ -78,6 +91,12 @@ func (s *Slots) SetArray(k int, h core.Header, shape, strides []int64) {
 // Float, Int and String read result slot k; String frees its bytes.
 func (s *Slots) Float(k int) float64 { return float64(s.slice()[k].f) }
 func (s *Slots) Int(k int) int64     { return int64(s.slice()[k].i) }
+
+// Complex reads result slot k.
+func (s *Slots) Complex(k int) complex128 {
+	c := &s.slice()[k]
+	return complex(float64(c.f), float64(c.im))
+}
 func (s *Slots) String(k int) string {
 	c := &s.slice()[k]
 	v := C.GoStringN(c.s, C.int(c.n))
