@@ -57,14 +57,14 @@ PyObject *gd_mod_gofuncs(PyObject *m, PyObject *unused) {
 
 /* _bench_floor(x): what every call of a registered function pays and
  * nothing more: a builtin's call, the GIL released, one call into an empty
- * Go export, the GIL taken back, a float made. make bench compares it with
- * gd.from_dlpack(ndarray) (group gofunc). x is ignored. */
+ * Go export, the GIL taken back, a float made; x True: the GIL held, as a
+ * Quick function's call holds it. make bench prints both (group gofunc). */
 PyObject *gd_mod_bench_floor(PyObject *m, PyObject *x) {
   char msg[GD_MSG_CAP];
   msg[0] = '\0';
-  PyThreadState *ts = PyEval_SaveThread();
+  PyThreadState *ts = x == Py_True ? NULL : PyEval_SaveThread();
   int cls = gd_go_fn_floor(msg);
-  PyEval_RestoreThread(ts);
+  if (ts != NULL) PyEval_RestoreThread(ts);
   if (cls != GD_OK) return gd_raise(cls, msg);
   return PyFloat_FromDouble(0.0);
 }

@@ -257,7 +257,7 @@ static PyMethodDef gd_module_methods[] = {
      "The Go functions of this module, as JSON."},
     {"_bench_floor", (PyCFunction)(void (*)(void))gd_mod_bench_floor, METH_O,
      "_bench_floor(x, /)\n--\n\n"
-     "An empty Go call with the GIL released: the least a Go function's call costs."},
+     "An empty Go call with the GIL released (x True: held): the least a Go function's call costs."},
     {"_go_allocs", (PyCFunction)(void (*)(void))gd_mod_go_allocs, METH_NOARGS,
      "_go_allocs()\n--\n\n"
      "Go heap objects allocated so far (for tests: hot paths add none)."},

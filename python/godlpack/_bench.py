@@ -204,7 +204,7 @@ class Bench:
                                "quick": _native._bench_call_quick, "floor": _native._bench_floor,
                                "add": np.add}
         stmts = ["probe(n)", "quick(n)", "gd.from_dlpack(n)", "probe(a)", "floor(n)", "floor(gd.from_dlpack(n))",
-                 "add.reduce(n)"]
+                 "add.reduce(n)", "floor(True)"]
         import importlib
 
         numba: Any = None
@@ -225,6 +225,11 @@ class Bench:
             self.add("10", "Quick Go function(ndarray) -> float", res["quick(n)"], res["nb(n)"],
                      "numba @njit(ndarray)", 1.2)
             self.add("i", "np.add.reduce(ndarray)", res["add.reduce(n)"], res["nb(n)"], "numba @njit(ndarray)", None)
+            # what is left of a call with nothing to do: row 10's floors
+            self.add("i", "empty Go call, GIL released (default's floor)", res["floor(n)"], res["nb(n)"],
+                     "numba @njit(ndarray)", None)
+            self.add("i", "empty Go call, GIL held (Quick's floor)", res["floor(True)"], res["nb(n)"],
+                     "numba @njit(ndarray)", None)
         else:
             self.note("10", "Go function(ndarray) -> float", "numba not installed (requirements-bench.txt)")
             self.note("10", "Quick Go function(ndarray) -> float", "numba not installed (requirements-bench.txt)")

@@ -189,7 +189,7 @@ def may_share_memory(a: Any, b: Any) -> bool: ...  # any arrays (DLPack or buffe
 def _gofuncs() -> str: ...  # JSON description of the module's Go functions
 def _bench_call(a: Any) -> float: ...
 def _bench_call_quick(a: Any) -> float: ...  # gofunc.Quick(): the GIL held
-def _bench_floor(x: object, /) -> float: ...  # an empty Go call, the GIL released
+def _bench_floor(x: object, /) -> float: ...  # an empty Go call, the GIL released (x True: held)
 def _bench_box3(img: Any) -> Array: ...  # a 3x3 box mean through core.ReadRows (make bench row 13)
 def _bench_sum(a: Any) -> float: ...  # ReadBlocks + SumOf (make bench row 15)
 def _bench_colmean(a: Any) -> Array: ...  # numpy.mean(a, 0) through ReadRows (make bench row 15)

@@ -96,7 +96,7 @@ var Module = []Fn{
 	{"_vectorcall_method", "gd_mod_vectorcall_method", noArgs, "", ""},
 	{"_gofuncs", "gd_mod_gofuncs", noArgs, "", "The Go functions of this module, as JSON."},
 	{"_bench_floor", "gd_mod_bench_floor", oneArg, "x, /",
-		"An empty Go call with the GIL released: the least a Go function's call costs."},
+		"An empty Go call with the GIL released (x True: held): the least a Go function's call costs."},
 	{"_go_allocs", "gd_mod_go_allocs", noArgs, "",
 		"Go heap objects allocated so far (for tests: hot paths add none)."},
 	{"_go_crossings", "gd_mod_go_crossings", noArgs, "",
