@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import types
 from collections.abc import Mapping, Sequence
 
 GODLPACK_MODULE = "github.com/godlpack/godlpack"
@@ -350,9 +351,75 @@ def go_build_command(
     argv = [go, "build", "-buildvcs=false", "-tags", tags, f"-buildmode={'plugin' if plugin else 'c-shared'}"]
     if not debug:
         argv.append("-trimpath")
-        ldflags = "-s -w " + ldflags
+        # Go's own build id hashes the absolute paths of CC and go.work: a
+        # release build names what it is made of instead (content_build_id),
+        # so that it is the same file from any checkout
+        ldflags = f"-s -w -buildid={content_build_id(go, argv, env, workdir)} " + ldflags
     argv += [f"-ldflags={ldflags}", "-o", out, "."]
     return argv, env
+
+
+def _sibling(name: str) -> types.ModuleType:
+    """The module name.py beside this file, loaded by path: setup.py loads
+    this file before any godlpack package exists."""
+    spec = importlib.util.spec_from_file_location(f"godlpack_{name.lstrip('_')}", os.path.join(HERE, f"{name}.py"))
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _work_dirs(workdir: str) -> list[str]:
+    """The module directories go.work in workdir uses, absolute."""
+    try:
+        with open(os.path.join(workdir, "go.work"), encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return [workdir]
+    block = re.search(r"^use\s*\((.*?)^\)", text, re.M | re.S)
+    lines = block.group(1).splitlines() if block else re.findall(r"^use\s+(.+)$", text, re.M)
+    dirs = [ln.split("//", 1)[0].strip().strip('"`') for ln in lines]
+    return [os.path.normpath(os.path.join(workdir, d)) for d in dirs if d]
+
+
+def content_build_id(go: str, argv: Sequence[str], env: Mapping[str, str], workdir: str) -> str:
+    """The build id of a release build: a hash of what the build is made of,
+    with no path in it. The Go version; the command and the environment
+    that change the code (CC by its name and version, CGO_CFLAGS without
+    the Python include directory); and, by path relative to its module, the
+    content of every file the build reads in each module go.work uses
+    (_gofiles.module_files). Two builds share it only when they are built
+    from the same files the same way, which is what a kit's plugin
+    fingerprint (write_buildinfo) and the kit cache (godlpack/_kits.py) rely
+    on it to say."""
+    import hashlib
+
+    gofiles = _sibling("_gofiles")
+    h = hashlib.sha256()
+
+    def add(*parts: str) -> None:
+        for part in parts:
+            h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+
+    add("godlpack build id 1", _go_version_of(go), *argv[1:])
+    cc = env.get("CC", "")
+    add("CC", " ".join(os.path.basename(w) for w in shlex.split(cc)), _cc_version(cc or "gcc"))
+    include = sysconfig.get_paths()["include"]
+    add("CGO_CFLAGS", env.get("CGO_CFLAGS", "").replace(f"-I{include} ", "", 1))
+    for name in ("CGO_LDFLAGS", "GOOS", "GOARCH", "GOAMD64", "GOARM64", "GOEXPERIMENT", "GOFLAGS"):
+        add(name, env.get(name, ""))
+    for root in sorted(_work_dirs(workdir), key=lambda d: _module_path(d) or ""):
+        add("module", _module_path(root) or "")
+        for rel in gofiles.module_files(root):
+            with open(os.path.join(root, rel), "rb") as f:
+                add(rel.replace(os.sep, "/"), hashlib.sha256(f.read()).hexdigest())
+    for name in sorted(os.listdir(workdir)):  # the generated main package, its module map
+        path = os.path.join(workdir, name)
+        if name != "go.work" and os.path.isfile(path):
+            with open(path, "rb") as f:
+                add(name, hashlib.sha256(f.read()).hexdigest())
+    digest = h.hexdigest()
+    return f"{digest[:32]}/{digest[32:64]}"
 
 
 def build_tags(environ: Mapping[str, str] = os.environ) -> str:
@@ -468,11 +535,7 @@ def write_buildinfo(out: str, go: str, env: Mapping[str, str], debug: bool,
     build id, which godlpack/_kits.py compares with the module loaded."""
     import json
 
-    # by path, as setup.py loads this file: no godlpack package may exist yet
-    spec = importlib.util.spec_from_file_location("godlpack_elf", os.path.join(HERE, "_elf.py"))
-    assert spec is not None and spec.loader is not None
-    _elf = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(_elf)
+    _elf = _sibling("_elf")
     py = shlex.quote(sys.executable)
     cc = env.get("CC", "")
     cflags = env.get("CGO_CFLAGS", "").split(" ", 1)
