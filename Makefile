@@ -88,7 +88,7 @@ demo: setup
 # only the tests that need its probes (test-py-probes) run.
 TEST_STEPS := setup test-go vet $(if $(filter true,$(CI)),test-py-probes,test-py) abi3-smoke
 CI_STEPS := test-slow test-cgocheck2 typecheck test-go-race fuzz-smoke sdist \
-  test-wheel test-wheel-aarch64 bench-quick
+  test-wheel wheel-repro test-wheel-aarch64 bench-quick
 test:
 	@MAKE="$(MAKE)" bash tools/steps.sh $(TEST_STEPS) $(if $(filter true,$(CI)),$(CI_STEPS))
 
@@ -242,6 +242,11 @@ WHEEL = dist/godlpack-$(VERSION)-cp311-abi3-$(WHEEL_PLAT).manylinux_2_17_x86_64.
 ZIG_TARGET_AARCH64 := aarch64-linux-gnu.2.17
 WHEEL_AARCH64 = dist/godlpack-$(VERSION)-cp311-abi3-manylinux2014_aarch64.manylinux_2_17_aarch64.whl
 WHEEL_TEST_VERSIONS ?= 3.11 3.12 3.13
+# The wheels' and the sdist's file times: the commit's (a build elsewhere sets its own)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
+ifneq ($(SOURCE_DATE_EPOCH),)
+export SOURCE_DATE_EPOCH
+endif
 # the first python<version> of pyenv or PATH
 find_python = $$(PYENV_VERSION=$$(pyenv versions --bare 2>/dev/null | grep -E "^$(1)(\.|$$)" | tail -n1) pyenv which python$(1) 2>/dev/null || command -v python$(1) || true)
 
@@ -290,6 +295,23 @@ wheel-aarch64: $(TOOLS)/.created
 	@echo "wheel-aarch64: $(WHEEL_AARCH64)"
 
 wheels: wheel wheel-aarch64
+
+# The x86-64 wheel built again from a clone of HEAD at another path must be the
+# same bytes as $(WHEEL): the Go build id names the build's content, not its
+# paths (_gobuild.content_build_id), and SOURCE_DATE_EPOCH sets the zip times.
+# Needs a checkout whose files are HEAD's (CI's clean clone).
+REPRO := build/repro/another/path/godlpack
+.PHONY: wheel-repro
+wheel-repro: $(TOOLS)/.created
+	test -f $(WHEEL) || $(MAKE) --no-print-directory wheel
+	@test -z "$$(git status --porcelain)" || { echo "wheel-repro: the checkout differs from HEAD (git status); commit first"; exit 1; }
+	rm -rf build/repro && git clone -q $(CURDIR) $(REPRO)
+	cd $(REPRO) && CC="$(CURDIR)/$(TOOLS_PY) -m ziglang cc -target $(ZIG_TARGET)" \
+	  $(CURDIR)/$(TOOLS_PY) -m pip wheel -q --no-build-isolation --no-deps -w raw . && \
+	  PATH="$(CURDIR)/$(TOOLS)/bin:$$PATH" $(CURDIR)/$(TOOLS_PY) -m auditwheel repair --plat $(WHEEL_PLAT) --only-plat -w out raw/*.whl
+	sha256sum $(WHEEL) $(REPRO)/out/$(notdir $(WHEEL))
+	@cmp $(WHEEL) $(REPRO)/out/$(notdir $(WHEEL)) && echo "wheel-repro: the same bytes from $(CURDIR) and $(REPRO)" || \
+	  { echo "wheel-repro: the wheels differ (diffoscope or unzip -l and cmp show where)"; exit 1; }
 
 # A kit's aarch64 wheel too, as a kit author makes it (issue 34): init-kit, then build-kit
 # --arch aarch64 from a venv holding the x86-64 wheel (its Go plugin cross-built for

@@ -21,6 +21,7 @@ import shutil
 import setuptools
 from setuptools import setup
 from setuptools.command.build_py import build_py
+from setuptools.command.sdist import sdist
 
 # pyproject.toml states its licence as an SPDX expression (PEP 639), which
 # setuptools reads from 77 on; an older one (a --no-build-isolation build)
@@ -77,6 +78,37 @@ class build_py_gosrc(build_py):
                         shutil.copy2(os.path.join(HERE, rel), os.path.join(dst, rel))
 
 
+class sdist_repro(sdist):
+    """sdist whose tarball is the same bytes for the same files wherever and
+    whenever it is made: members sorted, owned by root with no names, modes
+    0644 or 0755, times SOURCE_DATE_EPOCH (else 0) and no time in the gzip
+    header. setuptools stamps the files' own times."""
+
+    def make_distribution(self):
+        super().make_distribution()
+        for path in self.archive_files:
+            if path.endswith(".tar.gz"):
+                normalize_tarball(path, int(os.environ.get("SOURCE_DATE_EPOCH") or 0))
+
+
+def normalize_tarball(path, mtime):
+    """Rewrites the .tar.gz at path as sdist_repro says."""
+    import gzip
+    import io
+    import tarfile
+
+    with tarfile.open(path, "r:gz") as src:
+        members = [(m, src.extractfile(m).read() if m.isfile() else None) for m in src.getmembers()]
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as dst:
+        for m, data in sorted(members, key=lambda md: md[0].name):
+            m.mtime, m.uid, m.gid, m.uname, m.gname, m.pax_headers = mtime, 0, 0, "", "", {}
+            m.mode = 0o755 if m.isdir() or m.mode & 0o111 else 0o644
+            dst.addfile(m, io.BytesIO(data) if data is not None else None)
+    with open(path, "wb") as f, gzip.GzipFile(filename="", mode="wb", fileobj=f, mtime=0) as gz:
+        gz.write(buf.getvalue())
+
+
 REPOSITORY = "https://github.com/godlpack/godlpack/blob/main/"
 
 
@@ -98,6 +130,6 @@ if __name__ == "__main__":  # pip's build backend runs this file as __main__; te
         # godlpack._native is a module of the kit like any other: pyext and
         # the functions godlpack itself registers with gofunc.
         ext_modules=[GoExtension("godlpack._native", [], gosrc=HERE)],
-        cmdclass={"build_ext": build_go_ext, "build_py": build_py_gosrc},
+        cmdclass={"build_ext": build_go_ext, "build_py": build_py_gosrc, "sdist": sdist_repro},
         options={"bdist_wheel": {"py_limited_api": "cp311"}},
     )
