@@ -72,7 +72,8 @@ def test_go_build_command_strips_release_builds_through_both_linkers():
     ld = next(a for a in argv if a.startswith("-ldflags="))
     script = setup._gobuild.MODULE_MAP  # named by its content: Go's build cache sees a changed script
     assert re.fullmatch(r"module\.[0-9a-f]{8}\.map", script)
-    assert ld == f"-ldflags=-s -w '-extldflags=-Wl,--version-script=/w/{script} -s'"
+    buildid = setup._gobuild.content_build_id("go", argv[:argv.index("-trimpath") + 1], env, "/w")
+    assert ld == f"-ldflags=-s -w -buildid={buildid} '-extldflags=-Wl,--version-script=/w/{script} -s'"
     assert "-g" not in env["CGO_CFLAGS"].split() and env["CGO_LDFLAGS"] == "-O2" and "-trimpath" in argv
     argv, env = setup.go_build_command("go", "/tmp/x.so", "/w", debug=True, environ={})
     ld = next(a for a in argv if a.startswith("-ldflags="))
