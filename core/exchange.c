@@ -183,14 +183,14 @@ void gd_import_next(gd_import_state *s, gd_import_step *st) {
         req_base(s, &st->req);
         break;
       }
-      if (s->torch) {
+      if (s->torch && !s->shadowed) { // the API's checks are ours: only where the API is used
         s->phase = P_TORCHED;
         st->kind = GD_STEP_TORCH;
         break;
       }
       // fall through
     case P_TORCHED:
-      if (s->has_api && !s->has_device) { // C9
+      if (s->has_api && !s->has_device && !s->shadowed) { // C9: a subclass's own __dlpack__ speaks for it
         s->phase = P_API;
         st->kind = GD_STEP_API;
         req_base(s, &st->req);

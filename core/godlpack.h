@@ -532,6 +532,7 @@ typedef struct gd_import_state {
   int32_t own;         /* x is a godlpack.Array */
   int32_t torch;       /* x is a torch.Tensor (gd_torch_facts) */
   int32_t has_api;     /* x's type has a C exchange API we speak */
+  int32_t shadowed;    /* ... but type(x).__dlpack__ is not the one of the class that owns that API */
   int32_t kw;          /* x's type: 1 took our keywords, -1 refused them, 0 not known (C1) */
   int32_t stream_dev;  /* x's type was asked again with a stream on this device type (C8), or 0 */
   uint64_t host_copy_types; /* bit t: producers on device type t are asked for a host copy (gd_devices) */

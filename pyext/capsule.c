@@ -242,6 +242,26 @@ static const DLPackExchangeAPI *gd_exchange_api_lookup(PyObject *tp) {
   return NULL;
 }
 
+/* Whether type(x).__dlpack__ is not the one of the class that owns tp's
+ * exchange API (a subclass's own): core then asks __dlpack__ instead (C9). */
+static int gd_api_shadowed(PyObject *tp) {
+  PyObject *mro = PyObject_GetAttrString(tp, "__mro__"), *mine = PyObject_GetAttrString(tp, "__dlpack__");
+  int shadowed = 0, owns = 0;
+  for (Py_ssize_t i = 0; !owns && mro != NULL && PyTuple_Check(mro) && i < PyTuple_Size(mro); i++) {
+    PyObject *c = PyTuple_GetItem(mro, i), *d = PyObject_GetAttrString(c, "__dict__");
+    if ((owns = d != NULL && PyMapping_HasKeyString(d, "__dlpack_c_exchange_api__"))) {
+      PyObject *theirs = PyObject_GetAttrString(c, "__dlpack__");
+      shadowed = theirs != mine;
+      Py_XDECREF(theirs);
+    }
+    Py_XDECREF(d);
+  }
+  Py_XDECREF(mro);
+  Py_XDECREF(mine);
+  if (PyErr_Occurred()) PyErr_Clear();
+  return shadowed;
+}
+
 /* Whether class c's module and qualname are those of fact f. */
 static int gd_class_is(PyObject *c, const gd_type_fact *f) {
   int found = 0;
@@ -282,10 +302,11 @@ int gd_type_is(PyObject *tp, int kind) {
  * ndarray (*ndarray, may be NULL), and the device it was asked again on
  * with a stream (*stream_dev). */
 static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *tp, int *torch, int *ndarray,
-                                                   int *stream_dev, int *kw) {
+                                                   int *stream_dev, int *kw, int *shadowed) {
   gd_api_entry *e = gd_api_find(st, tp);
   if (e != NULL) {
     *torch = e->torch;
+    if (shadowed != NULL) *shadowed = e->shadowed;
     if (ndarray != NULL) *ndarray = e->ndarray;
     *stream_dev = e->stream_dev;
     if (kw != NULL) *kw = e->kw;
@@ -294,6 +315,8 @@ static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *t
   *stream_dev = 0;
   if (kw != NULL) *kw = 0;
   const DLPackExchangeAPI *api = gd_exchange_api_lookup((PyObject *)tp);
+  int sh = api != NULL && gd_api_shadowed((PyObject *)tp);
+  if (shadowed != NULL) *shadowed = sh;
   *torch = gd_type_is((PyObject *)tp, GD_TYPE_TORCH);
   int nd = gd_type_is((PyObject *)tp, GD_TYPE_NDARRAY);
   if (ndarray != NULL) *ndarray = nd;
@@ -306,6 +329,7 @@ static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *t
   st->api_cache[i].api = api;
   st->api_cache[i].torch = *torch;
   st->api_cache[i].ndarray = nd;
+  st->api_cache[i].shadowed = sh;
   st->api_cache[i].stream_dev = 0;
   st->api_cache[i].kw = 0;
   Py_XDECREF(old); /* after the entry is consistent: this may run Python code */
@@ -569,7 +593,7 @@ static int gd_import_setup(gd_state *st, PyObject *x, PyObject *device, PyObject
   }
   s->raw_capsule = PyCapsule_CheckExact(x);
   if (!s->raw_capsule) {
-    *api = gd_exchange_api_of(st, Py_TYPE(x), &s->torch, NULL, &s->stream_dev, &s->kw);
+    *api = gd_exchange_api_of(st, Py_TYPE(x), &s->torch, NULL, &s->stream_dev, &s->kw, &s->shadowed);
     s->has_api = *api != NULL;
     s->own = gd_array_check(st, x);
   }
@@ -683,7 +707,7 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
 
 int gd_type_is_ndarray(gd_state *st, PyTypeObject *tp) {
   int torch, ndarray, stream_dev;
-  gd_exchange_api_of(st, tp, &torch, &ndarray, &stream_dev, NULL);
+  gd_exchange_api_of(st, tp, &torch, &ndarray, &stream_dev, NULL, NULL);
   return ndarray;
 }
 

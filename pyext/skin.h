@@ -58,6 +58,7 @@ typedef struct {
   const DLPackExchangeAPI *api;
   int torch; /* a torch.Tensor (subclass): its checks are ours to make (gd_torch_refuses) */
   int ndarray; /* exactly numpy.ndarray: a Go function may take it through the buffer protocol */
+  int shadowed; /* gd_import_state.shadowed */
   /* A device type on which a tensor of this type was asked again with a
    * stream (GD_RETRY_STREAM): later ones there get the stream at once. */
   int stream_dev;

@@ -75,6 +75,14 @@ func TestImportModel(t *testing.T) {
 			{want{kind: cfixture.StepAsk, keywords: mv, negotiated: true, mayStream: true, mayHost: true}, done},
 			{want{kind: cfixture.StepDone}, answer{}},
 		}},
+		{"C9 a subclass's own __dlpack__ skips its base's API", cfixture.ImportFacts{HasAPI: true, Shadowed: true, KW: 1}, []scriptStep{
+			{want{kind: cfixture.StepAsk, keywords: mv, negotiated: true, mayStream: true, mayHost: true}, done},
+			{want{kind: cfixture.StepDone}, answer{}},
+		}},
+		{"C9 ... and torch's, its refusals too", cfixture.ImportFacts{Torch: true, HasAPI: true, Shadowed: true, KW: 1}, []scriptStep{
+			{want{kind: cfixture.StepAsk, keywords: mv, negotiated: true, mayStream: true, mayHost: true}, done},
+			{want{kind: cfixture.StepDone}, answer{}},
+		}},
 		{"C9 device= skips the API", cfixture.ImportFacts{HasAPI: true, Device: &cpu0, KW: 1}, []scriptStep{
 			{want{kind: cfixture.StepAsk, keywords: []string{"max_version", "dl_device"}, negotiated: true, mayStream: true, hasDevice: true, dev: cpu0}, done},
 			{want{kind: cfixture.StepDone}, answer{}},

@@ -237,3 +237,71 @@ def test_foreign_api_tensor_deleted_once():
         assert rec.deleted == 1
     else:
         assert "__dlpack__" in calls
+
+
+def _refusing(base):
+    class Refusing(base):
+        def __dlpack__(self, *args, **kw):
+            raise BufferError("this subclass exports nothing")
+
+    return Refusing
+
+
+def _delegating(base, calls):
+    class Delegating(base):
+        def __dlpack__(self, *args, **kw):
+            calls.append("subclass")
+            return super().__dlpack__(*args, **kw)
+
+    return Delegating
+
+
+def test_a_subclass_s_own_dlpack_speaks_for_it_not_its_base_s_api():
+    """C9: the API of the class that owns it serves only instances whose
+    __dlpack__ is that class's; a subclass that overrides __dlpack__ is asked
+    through it, as numpy's from_dlpack does (a refusal is the import's)."""
+    calls, box = [], []
+    Foreign = _foreign_type(1, box, calls)
+    with pytest.raises(BufferError, match="this subclass exports nothing"):
+        gd.from_dlpack(_refusing(Foreign)(gd.asarray([1.0])))
+    assert "from_py" not in calls
+    a = gd.from_dlpack(_delegating(Foreign, calls)(gd.asarray([1.0, 2.0])))
+    assert a.tolist() == [1.0, 2.0] and calls == ["subclass", "__dlpack__"]
+    del calls[:]
+
+    class Plain(Foreign):  # inherits __dlpack__: the API stays in use
+        pass
+
+    buf = float64_buffer([3.0])
+    addr, rec = craft_managed(buf, shape=(1,), strides=(1,))
+    box.append(addr)
+    a = gd.from_dlpack(Plain(gd.asarray([3.0])))
+    assert calls == ["from_py"] and gd_ptr(a) == ctypes.addressof(buf)
+    del a
+    collect()
+    assert rec.deleted == 1
+
+
+@requires("torch")
+def test_torch_subclasses_are_asked_through_their_own_dlpack(torch):
+    t = torch.arange(4.0)
+    with pytest.raises(BufferError, match="this subclass exports nothing"):
+        gd.from_dlpack(t.as_subclass(_refusing(torch.Tensor)))
+    calls = []
+    a = gd.from_dlpack(t.as_subclass(_delegating(torch.Tensor, calls)))
+    assert calls == ["subclass"] and a.tolist() == [0.0, 1.0, 2.0, 3.0] and gd_ptr(a) == t.data_ptr()
+
+    class Plain(torch.Tensor):
+        pass
+
+    assert gd_ptr(gd.from_dlpack(t.as_subclass(Plain))) == t.data_ptr()
+
+
+@requires("numpy")
+def test_numpy_subclasses_are_asked_through_their_own_dlpack(np):
+    x = np.arange(4.0)
+    with pytest.raises(BufferError, match="this subclass exports nothing"):
+        gd.from_dlpack(x.view(_refusing(np.ndarray)))
+    calls = []
+    a = gd.from_dlpack(x.view(_delegating(np.ndarray, calls)))
+    assert calls == ["subclass"] and gd_ptr(a) == x.ctypes.data

@@ -40,6 +40,7 @@ type ImportFacts struct {
 	Own           bool
 	Torch         bool
 	HasAPI        bool
+	Shadowed      bool
 	KW            int32
 	StreamDev     int32
 	HostCopyTypes uint64
@@ -75,6 +76,7 @@ func NewImport(f ImportFacts) *Import {
 	s.own = cbool(f.Own)
 	s.torch = cbool(f.Torch)
 	s.has_api = cbool(f.HasAPI)
+	s.shadowed = cbool(f.Shadowed)
 	s.kw = C.int32_t(f.KW)
 	s.stream_dev = C.int32_t(f.StreamDev)
 	s.host_copy_types = C.uint64_t(f.HostCopyTypes)
