@@ -570,8 +570,16 @@ def _go_env(go: str, name: str) -> str:
 
 
 def _cc_version(cc: str) -> str:
+    """The first line of `cc --version`, asked in a folder of its own (a
+    compiler may leave files where it runs, as _layout_flags says)."""
+    import tempfile
+
     try:
-        p = subprocess.run([*shlex.split(cc), "--version"], capture_output=True, text=True, timeout=120)
+        argv = shlex.split(cc)
+        if argv and os.sep in argv[0]:
+            argv[0] = os.path.abspath(argv[0])
+        with tempfile.TemporaryDirectory(prefix="godlpack-cc-version-") as d:
+            p = subprocess.run([*argv, "--version"], capture_output=True, text=True, timeout=120, cwd=d)
     except (OSError, subprocess.SubprocessError, ValueError):
         return ""
     return (p.stdout.strip().splitlines() or [""])[0]
