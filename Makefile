@@ -100,7 +100,7 @@ FAST_SEL := not slow and not stress
 # files of the checkout's own text (docs, tables, packaging, the conftest): no
 # variant of the extension changes what they check
 VARIANT_IGNORE := $(addprefix --ignore=tests_py/,test_docs_rules.py test_exception_table.py test_ci_skips.py \
-  test_packaging.py)
+  test_packaging.py test_repro.py test_docs_true.py)
 
 test-go: $(VENV)/.gomod
 	$(GO) test -timeout 30m ./...

@@ -241,7 +241,7 @@ static int gd_nest_put(gd_nest *c, PyObject *v) {
       return 0;
     }
   }
-  return gd_pack(dt, v, p);
+  return gd_pack(dt, v, p, "asarray()");
 }
 
 static int gd_nest_write(gd_nest *c, PyObject *x, int32_t depth) {

@@ -180,7 +180,7 @@ int gd_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value) {
     PyErr_SetString(PyExc_TypeError, "__setitem__(): packed sub-byte arrays cannot be written element-wise; export the array to a library that knows the type");
     return -1;
   }
-  if (gd_pack(a->h.dtype, value, elem) < 0) {
+  if (gd_pack(a->h.dtype, value, elem, "__setitem__()") < 0) {
     if (PyErr_ExceptionMatches(PyExc_TypeError) && PySequence_Check(value) && !PyUnicode_Check(value)) {
       PyErr_Clear();
       PyErr_SetString(PyExc_TypeError,

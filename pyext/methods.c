@@ -64,7 +64,7 @@ PyObject *gd_array_fill(PyObject *self, PyObject *value) {
     PyErr_SetString(PyExc_TypeError, "fill(): packed sub-byte arrays cannot be filled");
     return NULL;
   }
-  if (gd_pack(a->h.dtype, value, elem) < 0) return NULL;
+  if (gd_pack(a->h.dtype, value, elem, "fill()") < 0) return NULL;
   if (gd_chunk_eligible(&a->h, GD_SHAPE(a))) return gd_fill_chunked(self, elem); /* Ctrl-C between chunks */
   gd_op o = {.op = GD_OP_FILL, .entry = "fill()", .a = &a->h, .a_shape = GD_SHAPE(a), .a_strides = GD_STRIDES(a),
              .elem = elem};

@@ -177,7 +177,7 @@ PyObject *gd_mod_full(PyObject *m, PyObject *args) {
       PyErr_Format(PyExc_TypeError, "%s: packed sub-byte dtypes cannot be filled", entry);
       return NULL;
     }
-    if (gd_pack(dt, value, elem) < 0) return NULL;
+    if (gd_pack(dt, value, elem, entry) < 0) return NULL;
     e = elem;
   }
   if (dev_type != kDLCPU || dev_id != 0) {

@@ -39,7 +39,7 @@ int gd_bool_like(PyObject *o) {
 
 /* v as a C long long, accepting __index__ objects, integral floats and
  * numpy's bools (1 or 0, as numpy stores them). */
-static int gd_as_int(PyObject *v, int is_unsigned, long long *s, unsigned long long *u) {
+static int gd_as_int(PyObject *v, int is_unsigned, long long *s, unsigned long long *u, const char *entry) {
   PyObject *idx = NULL;
   if (!PyLong_Check(v) && !PyFloat_Check(v) && !PyIndex_Check(v) && gd_bool_like(v)) { /* numpy.bool_ has no __index__ */
     int b = PyObject_IsTrue(v);
@@ -51,12 +51,12 @@ static int gd_as_int(PyObject *v, int is_unsigned, long long *s, unsigned long l
   if (PyFloat_Check(v)) {
     double d = PyFloat_AsDouble(v);
     if (!isfinite(d) || d != floor(d)) {
-      PyErr_Format(PyExc_TypeError, "cannot store the float %R in an integer array; pass an int", v);
+      PyErr_Format(PyExc_TypeError, "%s: cannot store the float %R in an integer array; pass an int", entry, v);
       return -1;
     }
     idx = PyLong_FromDouble(d);
   } else if (PyComplex_Check(v)) {
-    PyErr_SetString(PyExc_TypeError, "cannot store a complex value in an integer array");
+    PyErr_Format(PyExc_TypeError, "%s: cannot store a complex value in an integer array; take .real first", entry);
     return -1;
   } else {
     idx = PyNumber_Index(v);
@@ -88,7 +88,7 @@ static int gd_as_int(PyObject *v, int is_unsigned, long long *s, unsigned long l
   }
   Py_DECREF(idx);
   if (overflow) {
-    PyErr_Format(PyExc_OverflowError, "Python integer %R out of bounds for the array's dtype", v);
+    PyErr_Format(PyExc_OverflowError, "%s: Python integer %R out of bounds for the array's dtype", entry, v);
     return -1;
   }
   return 0;
@@ -120,9 +120,9 @@ int gd_as_complex(PyObject *v, double *re, double *im) {
   return PyErr_Occurred() ? -1 : 0;
 }
 
-static int gd_as_double(PyObject *v, double *d) {
+static int gd_as_double(PyObject *v, double *d, const char *entry) {
   if (PyComplex_Check(v) && !PyFloat_Check(v)) {
-    PyErr_SetString(PyExc_TypeError, "cannot store a complex value in a real array; take .real first");
+    PyErr_Format(PyExc_TypeError, "%s: cannot store a complex value in a real array; take .real first", entry);
     return -1;
   }
   *d = PyFloat_AsDouble(v);
@@ -130,7 +130,7 @@ static int gd_as_double(PyObject *v, double *d) {
   return 0;
 }
 
-int gd_pack(DLDataType dt, PyObject *v, void *out) {
+int gd_pack(DLDataType dt, PyObject *v, void *out, const char *entry) {
   gd_elem e = {.kind = gd_elem_kind(dt)};
   int rc = 0;
   switch (e.kind) {
@@ -142,22 +142,22 @@ int gd_pack(DLDataType dt, PyObject *v, void *out) {
     case GD_ELEM_UINT: {
       long long s = 0;
       unsigned long long u = 0;
-      rc = gd_as_int(v, e.kind == GD_ELEM_UINT, &s, &u);
+      rc = gd_as_int(v, e.kind == GD_ELEM_UINT, &s, &u, entry);
       e.i = (int64_t)s;
       e.u = (uint64_t)u;
       break;
     }
-    case GD_ELEM_REAL: rc = gd_as_double(v, &e.re); break;
+    case GD_ELEM_REAL: rc = gd_as_double(v, &e.re, entry); break;
     case GD_ELEM_COMPLEX: rc = gd_as_complex(v, &e.re, &e.im); break;
     default:
       PyErr_Format(PyExc_TypeError,
-                   "godlpack: cannot store Python values in arrays of dtype (code=%d, bits=%d, lanes=%d)",
+                   "%s: cannot store Python values in arrays of dtype (code=%d, bits=%d, lanes=%d)", entry,
                    (int)dt.code, (int)dt.bits, (int)dt.lanes);
       return -1;
   }
   if (rc < 0) return -1;
   if (gd_elem_write(dt, &e, out) != 0) {
-    PyErr_Format(PyExc_OverflowError, "Python integer %R out of bounds for %sint%d", v,
+    PyErr_Format(PyExc_OverflowError, "%s: Python integer %R out of bounds for %sint%d", entry, v,
                  e.kind == GD_ELEM_UINT ? "u" : "", (int)dt.bits);
     return -1;
   }

@@ -141,7 +141,7 @@ static inline int64_t gd_array_itemsize(const gd_header *h) {
 
 /* scalar.c: one element <-> Python object. */
 PyObject *gd_unpack(DLDataType dt, const void *p);
-int gd_pack(DLDataType dt, PyObject *v, void *out); /* -1 + exception */
+int gd_pack(DLDataType dt, PyObject *v, void *out, const char *entry); /* -1 + exception */
 /* v as a complex: a Python complex, an object whose type has __complex__
  * (numpy's complex scalars), else a real number with im = 0. 0, or -1 with
  * an exception. */

@@ -150,6 +150,15 @@ CASES = {
     "IndexError": {
         "an index out of range": [("__getitem__()", lambda: a[10]), ("__setitem__()", lambda: a.__setitem__(-9, 1.0))],
     },
+    "OverflowError": {
+        "a Python integer out of the range of the integer dtype it is stored into (numpy 2 raises the same)": [
+            ("asarray()", lambda: gd.asarray([2**63], dtype="int64")),
+            ("asarray()", lambda: gd.asarray([300], dtype="int8")),
+            ("__setitem__()", lambda: gd.zeros(2, dtype="uint8").__setitem__(0, -1)),
+            ("fill()", lambda: gd.zeros(2, dtype="int16").fill(2**15)),
+            ("full()", lambda: gd.full((2,), 2**64, dtype="uint64")),
+            ("arange()", lambda: gd.arange(2**63, 2**63 + 2, dtype="int64"))],
+    },
     "MemoryError": {
         "an allocation failed": [("empty()", lambda: gd.empty((1 << 58,)))],
     },
