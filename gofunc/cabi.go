@@ -300,16 +300,10 @@ func callNow(e *Entry, cargs []C.gd_fn_val, res unsafe.Pointer) (err error) {
 	n, inFn := len(cargs), false
 	defer func() {
 		r := recover()
-		switch {
-		case r != nil && inFn:
-			err = finish(e, f.Args[:n], nil, e.PanicError(r), res, f)
-		case r != nil:
-			err = fmt.Errorf("gofunc: godlpack internal error (recovered Go panic: %v); please report it: %w", r,
-				core.ErrInternal)
-		case inFn:
-			fmt.Fprintf(os.Stderr, "godlpack: %v; Go ends the process when a function called from Python "+
-				"does so (a function that takes a context.Context runs on a goroutine, where it is this error)\n",
-				e.GoexitError())
+		if perr := e.panicked(r, inFn); r != nil && inFn {
+			err = finish(e, f.Args[:n], nil, perr, res, f)
+		} else if perr != nil {
+			err = perr
 		}
 		endFrame(e, f)
 	}()
@@ -346,6 +340,26 @@ func callNow(e *Entry, cargs []C.gd_fn_val, res unsafe.Pointer) (err error) {
 	return finish(e, f.Args[:n], f.Res[:len(e.Results)], err, res, f)
 }
 
+// panicked is the error of a call whose deferred recover gave r: the
+// function's bug while it ran (inFn), else godlpack's; nil when it
+// returned. A call that neither returned nor panicked while inFn called
+// runtime.Goexit, which ends the process on this thread (Go's rule): the
+// function is named on stderr first.
+func (e *Entry) panicked(r any, inFn bool) error {
+	switch {
+	case r != nil && inFn:
+		return e.PanicError(r)
+	case r != nil:
+		return fmt.Errorf("gofunc: godlpack internal error (recovered Go panic: %v); please report it: %w", r,
+			core.ErrInternal)
+	case inFn:
+		fmt.Fprintf(os.Stderr, "godlpack: %v; Go ends the process when a function called from Python "+
+			"does so (a function that takes a context.Context runs on a goroutine, where it is this error)\n",
+			e.GoexitError())
+	}
+	return nil
+}
+
 // givenAll reports whether the skin gave every parameter, each of its kind:
 // what a direct call needs, since it has no defaults to fill or kinds to
 // refuse (Prepare does both).
@@ -371,17 +385,8 @@ func callDirect(e *Entry, cargs []C.gd_fn_val, res unsafe.Pointer) (err error) {
 	f.used = 0 // no Args to clear
 	inFn := false
 	defer func() {
-		r := recover()
-		switch {
-		case r != nil && inFn:
-			err = e.PanicError(r)
-		case r != nil:
-			err = fmt.Errorf("gofunc: godlpack internal error (recovered Go panic: %v); please report it: %w", r,
-				core.ErrInternal)
-		case inFn:
-			fmt.Fprintf(os.Stderr, "godlpack: %v; Go ends the process when a function called from Python "+
-				"does so (a function that takes a context.Context runs on a goroutine, where it is this error)\n",
-				e.GoexitError())
+		if perr := e.panicked(recover(), inFn); perr != nil {
+			err = perr
 		}
 		err = endDirect(e, f, len(cargs), err, res)
 		if f == e.held.f { // endDirect left nothing to clear
