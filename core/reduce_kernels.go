@@ -457,14 +457,14 @@ func (r *Reduction) extRow(p unsafe.Pointer, n, st int64, isMax bool) float64 {
 		case st == 8:
 			return kernels.MinFloat64(unsafe.Slice((*float64)(p), n))
 		case isMax:
-			return maxRow64(p, n, st)
+			return maxRow[float64](p, n, st)
 		}
-		return minRow64(p, n, st)
+		return minRow[float64](p, n, st)
 	case inF32:
 		if isMax {
-			return maxRow32(p, n, st)
+			return maxRow[float32](p, n, st)
 		}
-		return minRow32(p, n, st)
+		return minRow[float32](p, n, st)
 	}
 	var buf [blk]float64
 	m := math.Inf(1)
