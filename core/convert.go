@@ -241,49 +241,16 @@ func (a *Array) AsType(dt DataType) (*Array, error) {
 
 // cplan is a planned conversion, strides in bytes.
 type cplan struct {
-	n      int
-	shape  [MaxNdim]int64
-	ds, ss [MaxNdim]int64
-	dp, sp unsafe.Pointer
-	d, s   convSide
+	loop
+	d, s convSide
 }
 
 func convertRaw(dp unsafe.Pointer, dstStrides []int64, d convSide, sp unsafe.Pointer, srcStrides []int64, s convSide,
 	shape []int64, size int64) {
 	var p cplan
 	p.dp, p.sp, p.d, p.s = dp, sp, d, s
-	n := 0
-	for i, e := range shape {
-		if e == 1 {
-			continue
-		}
-		p.shape[n], p.ds[n], p.ss[n] = e, dstStrides[i]*d.size, srcStrides[i]*s.size
-		if p.ds[n] < 0 {
-			p.dp = unsafe.Add(p.dp, (e-1)*p.ds[n])
-			p.sp = unsafe.Add(p.sp, (e-1)*p.ss[n])
-			p.ds[n], p.ss[n] = -p.ds[n], -p.ss[n]
-		}
-		n++
-	}
-	for i := 1; i < n; i++ {
-		for j := i; j > 0 && (p.ds[j] > p.ds[j-1] || p.ds[j] == p.ds[j-1] && abs64(p.ss[j]) > abs64(p.ss[j-1])); j-- {
-			p.shape[j], p.shape[j-1] = p.shape[j-1], p.shape[j]
-			p.ds[j], p.ds[j-1] = p.ds[j-1], p.ds[j]
-			p.ss[j], p.ss[j-1] = p.ss[j-1], p.ss[j]
-		}
-	}
-	m := 0
-	for i := 0; i < n; i++ {
-		if m > 0 && p.ds[m-1] == p.ds[i]*p.shape[i] && p.ss[m-1] == p.ss[i]*p.shape[i] {
-			p.shape[m-1] *= p.shape[i]
-			p.ds[m-1], p.ss[m-1] = p.ds[i], p.ss[i]
-			continue
-		}
-		p.shape[m], p.ds[m], p.ss[m] = p.shape[i], p.ds[i], p.ss[i]
-		m++
-	}
-	p.n = m
-	if m >= 1 && size*max(d.size, s.size) >= convertSplitMin && !Serial() {
+	p.load(shape, dstStrides, srcStrides, d.size, s.size)
+	if p.n >= 1 && size*max(d.size, s.size) >= convertSplitMin && !Serial() {
 		if w := min(int64(runtime.GOMAXPROCS(0)), p.shape[0]); w > 1 {
 			p.runParallel(w)
 			return

@@ -47,71 +47,74 @@ func SetSerial(on bool) { serialOnly.Store(on) }
 // (SetSerial(true)).
 func Serial() bool { return serialOnly.Load() }
 
-// plan is a copy or fill over at most MaxNdim dimensions, strides in bytes.
-type plan struct {
+// loop is the nest of loops of a copy, fill or conversion: the dimensions
+// of more than one element, strides in bytes, each destination stride
+// positive.
+type loop struct {
 	n      int
 	shape  [MaxNdim]int64
 	ds, ss [MaxNdim]int64
 	dp, sp unsafe.Pointer
-	k      int64
-	fill   bool // sp points to one element (the fill value)
+}
+
+// load fills l from shape and element strides of dsize and ssize bytes (dp
+// and sp point to element 0; ssize 0: a fill, whose source is one element
+// and srcStrides is ignored). Dimensions with a negative destination stride
+// are flipped, the rest ordered by decreasing destination stride (ties by
+// decreasing |source stride|; a stable insertion sort) and neighbours
+// contiguous on both sides merged.
+func (l *loop) load(shape, dstStrides, srcStrides []int64, dsize, ssize int64) {
+	n := 0
+	for i, e := range shape {
+		if e == 1 {
+			continue
+		}
+		l.shape[n], l.ds[n], l.ss[n] = e, dstStrides[i]*dsize, 0
+		if ssize != 0 {
+			l.ss[n] = srcStrides[i] * ssize
+		}
+		if l.ds[n] < 0 {
+			l.dp = unsafe.Add(l.dp, (e-1)*l.ds[n])
+			l.sp = unsafe.Add(l.sp, (e-1)*l.ss[n])
+			l.ds[n], l.ss[n] = -l.ds[n], -l.ss[n]
+		}
+		n++
+	}
+	for i := 1; i < n; i++ {
+		for j := i; j > 0 && (l.ds[j] > l.ds[j-1] || l.ds[j] == l.ds[j-1] && abs64(l.ss[j]) > abs64(l.ss[j-1])); j-- {
+			l.shape[j], l.shape[j-1] = l.shape[j-1], l.shape[j]
+			l.ds[j], l.ds[j-1] = l.ds[j-1], l.ds[j]
+			l.ss[j], l.ss[j-1] = l.ss[j-1], l.ss[j]
+		}
+	}
+	m := 0
+	for i := 0; i < n; i++ {
+		if m > 0 && l.ds[m-1] == l.ds[i]*l.shape[i] && l.ss[m-1] == l.ss[i]*l.shape[i] {
+			l.shape[m-1] *= l.shape[i]
+			l.ds[m-1], l.ss[m-1] = l.ds[i], l.ss[i]
+			continue
+		}
+		l.shape[m], l.ds[m], l.ss[m] = l.shape[i], l.ds[i], l.ss[i]
+		m++
+	}
+	l.n = m
+}
+
+// plan is a copy or fill of elements of k bytes.
+type plan struct {
+	loop
+	k    int64
+	fill bool // sp points to one element (the fill value)
 }
 
 // build fills p from element strides; dp and sp point to element 0 and size
 // must be > 0. srcStrides is ignored for a fill.
 func (p *plan) build(shape, dstStrides, srcStrides []int64) {
-	k := p.k
-	n := 0
-	for i, d := range shape {
-		if d == 1 {
-			continue
-		}
-		p.shape[n] = d
-		p.ds[n] = dstStrides[i] * k
-		if !p.fill {
-			p.ss[n] = srcStrides[i] * k
-		}
-		n++
+	ssize := p.k
+	if p.fill {
+		ssize = 0
 	}
-	// Flip dimensions with negative destination strides.
-	for i := 0; i < n; i++ {
-		if p.ds[i] < 0 {
-			p.dp = unsafe.Add(p.dp, (p.shape[i]-1)*p.ds[i])
-			p.ds[i] = -p.ds[i]
-			if !p.fill {
-				p.sp = unsafe.Add(p.sp, (p.shape[i]-1)*p.ss[i])
-				p.ss[i] = -p.ss[i]
-			}
-		}
-	}
-	// Order by decreasing destination stride (stable insertion sort; ties
-	// by decreasing |source stride|).
-	for i := 1; i < n; i++ {
-		for j := i; j > 0 && p.before(j, j-1); j-- {
-			p.shape[j], p.shape[j-1] = p.shape[j-1], p.shape[j]
-			p.ds[j], p.ds[j-1] = p.ds[j-1], p.ds[j]
-			p.ss[j], p.ss[j-1] = p.ss[j-1], p.ss[j]
-		}
-	}
-	// Merge neighbours contiguous on both sides.
-	m := 0
-	for i := 0; i < n; i++ {
-		if m > 0 && p.ds[m-1] == p.ds[i]*p.shape[i] && p.ss[m-1] == p.ss[i]*p.shape[i] {
-			p.shape[m-1] *= p.shape[i]
-			p.ds[m-1], p.ss[m-1] = p.ds[i], p.ss[i]
-			continue
-		}
-		p.shape[m], p.ds[m], p.ss[m] = p.shape[i], p.ds[i], p.ss[i]
-		m++
-	}
-	p.n = m
-}
-
-func (p *plan) before(a, b int) bool {
-	if p.ds[a] != p.ds[b] {
-		return p.ds[a] > p.ds[b]
-	}
-	return abs64(p.ss[a]) > abs64(p.ss[b])
+	p.load(shape, dstStrides, srcStrides, p.k, ssize)
 }
 
 func abs64(v int64) int64 {
