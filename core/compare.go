@@ -749,32 +749,34 @@ func (p *cmpPlan) row(xp, yp unsafe.Pointer, xs, ys, n int64, out unsafe.Pointer
 	}
 	switch p.dom {
 	case domF64:
-		p.rowF64(xp, yp, xs, ys, res)
+		rowOrdered[float64](p, xp, yp, xs, ys, res)
 	case domC128:
 		p.rowC128(xp, yp, xs, ys, res)
 	case domU64:
-		p.rowU64(xp, yp, xs, ys, res)
+		rowOrdered[uint64](p, xp, yp, xs, ys, res)
 	case domMixed:
 		p.rowMixed(xp, yp, xs, ys, res)
 	default:
-		p.rowI64(xp, yp, xs, ys, res)
+		rowOrdered[int64](p, xp, yp, xs, ys, res)
 	}
 }
 
-func (p *cmpPlan) rowF64(xp, yp unsafe.Pointer, xs, ys int64, res []bool) {
-	var a, b [cmpBlock]float64
+// rowOrdered compares a row in the ordered domain T (float64, uint64 or
+// int64), each operand decoded into it a block at a time.
+func rowOrdered[T float64 | uint64 | int64](p *cmpPlan, xp, yp unsafe.Pointer, xs, ys int64, res []bool) {
+	var a, b [cmpBlock]T
 	n := int64(len(res))
 	if ys == 0 {
-		decodeF64(p.y.dt, b[:1], yp, 0)
+		decodeTo(p.y.dt, b[:1], yp, 0)
 	}
 	for i := int64(0); i < n; i += cmpBlock {
 		m := min(cmpBlock, n-i)
-		decodeF64(p.x.dt, a[:m], unsafe.Add(xp, i*xs), xs)
+		decodeTo(p.x.dt, a[:m], unsafe.Add(xp, i*xs), xs)
 		if ys == 0 {
 			cmpScalar(p.op, a[:m], b[0], res[i:i+m])
 			continue
 		}
-		decodeF64(p.y.dt, b[:m], unsafe.Add(yp, i*ys), ys)
+		decodeTo(p.y.dt, b[:m], unsafe.Add(yp, i*ys), ys)
 		cmpOrdered(p.op, a[:m], b[:m], res[i:i+m])
 	}
 }
@@ -797,24 +799,6 @@ func (p *cmpPlan) rowC128(xp, yp unsafe.Pointer, xs, ys int64, res []bool) {
 	}
 }
 
-func (p *cmpPlan) rowU64(xp, yp unsafe.Pointer, xs, ys int64, res []bool) {
-	var a, b [cmpBlock]uint64
-	n := int64(len(res))
-	if ys == 0 {
-		decodeU64(p.y.dt, b[:1], yp, 0)
-	}
-	for i := int64(0); i < n; i += cmpBlock {
-		m := min(cmpBlock, n-i)
-		decodeU64(p.x.dt, a[:m], unsafe.Add(xp, i*xs), xs)
-		if ys == 0 {
-			cmpScalar(p.op, a[:m], b[0], res[i:i+m])
-			continue
-		}
-		decodeU64(p.y.dt, b[:m], unsafe.Add(yp, i*ys), ys)
-		cmpOrdered(p.op, a[:m], b[:m], res[i:i+m])
-	}
-}
-
 func (p *cmpPlan) rowMixed(xp, yp unsafe.Pointer, xs, ys int64, res []bool) {
 	var a [cmpBlock]int64
 	var b [cmpBlock]uint64
@@ -831,24 +815,6 @@ func (p *cmpPlan) rowMixed(xp, yp unsafe.Pointer, xs, ys int64, res []bool) {
 			decodeU64(p.y.dt, yy, unsafe.Add(yp, i*ys), ys)
 		}
 		cmpMixed(p.op, a[:m], yy, res[i:i+m])
-	}
-}
-
-func (p *cmpPlan) rowI64(xp, yp unsafe.Pointer, xs, ys int64, res []bool) {
-	var a, b [cmpBlock]int64
-	n := int64(len(res))
-	if ys == 0 {
-		decodeI64(p.y.dt, b[:1], yp, 0)
-	}
-	for i := int64(0); i < n; i += cmpBlock {
-		m := min(cmpBlock, n-i)
-		decodeI64(p.x.dt, a[:m], unsafe.Add(xp, i*xs), xs)
-		if ys == 0 {
-			cmpScalar(p.op, a[:m], b[0], res[i:i+m])
-			continue
-		}
-		decodeI64(p.y.dt, b[:m], unsafe.Add(yp, i*ys), ys)
-		cmpOrdered(p.op, a[:m], b[:m], res[i:i+m])
 	}
 }
 
@@ -952,6 +918,18 @@ func decodeBool[D int64 | uint64 | float64](dst []D, p unsafe.Pointer, st int64)
 			v = 1
 		}
 		dst[i] = v
+	}
+}
+
+// decodeTo is decodeF64, decodeU64 or decodeI64, by dst's type.
+func decodeTo[T float64 | uint64 | int64](dt DataType, dst []T, p unsafe.Pointer, st int64) {
+	switch d := any(dst).(type) {
+	case []float64:
+		decodeF64(dt, d, p, st)
+	case []uint64:
+		decodeU64(dt, d, p, st)
+	case []int64:
+		decodeI64(dt, d, p, st)
 	}
 }
 
