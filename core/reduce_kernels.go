@@ -500,22 +500,6 @@ func ld[E realElem, A int64 | uint64 | float64](buf *[blk]A, p unsafe.Pointer, n
 
 func (r *Reduction) loadF(buf *[blk]float64, p unsafe.Pointer, n, st int64) {
 	switch r.in {
-	case inBool, inU8:
-		ld[uint8](buf, p, n, st)
-	case inI8:
-		ld[int8](buf, p, n, st)
-	case inI16:
-		ld[int16](buf, p, n, st)
-	case inI32:
-		ld[int32](buf, p, n, st)
-	case inI64:
-		ld[int64](buf, p, n, st)
-	case inU16:
-		ld[uint16](buf, p, n, st)
-	case inU32:
-		ld[uint32](buf, p, n, st)
-	case inU64:
-		ld[uint64](buf, p, n, st)
 	case inF16:
 		for i := range buf[:n] {
 			buf[i] = float64(Float16ToFloat32(*(*uint16)(unsafe.Add(p, int64(i)*st))))
@@ -530,10 +514,13 @@ func (r *Reduction) loadF(buf *[blk]float64, p unsafe.Pointer, n, st int64) {
 		ld[float64](buf, p, n, st)
 	case inC64:
 		ld[float32](buf, p, n, st)
+	default:
+		loadInts(r.in, buf, p, n, st)
 	}
 }
 
-func loadInts[A int64 | uint64](in inKind, buf *[blk]A, p unsafe.Pointer, n, st int64) {
+// loadInts loads n bools or integers st bytes apart into buf as A.
+func loadInts[A int64 | uint64 | float64](in inKind, buf *[blk]A, p unsafe.Pointer, n, st int64) {
 	switch in {
 	case inBool, inU8:
 		ld[uint8](buf, p, n, st)
