@@ -19,6 +19,7 @@ var ImportChecks = []Check{
 	{"C1.fallback", "a producer whose __dlpack__ takes no max_version (TypeError) is asked again without it (C1)", LevelShould},
 	{"C3.rename", "the capsule the consumer imports from is renamed \"used_dltensor\" / \"used_dltensor_versioned\"; one it declines keeps its name for its destructor (C3, C4)", LevelMust},
 	{"C3.deleter", "the deleter runs exactly once: after the last array over the memory dies, or at once when the consumer copied (C3, C4)", LevelMust},
+	{"C3.pydtor", "a refused capsule whose destructor is Python code still reaches its deleter: the consumer drops it with no exception in flight (C4; numpy#32697)", LevelAdvice},
 	{"C5.read_only", "memory exported with READ_ONLY is never imported writable (C5)", LevelAdvice},
 	{"C.values", "the imported array holds the producer's shape, dtype and elements, bit for bit (S3, S4)", LevelMust},
 	{"C7.copy", "from_dlpack(x, copy=True) gives memory of its own, copy=False the producer's or a ValueError / BufferError (C7)", LevelMust},
@@ -38,11 +39,14 @@ type ImportCase struct {
 	// version says 2.0) and "dtype99" (an unknown type code) must be
 	// refused; "byte_offset" (the data pointer moved back, byte_offset
 	// forward: the same elements) must be read like any other.
-	Damaged   string   `json:"damaged"`
-	Supported bool     `json:"supported"` // the consumer has the dtype (its own table)
-	DType     [3]int64 `json:"dtype"`
-	Shape     []int64  `json:"shape"`
-	Values    []byte   `json:"values"`
+	Damaged string `json:"damaged"`
+	// PyDestructor: the capsule's destructor is Python code, which cannot
+	// run while the consumer drops the capsule with its exception set
+	PyDestructor bool     `json:"py_destructor"`
+	Supported    bool     `json:"supported"` // the consumer has the dtype (its own table)
+	DType        [3]int64 `json:"dtype"`
+	Shape        []int64  `json:"shape"`
+	Values       []byte   `json:"values"`
 	// The call: from_dlpack's copy keyword (nil: absent), the keywords each
 	// __dlpack__ call got, the names the capsules had after the import.
 	Copy   *bool     `json:"copy"`
@@ -129,7 +133,11 @@ func JudgeImport(c *ImportCase) Judged {
 			if len(c.DeleterAfter) > 0 {
 				calls = c.DeleterAfter[0]
 			}
-			add("C3.deleter", calls == 1 && c.RefsAfter == c.RefsBefore,
+			id := "C3.deleter"
+			if c.PyDestructor { // the standard says nothing of destructors written in Python
+				id = "C3.pydtor"
+			}
+			add(id, calls == 1 && c.RefsAfter == c.RefsBefore,
 				"refused: the deleter ran %d times (expected once, from the capsule's destructor)", calls)
 		}
 		return j

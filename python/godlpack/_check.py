@@ -629,6 +629,7 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
             case["raised"], case["message"] = _builtin_class(e), str(e)[:300]
             case["producer_raised"] = e is probe.raised
     case["damaged"] = c.damaged if probe.damaged else ""
+    case["py_destructor"] = c.pydtor
     case["asked"] = [] if t.takes_capsule else probe.asked
     if c.label != TO_PY and not c.pydtor:
         case["names"] = [_capsule_name(cap) for cap in probe.caps]
