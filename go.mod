@@ -2,6 +2,8 @@ module github.com/godlpack/godlpack
 
 go 1.26
 
+toolchain go1.26.8
+
 require github.com/stretchr/testify v1.11.1
 
 require (

