@@ -202,15 +202,10 @@ func finish(e *Entry, args, rs []Value, err error, res unsafe.Pointer, f *Frame)
 			err = core.WithClass(core.ClassOf(err), e.Name+"(): "+err.Error(), err)
 		}
 	}
-	lent := e.Quick && f != nil
 	for k := range args {
 		if v := &args[k]; v.Kind == KindArray && v.Array != nil {
-			if lent {
-				f.lent[k].Return(v.Array)
-				v.Array = nil
-			} else {
-				v.Array.Release()
-			}
+			endArg(e, f, k, v.Array)
+			v.Array = nil
 		}
 	}
 	for k := range rs {
@@ -219,6 +214,28 @@ func finish(e *Entry, args, rs []Value, err error, res unsafe.Pointer, f *Frame)
 		}
 	}
 	return err
+}
+
+// argArray is the Array over the array in slot c, argument k of a call
+// from the skin: lent from f's slot k for a Quick function, else borrowed
+// afresh (a pointer the function keeps reads ErrReleased for good).
+func argArray(e *Entry, f *Frame, k int, c *C.gd_fn_val) *core.Array {
+	H := hdr(unsafe.Pointer(&c.h))
+	nd := int(H.Ndim)
+	if e.Quick {
+		return f.Lend(k, *H, dims(c.shape, nd), dims(c.strides, nd))
+	}
+	return f.Borrow(*H, dims(c.shape, nd), dims(c.strides, nd))
+}
+
+// endArg ends array argument k that argArray made: returned to f's slot
+// (a Quick call's, when f is the frame it was lent from), else released.
+func endArg(e *Entry, f *Frame, k int, a *core.Array) {
+	if e.Quick && f != nil {
+		f.lent[k].Return(a)
+	} else {
+		a.Release()
+	}
 }
 
 // CallC calls function i with the nargs gd_fn_val slots at args; res has
@@ -314,14 +331,7 @@ func callNow(e *Entry, cargs []C.gd_fn_val, res unsafe.Pointer) (err error) {
 	for k := range cargs {
 		c, v := &cargs[k], &f.Args[k]
 		if Kind(c.kind) == KindArray {
-			H := hdr(unsafe.Pointer(&c.h))
-			nd := int(H.Ndim)
-			v.Kind = KindArray
-			if e.Quick {
-				v.Array = f.Lend(k, *H, dims(c.shape, nd), dims(c.strides, nd))
-			} else {
-				v.Array = f.Borrow(*H, dims(c.shape, nd), dims(c.strides, nd))
-			}
+			v.Kind, v.Array = KindArray, argArray(e, f, k, c)
 		} else {
 			toValue(c, v)
 		}
@@ -397,13 +407,7 @@ func callDirect(e *Entry, cargs []C.gd_fn_val, res unsafe.Pointer) (err error) {
 	}()
 	for k := range cargs {
 		if c := &cargs[k]; Kind(c.kind) == KindArray {
-			H := hdr(unsafe.Pointer(&c.h))
-			nd := int(H.Ndim)
-			if e.Quick {
-				f.arrays[k] = f.Lend(k, *H, dims(c.shape, nd), dims(c.strides, nd))
-			} else {
-				f.arrays[k] = f.Borrow(*H, dims(c.shape, nd), dims(c.strides, nd))
-			}
+			f.arrays[k] = argArray(e, f, k, c)
 		}
 	}
 	f.slots, f.in, f.out = true, unsafe.Pointer(unsafe.SliceData(cargs)), res
@@ -414,27 +418,16 @@ func callDirect(e *Entry, cargs []C.gd_fn_val, res unsafe.Pointer) (err error) {
 }
 
 // endDirect is finish for a direct call: an array result goes to the skin
-// (before the arguments end: it may be one of them), then every array of
-// the call ends.
+// through finish (before the arguments end: it may be one of them; a number
+// result is in its slot already), then every array argument ends.
 func endDirect(e *Entry, f *Frame, n int, err error, res unsafe.Pointer) error {
-	if v := &f.Res[0]; v.Kind != 0 {
-		if err == nil {
-			if err = putResults(f.Res[:1], unsafe.Slice((*C.gd_fn_val)(res), 1)); err != nil {
-				err = core.WithClass(core.ClassOf(err), e.Name+"(): "+err.Error(), err)
-			}
-		}
-		if v.Array != nil {
-			v.Array.Release()
-		}
-		*v = Value{}
+	if f.Res[0].Kind != 0 {
+		err = finish(e, nil, f.Res[:1], err, res, f)
+		f.Res[0] = Value{}
 	}
 	for k := range f.arrays[:n] {
 		if a := f.arrays[k]; a != nil {
-			if e.Quick {
-				f.lent[k].Return(a)
-			} else {
-				a.Release()
-			}
+			endArg(e, f, k, a)
 			f.arrays[k] = nil
 		}
 	}
