@@ -408,12 +408,13 @@ def content_build_id(go: str, argv: Sequence[str], env: Mapping[str, str], workd
     add("CGO_CFLAGS", env.get("CGO_CFLAGS", "").replace(f"-I{include} ", "", 1))
     for name in ("CGO_LDFLAGS", "GOOS", "GOARCH", "GOAMD64", "GOARM64", "GOEXPERIMENT", "GOFLAGS"):
         add(name, env.get(name, ""))
-    for root in sorted((d for d in _work_dirs(workdir) if os.path.isdir(d)), key=lambda d: _module_path(d) or ""):
+    roots = [d for d in _work_dirs(workdir) if os.path.isdir(d) and d != os.path.normpath(workdir)]
+    for root in sorted(roots, key=lambda d: _module_path(d) or ""):  # the modules the main package imports
         add("module", _module_path(root) or "")
         for rel in gofiles.module_files(root):
             with open(os.path.join(root, rel), "rb") as f:
                 add(rel.replace(os.sep, "/"), hashlib.sha256(f.read()).hexdigest())
-    for name in sorted(os.listdir(workdir) if os.path.isdir(workdir) else []):  # the main package, its map
+    for name in sorted(os.listdir(workdir) if os.path.isdir(workdir) else []):  # the main package and its map
         path = os.path.join(workdir, name)
         if name != "go.work" and os.path.isfile(path):
             with open(path, "rb") as f:
