@@ -12,6 +12,12 @@ type Number interface {
 	kernels.Number
 }
 
+// Float is the floating-point element types: what MomentsOf takes.
+type Float interface {
+	Number
+	~float32 | ~float64
+}
+
 // SumOf is the sum of r's elements (kernels.Sum: numpy's pairwise order
 // for floating point).
 func SumOf[T Number](r Reader[T]) T { return kernels.Sum(r.s) }
@@ -35,3 +41,44 @@ func MaxOf[T Number](r Reader[T]) T { return kernels.Max(r.s) }
 
 // MinOf is MaxOf for the smallest element.
 func MinOf[T Number](r Reader[T]) T { return kernels.Min(r.s) }
+
+// Moments is what a variance needs of the values seen so far: how many,
+// their mean and the sum of their squared deviations from it (M2).
+// MomentsOf gives one block's, in two passes over the block while it is in
+// cache (SumOf, then SumSqDevOf); Merge adds one Moments to another. So a
+// variance of any layout takes one ReadBlocks walk: a strided array is
+// gathered once, not once per pass, and the result is as accurate as two
+// passes over the whole (Chan, Golub and LeVeque's pairwise update).
+type Moments struct {
+	N, Mean, M2 float64
+}
+
+// MomentsOf is r's Moments, the mean and M2 computed in T (as numpy's var
+// of a float32 array computes in float32).
+func MomentsOf[T Float](r Reader[T]) Moments {
+	n := len(r.s)
+	if n == 0 {
+		return Moments{}
+	}
+	mean := kernels.Sum(r.s) / T(n)
+	return Moments{N: float64(n), Mean: float64(mean), M2: float64(kernels.SumSqDev(r.s, mean))}
+}
+
+// Merge is the Moments of m's values and o's together.
+func (m Moments) Merge(o Moments) Moments {
+	if o.N == 0 {
+		return m
+	}
+	if m.N == 0 {
+		return o
+	}
+	n := m.N + o.N
+	d := o.Mean - m.Mean
+	return Moments{N: n, Mean: m.Mean + d*(o.N/n), M2: m.M2 + o.M2 + d*d*(m.N*o.N/n)}
+}
+
+// Var is the variance, M2/N (numpy's var with ddof 0): NaN with no values,
+// as numpy's var of an empty array.
+func (m Moments) Var() float64 {
+	return m.M2 / m.N
+}

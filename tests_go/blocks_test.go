@@ -2,6 +2,7 @@ package tests_go
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"unsafe"
@@ -318,6 +319,83 @@ func TestReaderKernelsOverBlocks(t *testing.T) {
 	assert.Equal(t, 2*wsum, wacc, "AxpyOf added every block, doubled, into acc")
 	assert.Equal(t, whi, hi)
 	assert.Equal(t, wlo, lo)
+}
+
+// MomentsOf merged over blocks gives the two-pass variance of the whole,
+// for every way of cutting the values into blocks (empty blocks included),
+// and NaN for no values.
+func TestMomentsMerged(t *testing.T) {
+	t.Parallel()
+	vals := make([]float64, 1000)
+	for i := range vals {
+		vals[i] = 1e6 + float64((i*37)%101) - 0.25*float64(i%3) // a large mean: a one-pass sum of squares loses it
+	}
+	var mean, m2 float64
+	for _, v := range vals {
+		mean += v
+	}
+	mean /= float64(len(vals))
+	for _, v := range vals {
+		m2 += (v - mean) * (v - mean)
+	}
+	for _, tc := range []struct {
+		name string
+		cuts []int
+	}{
+		{"one block", []int{1000}},
+		{"equal blocks", []int{250, 250, 250, 250}},
+		{"ragged, with empty ones", []int{1, 0, 998, 0, 1}},
+		{"single values", func() []int {
+			c := make([]int, 1000)
+			for i := range c {
+				c[i] = 1
+			}
+			return c
+		}()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var m core.Moments
+			at := 0
+			for _, n := range tc.cuts {
+				m = m.Merge(momentsOver(t, vals[at:at+n]))
+				at += n
+			}
+			require.Equal(t, len(vals), at)
+			assert.Equal(t, float64(len(vals)), m.N)
+			assert.InEpsilon(t, mean, m.Mean, 1e-14)
+			assert.InEpsilon(t, m2/float64(len(vals)), m.Var(), 1e-10)
+		})
+	}
+	assert.True(t, math.IsNaN(core.Moments{}.Var()), "no values: NaN, as numpy's var of an empty array")
+	f32 := momentsOver(t, []float32{1, 2, 3, 4})
+	assert.Equal(t, core.Moments{N: 4, Mean: 2.5, M2: 5}, f32)
+}
+
+// momentsOver is MomentsOf the Reader that ReadBlocks of a 1-d copy of
+// vals yields (one block: fewer than a block's elements).
+func momentsOver[T core.Float](t *testing.T, vals []T) core.Moments {
+	t.Helper()
+	if len(vals) == 0 {
+		return core.MomentsOf(core.Reader[T]{})
+	}
+	var z T
+	dt := core.Float64
+	if unsafe.Sizeof(z) == 4 {
+		dt = core.Float32
+	}
+	a, err := core.Empty(dt, int64(len(vals)))
+	require.NoError(t, err)
+	defer a.Release()
+	copy(unsafe.Slice((*T)(a.DataPtr()), len(vals)), vals)
+	it, err := core.ReadBlocks[T](a)
+	require.NoError(t, err)
+	var m core.Moments
+	blocks := 0
+	for b := range it {
+		m, blocks = core.MomentsOf(b), blocks+1
+	}
+	require.Equal(t, 1, blocks)
+	return m
 }
 
 // BenchmarkBlocks: the sum of a strided column of 2^20 float64s (stride 8)

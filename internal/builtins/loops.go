@@ -17,8 +17,8 @@ func init() {
 		gofunc.Doc("The mean of each column of a 2-d float64 array of any layout, as numpy.mean(a, axis=0)\n"+
 			"(make bench: core.ReadRows and the typed kernels)."))
 	gofunc.Func1("_bench_var", variance, gofunc.Params(gofunc.Array("a").DType(core.Float64)),
-		gofunc.Doc("The variance of a float64 array of any layout, as numpy.var(a): two passes of\n"+
-			"core.ReadBlocks (make bench)."))
+		gofunc.Doc("The variance of a float64 array of any layout, as numpy.var(a): one core.ReadBlocks walk,\n"+
+			"each block's core.MomentsOf merged (make bench)."))
 }
 
 func benchSum(a *core.Array) (float64, error) {
@@ -83,21 +83,18 @@ func columnSums(a *core.Array, o []float64) error {
 	return nil
 }
 
+// variance walks a once: each block's mean and M2 while it is in cache,
+// merged into the running Moments.
 func variance(a *core.Array) (float64, error) {
-	s, err := benchSum(a)
-	if err != nil {
-		return 0, err
-	}
 	blocks, err := core.ReadBlocks[float64](a)
 	if err != nil {
 		return 0, err
 	}
-	mean := s / float64(a.Size())
-	var ss float64
+	var m core.Moments
 	for b := range blocks {
-		ss += core.SumSqDevOf(b, mean)
+		m = m.Merge(core.MomentsOf(b))
 	}
-	return ss / float64(a.Size()), nil
+	return m.Var(), nil
 }
 
 func abs(x int64) int64 {
