@@ -42,11 +42,15 @@ type ImportCase struct {
 	Damaged string `json:"damaged"`
 	// PyDestructor: the capsule's destructor is Python code, which cannot
 	// run while the consumer drops the capsule with its exception set
-	PyDestructor bool     `json:"py_destructor"`
-	Supported    bool     `json:"supported"` // the consumer has the dtype (its own table)
-	DType        [3]int64 `json:"dtype"`
-	Shape        []int64  `json:"shape"`
-	Values       []byte   `json:"values"`
+	PyDestructor bool `json:"py_destructor"`
+	Supported    bool `json:"supported"` // the consumer has the dtype (its own table)
+	// Unlisted: a dtype godlpack describes that the target's row neither
+	// lists nor says it lacks. The consumer may refuse it (C4) or import it;
+	// an import is judged on what it holds, read back through DLPack.
+	Unlisted bool     `json:"unlisted"`
+	DType    [3]int64 `json:"dtype"`
+	Shape    []int64  `json:"shape"`
+	Values   []byte   `json:"values"`
 	// The call: from_dlpack's copy keyword (nil: absent), the keywords each
 	// __dlpack__ call got, the names the capsules had after the import.
 	Copy   *bool     `json:"copy"`
@@ -113,13 +117,15 @@ func JudgeImport(c *ImportCase) Judged {
 	if len(c.Asked) > 0 && !c.OldProducer && (c.Copy != nil || c.Device != nil) {
 		judgePassed(c, add)
 	}
-	if c.Damaged == "major2" || c.Damaged == "dtype99" || !c.Supported {
+	if c.Damaged == "major2" || c.Damaged == "dtype99" || !c.Supported || (c.Unlisted && c.Raised != "") {
 		// S1 / C4: refused, and the capsule left to its own destructor
 		what := "a version 2.0 capsule"
-		switch c.Damaged {
-		case "dtype99":
+		switch {
+		case c.Damaged == "dtype99":
 			what = "a tensor of the unknown type code 99"
-		case "":
+		case c.Damaged == "" && c.Unlisted:
+			what = fmt.Sprintf("dtype %v, which its row does not list,", dtypeOf(c.DType))
+		case c.Damaged == "":
 			what = fmt.Sprintf("dtype %v, which it lacks,", dtypeOf(c.DType))
 		}
 		if c.Raised == "" {
@@ -179,13 +185,18 @@ func JudgeImport(c *ImportCase) Judged {
 		add("C3.rename", renamed == 1, "%d of the %d capsules it was given were renamed after the import (names %q); "+
 			"expected the one it imported from", renamed, len(c.Names), c.Names)
 	}
-	if c.ReadbackError != "" {
+	switch {
+	case c.ReadbackError != "" && c.Unlisted:
+		// the consumer's own export of a dtype it was never listed with: not
+		// the import's fault, so the values are not judged
+	case c.ReadbackError != "":
 		add("C.values", false, "the import succeeded, but reading it back failed: %s", c.ReadbackError)
 		return j
+	default:
+		valuesOK := c.GotDType == c.DType && equalDims(c.GotShape, c.Shape) && bytes.Equal(c.GotValue, c.Values)
+		add("C.values", valuesOK, "the producer's %v %v became %v %v%s", dtypeOf(c.DType), c.Shape, dtypeOf(c.GotDType), c.GotShape,
+			map[bool]string{true: "", false: " with other elements"}[bytes.Equal(c.GotValue, c.Values)])
 	}
-	valuesOK := c.GotDType == c.DType && equalDims(c.GotShape, c.Shape) && bytes.Equal(c.GotValue, c.Values)
-	add("C.values", valuesOK, "the producer's %v %v became %v %v%s", dtypeOf(c.DType), c.Shape, dtypeOf(c.GotDType), c.GotShape,
-		map[bool]string{true: "", false: " with other elements"}[bytes.Equal(c.GotValue, c.Values)])
 	shares := c.Shares != nil && *c.Shares
 	// With the import alive the producer's reference is still held when
 	// the memory is shared; a copy may have let it go already.

@@ -287,6 +287,17 @@ func TestJudgeImport(t *testing.T) {
 		{"version 2 refused", with(func(c *core.ImportCase) { c.Damaged, c.Raised = "major2", "BufferError" }), map[string]string{"C4.refuse": core.Pass, "C4.class": core.Pass, "C3.deleter": core.Pass}},
 		{"a lacked dtype refused with RuntimeError", with(func(c *core.ImportCase) { c.Supported, c.Raised = false, "RuntimeError" }), map[string]string{"C4.refuse": core.Pass, "C4.class": core.Fail}},
 		{"the producer refused", with(func(c *core.ImportCase) { c.Raised, c.ProducerRaised = "BufferError", true }), map[string]string{"C.values": ""}},
+		{"an unlisted dtype refused", with(func(c *core.ImportCase) { c.Unlisted, c.Raised = true, "BufferError" }),
+			map[string]string{"C4.refuse": core.Pass, "C4.class": core.Pass, "C3.deleter": core.Pass, "C.values": ""}},
+		{"an unlisted dtype refused with TypeError", with(func(c *core.ImportCase) { c.Unlisted, c.Raised = true, "TypeError" }),
+			map[string]string{"C4.refuse": core.Pass, "C4.class": core.Fail}},
+		{"an unlisted dtype imported as it was", with(func(c *core.ImportCase) { c.Unlisted = true }),
+			map[string]string{"C4.refuse": "", "C.values": core.Pass, "C3.deleter": core.Pass}},
+		{"an unlisted dtype imported as another", with(func(c *core.ImportCase) { c.Unlisted, c.GotDType = true, [3]int64{1, 32, 1} }),
+			map[string]string{"C4.refuse": "", "C.values": core.Fail}},
+		{"an unlisted dtype whose import its library cannot export", with(func(c *core.ImportCase) {
+			c.Unlisted, c.ReadbackError = true, "godlpack.from_dlpack(y): BufferError"
+		}), map[string]string{"C.values": "", "C3.deleter": core.Pass}},
 		{"a declined capsule, then the one imported", with(func(c *core.ImportCase) { c.Names = []string{"dltensor_versioned", "used_dltensor_versioned"} }),
 			map[string]string{"C3.rename": core.Pass}},
 		{"two capsules renamed", with(func(c *core.ImportCase) { c.Names = []string{"used_dltensor_versioned", "used_dltensor_versioned"} }),

@@ -366,6 +366,7 @@ class ImportSpec(Case):
     old: bool = False  # a producer from before DLPack 1.0
     damaged: str = ""  # Probe's damage: "major2", "dtype99", "byte_offset"
     lacked: bool = False  # a dtype the target does not have
+    unlisted: bool = False  # a dtype godlpack makes that the target's row neither lists nor lacks
     pydtor: bool = False  # the capsule's destructor is Python code (_PYDTOR_SRC)
 
 
@@ -414,6 +415,8 @@ def import_cases(t: Target) -> list[ImportSpec]:
         add(SWEEP_DTYPE, layout, False, "from_dlpack(p)", {})
     for dt in t.lacks:
         add(dt, "contiguous", False, f"{dt}, which it lacks", {}, lacked=True)
+    for dt in unlisted_dtypes(t):  # refused or imported as it is, whatever the target makes itself
+        add(dt, "contiguous", False, f"{dt}, which its row does not list", {}, unlisted=True)
     # producers written with ctypes, whose destructor runs Python code; not for
     # a target handed a capsule: the temporary the row's call makes of it
     # dies with the target's error in flight, the checker's doing, not its
@@ -424,6 +427,23 @@ def import_cases(t: Target) -> list[ImportSpec]:
         for dt in t.lacks:
             add(dt, "contiguous", False, f"{dt}, which it lacks, {PYDTOR}", {}, lacked=True, pydtor=True)
     return out
+
+
+def unlisted_dtypes(t: Target) -> list[str]:
+    """The dtypes of whole bytes that godlpack makes (core's table) and t's
+    row neither lists nor says it lacks: a consumer is handed them too."""
+    from ._tables import DTYPES as ALL
+
+    known = set(t.dtypes) | set(t.lacks)
+    return [dt for dt, (_, bits) in ALL.items() if bits % 8 == 0 and dt not in known]
+
+
+def _raw(a: Any) -> tuple[list[int], list[int], list[int]]:
+    """A godlpack array's dtype triple, shape and bytes in C order, whatever
+    its dtype (bfloat16 and float8 have no buffer format)."""
+    d = a.dtype
+    flat = a.copy().reshape(-1)
+    return [d.code, d.bits, d.lanes], list(a.shape), list(bytes(memoryview(flat.view("uint8") if flat.size else flat)))
 
 
 class Probe:
@@ -484,7 +504,7 @@ def import_reproducer(t: Target, c: ImportSpec) -> str:
     kw = "".join(f", {k}={v!r}" for k, v in c.kwargs.items())
     imp = "" if t.alias in ("np", "gd") else f"import {t.module}\n" if t.alias == t.module else \
         f"import {t.module} as {t.alias}\n"
-    if c.lacked:
+    if c.lacked or c.unlisted:
         src = f"p = gd.asarray({data.format(dt=repr('float32'))}).astype({c.dtype!r})\n"
     elif c.layout in HOSTILE:
         src = (f"base = {data.format(dt=repr(c.dtype))}\n"
@@ -593,23 +613,25 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
     import godlpack as gd
 
     ns: dict[str, Any] = {"np": np, t.alias: mod, "gd": gd}
+    made = c.lacked or c.unlisted  # godlpack makes the source: numpy may not have the dtype
     if c.layout in HOSTILE:
         data, view = HOSTILE[c.layout]
         base = eval(data.format(dt=repr(c.dtype)), ns)
     else:
         data, view = LAYOUTS[c.layout]
-        base = _aligned(eval(data.format(dt=repr("float32" if c.lacked else c.dtype)), ns))
+        base = _aligned(eval(data.format(dt=repr("float32" if made else c.dtype)), ns))
     npsrc = eval(view.format(x="base", dt=repr(c.dtype)), {"base": base, "np": np}) if view else base
     if c.read_only:
         base.setflags(write=False)
-    src = gd.asarray(npsrc).astype(c.dtype) if c.lacked else gd.from_dlpack(npsrc)
+    src = gd.asarray(npsrc).astype(c.dtype) if made else gd.from_dlpack(npsrc)
     if t.feed != "cpu":
         src = eval(_on_device(t, "src"), {"src": src})
     want = npsrc.copy(order="C")
     probe = (OldProbe if c.old else Probe)(src, c.damaged, c.pydtor)
     case: dict[str, Any] = {
         "case": c.name, "old_producer": c.old, "read_only": c.read_only, "supported": not c.lacked,
-        "dtype": _dtype_triple(np, c.dtype), "shape": list(want.shape), "values": list(want.tobytes()),
+        "unlisted": c.unlisted, "dtype": _dtype_triple(np, c.dtype), "shape": list(want.shape),
+        "values": _raw(src)[2] if c.unlisted else list(want.tobytes()),
         "copy": c.kwargs.get("copy"), "raised": "", "message": "", "got_dtype": [0, 0, 0], "got_shape": [],
         "got_values": [], "writable": None, "shares": None,
         "device": [1, 0] if "device" in c.kwargs else None,
@@ -637,7 +659,12 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
     gc.collect()
     case["refs_alive"] = _native._owner_refs(src)
     case["deleter_alive"] = [_native._probe_calls(p) for p in probe.probes]
-    if y is not None:
+    if y is not None and c.unlisted:
+        try:  # through DLPack, which carries any dtype (numpy has no bfloat16)
+            case["got_dtype"], case["got_shape"], case["got_values"] = _raw(gd.from_dlpack(y))
+        except Exception as e:  # the target's export of what it imported: not judged (C.values says so)
+            case["readback_error"] = f"godlpack.from_dlpack(y): {_builtin_class(e)}: {str(e)[:200]}"
+    elif y is not None:
         ns["y"] = y
         try:
             got = np.asarray(eval(t.to_numpy.format(y="y"), ns))
