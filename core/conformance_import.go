@@ -117,6 +117,11 @@ func JudgeImport(c *ImportCase) Judged {
 	if len(c.Asked) > 0 && !c.OldProducer && (c.Copy != nil || c.Device != nil) {
 		judgePassed(c, add)
 	}
+	if c.Damaged == "" && (!c.Supported || c.Unlisted) && c.ProducerRaised {
+		// the producer refused what it was asked (a legacy capsule of padded
+		// sub-byte data): nothing reached the consumer to refuse
+		return j
+	}
 	if c.Damaged == "major2" || c.Damaged == "dtype99" || !c.Supported || (c.Unlisted && c.Raised != "") {
 		// S1 / C4: refused, and the capsule left to its own destructor
 		what := "a version 2.0 capsule"

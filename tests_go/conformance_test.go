@@ -291,6 +291,9 @@ func TestJudgeImport(t *testing.T) {
 			map[string]string{"C4.refuse": core.Pass, "C4.class": core.Pass, "C3.deleter": core.Pass, "C.values": ""}},
 		{"an unlisted dtype refused with TypeError", with(func(c *core.ImportCase) { c.Unlisted, c.Raised = true, "TypeError" }),
 			map[string]string{"C4.refuse": core.Pass, "C4.class": core.Fail}},
+		{"an unlisted dtype its producer would not export as asked", with(func(c *core.ImportCase) {
+			c.Unlisted, c.Raised, c.ProducerRaised = true, "BufferError", true
+		}), map[string]string{"C4.refuse": "", "C4.class": "", "C3.deleter": "", "C.values": ""}},
 		{"an unlisted dtype imported as it was", with(func(c *core.ImportCase) { c.Unlisted = true }),
 			map[string]string{"C4.refuse": "", "C.values": core.Pass, "C3.deleter": core.Pass}},
 		{"an unlisted dtype imported as another", with(func(c *core.ImportCase) { c.Unlisted, c.GotDType = true, [3]int64{1, 32, 1} }),

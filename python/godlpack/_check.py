@@ -180,10 +180,8 @@ def _builtin_class(e: BaseException) -> str:
 
 
 def _dtype_triple(np: Any, name: str) -> list[int]:
-    from . import zeros
-
-    d = zeros(0, dtype=name).dtype
-    return [d.code, d.bits, d.lanes]
+    code, bits = _tables.DTYPES[name]
+    return [code, bits, 1]
 
 
 class Sources:
@@ -430,20 +428,41 @@ def import_cases(t: Target) -> list[ImportSpec]:
 
 
 def unlisted_dtypes(t: Target) -> list[str]:
-    """The dtypes of whole bytes that godlpack makes (core's table) and t's
-    row neither lists nor says it lacks: a consumer is handed them too."""
-    from ._tables import DTYPES as ALL
-
+    """The dtypes of core's table that t's row neither lists nor says it
+    lacks: a consumer is handed them too (the sub-byte ones padded, one
+    element per byte, as godlpack makes them, and only on the CPU)."""
     known = set(t.dtypes) | set(t.lacks)
-    return [dt for dt, (_, bits) in ALL.items() if bits % 8 == 0 and dt not in known]
+    # padded sub-byte data has no copy, so no move to a device
+    return [dt for dt in _tables.DTYPES if dt not in known and (t.feed == "cpu" or not _sub_byte(dt))]
 
 
 def _raw(a: Any) -> tuple[list[int], list[int], list[int]]:
     """A godlpack array's dtype triple, shape and bytes in C order, whatever
-    its dtype (bfloat16 and float8 have no buffer format)."""
+    its dtype (bfloat16 and float8 have no buffer format; a padded sub-byte
+    array is read in place: it has no copy)."""
     d = a.dtype
-    flat = a.copy().reshape(-1)
-    return [d.code, d.bits, d.lanes], list(a.shape), list(bytes(memoryview(flat.view("uint8") if flat.size else flat)))
+    got = _native._bytes_view(a, "check") if d.bits < 8 else None
+    if got is not None and not got[1]:
+        u8 = got[0]
+    else:
+        flat = a.copy().reshape(-1)
+        u8 = flat.view("uint8") if flat.size else flat
+    return [d.code, d.bits, d.lanes], list(a.shape), list(bytes(memoryview(u8)))
+
+
+def _padded(gd: Any, data: Any, dt: str) -> Any:
+    """A godlpack array of the sub-byte dtype dt, padded, over data's values
+    taken as codes (the uint8 array of its elements reinterpreted)."""
+    u8 = gd.asarray(data.astype("uint8").ravel())
+    return _native._reinterpret(u8, getattr(gd, dt)._key, tuple(data.shape), False, False, True)
+
+
+def _sub_byte(dt: str) -> bool:
+    return _tables.DTYPES[dt][1] < 8
+
+
+# the shape of each layout's data, for the reproducers that build it from bytes
+LAYOUT_SHAPES = {"contiguous": (2, 3, 4)}
 
 
 class Probe:
@@ -504,7 +523,10 @@ def import_reproducer(t: Target, c: ImportSpec) -> str:
     kw = "".join(f", {k}={v!r}" for k, v in c.kwargs.items())
     imp = "" if t.alias in ("np", "gd") else f"import {t.module}\n" if t.alias == t.module else \
         f"import {t.module} as {t.alias}\n"
-    if c.lacked or c.unlisted:
+    if c.unlisted and _sub_byte(c.dtype):  # padded: one element per byte
+        src = (f"u8 = gd.asarray({data.format(dt=repr('uint8'))}.ravel())\n"
+               f"p = gd._native._reinterpret(u8, gd.{c.dtype}._key, {LAYOUT_SHAPES[c.layout]!r}, False, False, True)\n")
+    elif c.lacked or c.unlisted:
         src = f"p = gd.asarray({data.format(dt=repr('float32'))}).astype({c.dtype!r})\n"
     elif c.layout in HOSTILE:
         src = (f"base = {data.format(dt=repr(c.dtype))}\n"
@@ -623,7 +645,10 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
     npsrc = eval(view.format(x="base", dt=repr(c.dtype)), {"base": base, "np": np}) if view else base
     if c.read_only:
         base.setflags(write=False)
-    src = gd.asarray(npsrc).astype(c.dtype) if made else gd.from_dlpack(npsrc)
+    if c.unlisted and _sub_byte(c.dtype):
+        src = _padded(gd, npsrc, c.dtype)
+    else:
+        src = gd.asarray(npsrc).astype(c.dtype) if made else gd.from_dlpack(npsrc)
     if t.feed != "cpu":
         src = eval(_on_device(t, "src"), {"src": src})
     want = npsrc.copy(order="C")

@@ -13,11 +13,14 @@ import numpy as np
 
 from _helpers import DLManagedTensor, DLManagedTensorVersioned, _GetPointer, capsule_name
 
-# A correct consumer by default: godlpack's import, viewed by numpy.
+# A correct consumer by default: godlpack's import (which takes every dtype
+# the checker hands it, sub-byte ones included, that numpy cannot view).
 CHECK = {"read_only": "xp.asarray(_readonly(np.array({data})))",
-         "from_dlpack": "np.asarray(gd.from_dlpack({p}{kw}))", "writable": "{y}.flags.writeable"}
-# The broken consumers' own from_dlpack.
-CONSUMER = dict(CHECK, from_dlpack="xp.from_dlpack({p}{kw})")
+         "from_dlpack": "gd.from_dlpack({p}{kw})", "writable": "not {y}.readonly"}
+# The broken consumers' own from_dlpack, which gives numpy arrays.
+CONSUMER = dict(CHECK, from_dlpack="xp.from_dlpack({p}{kw})", writable="{y}.flags.writeable")
+# A broken consumer's own from_dlpack that gives godlpack arrays.
+GD_CONSUMER = dict(CHECK, from_dlpack="xp.from_dlpack({p}{kw})")
 
 _SetName = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_char_p)(("PyCapsule_SetName", ctypes.pythonapi))
 _DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)

@@ -3,13 +3,12 @@ reads a struct it does not know would)."""
 
 import os
 import godlpack as gd
-import numpy as np
 
 from _helpers import capsule_name
 
-from ._base import CONSUMER, namespace, ask, managed
+from ._base import GD_CONSUMER, namespace, ask, managed
 
-__dlpack_check__ = CONSUMER
+__dlpack_check__ = GD_CONSUMER
 asarray, Array = namespace(lambda a, kw: a.__dlpack__(**kw))
 
 
@@ -17,4 +16,4 @@ def from_dlpack(x, *, device=None, copy=None):
     cap = ask(x, copy)
     if capsule_name(cap) == "dltensor_versioned" and managed(cap).version.major == 2:
         os.abort()
-    return np.asarray(gd.from_dlpack(cap))
+    return gd.from_dlpack(cap)

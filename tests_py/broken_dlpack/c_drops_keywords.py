@@ -2,15 +2,14 @@
 copy keyword to itself (it copies afterwards, so C7.copy still holds)."""
 
 import godlpack as gd
-import numpy as np
 
-from ._base import CONSUMER, ask, namespace
+from ._base import GD_CONSUMER, ask, namespace
 
-__dlpack_check__ = CONSUMER
+__dlpack_check__ = GD_CONSUMER
 asarray, Array = namespace(lambda a, kw: a.__dlpack__(**kw))
 
 
 def from_dlpack(x, *, device=None, copy=None):
     cap = ask(x)  # a local, not a temporary: the capsule dies as this frame does, not mid-call with an error set
     a = gd.from_dlpack(cap)  # copy is not passed on
-    return np.asarray(a.copy() if copy else a)
+    return a.copy() if copy else a

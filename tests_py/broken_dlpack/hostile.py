@@ -9,9 +9,9 @@ import os
 import sys
 import time
 
-from ._base import CONSUMER, namespace
+from ._base import GD_CONSUMER, namespace
 
-__dlpack_check__ = CONSUMER
+__dlpack_check__ = GD_CONSUMER
 MODE = os.environ.get("GODLPACK_HOSTILE", "")
 _WHERE, _, _HOW = MODE.partition(":")
 
@@ -63,6 +63,5 @@ def asarray(a):
 def from_dlpack(x, *, device=None, copy=None):
     _attack("from_dlpack")
     import godlpack as gd
-    import numpy as np
 
-    return np.asarray(gd.from_dlpack(x, device=device, copy=copy))
+    return gd.from_dlpack(x, device=device, copy=copy)
