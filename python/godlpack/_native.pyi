@@ -193,7 +193,7 @@ def _bench_floor(x: object, /) -> float: ...  # an empty Go call, the GIL releas
 def _bench_box3(img: Any) -> Array: ...  # a 3x3 box mean through core.ReadRows (make bench row 13)
 def _bench_sum(a: Any) -> float: ...  # ReadBlocks + SumOf (make bench row 15)
 def _bench_colmean(a: Any) -> Array: ...  # numpy.mean(a, 0) through ReadRows (make bench row 15)
-def _bench_var(a: Any) -> float: ...  # numpy.var(a) in one ReadBlocks walk, each block's MomentsOf merged (make bench row 15)
+def _bench_var(a: Any) -> float: ...  # numpy.var(a): one ReadBlocks walk, MomentsOf merged (make bench row 15)
 def _check_keep(a: Any) -> None: ...
 def _check_drop_kept(on_goroutine: bool = False) -> int: ...
 
