@@ -348,7 +348,7 @@ sdist: $(TOOLS)/.created
 # the same for every Python.
 test-wheel: wheel $(VENV)/.interop $(SO)
 	@for v in $(WHEEL_TEST_VERSIONS); do \
-	  t0=$$SECONDS; \
+	  t0=$$(date +%s); \
 	  py=$(call find_python,$$v); \
 	  if [ -z "$$py" ]; then echo "test-wheel: python$$v not found"; exit 1; fi; \
 	  env=build/wheeltest-$$v; rm -rf $$env && $$py -m venv $$env || exit 1; \
@@ -372,7 +372,7 @@ test-wheel: wheel $(VENV)/.interop $(SO)
 	      OCL_ICD_FILENAMES=$(CURDIR)/$(VENV)/lib/libintelocl.so LD_LIBRARY_PATH=$(CURDIR)/$(VENV)/lib \
 	      ../$$env/bin/python $(PYTEST) -rs -m "probes and $(FAST_SEL)" . ) || exit 1; \
 	  fi; \
-	  echo "test-wheel: python$$v took $$((SECONDS - t0)) s"; \
+	  echo "test-wheel: python$$v took $$(( $$(date +%s) - t0 )) s"; \
 	done
 
 clean:
