@@ -116,14 +116,18 @@ test-go: $(VENV)/.gomod
 # which builds their wheels against the installed godlpack wheel.
 .PHONY: test-slow bench-quick
 SLOW_SEL := (slow or stress)$(if $(filter true,$(CI)), and not plugins)
+# Most of these wait (child processes, a Dask cluster, a hang's timeout), so
+# four workers share the two CPUs.
+SLOW_WORKERS ?= 4
 test-slow: setup $(VENV)/.interop
-	$(PY) $(PYTEST) --dist loadfile -m "$(SLOW_SEL)" tests_py
+	$(PY) $(subst -n $(PYTEST_WORKERS),-n $(SLOW_WORKERS),$(PYTEST)) --dist loadfile -m "$(SLOW_SEL)" tests_py
 	GODLPACK_EXHAUSTIVE=1 $(GO) test -timeout 30m -count=1 -run '^TestFloat8FromEveryFloat32BitPattern$$' ./tests_go
 
 bench-quick:
 	@$(MAKE) --no-print-directory bench BENCH_QUICK=1
 
-# The Go suites under the race detector (CI).
+# The Go suites under the race detector (CI), but the float8 sweep, which
+# shares nothing for it to watch (tests_go/race_on_test.go).
 test-go-race: $(VENV)/.gomod
 	$(GO) test -race ./...
 
@@ -419,10 +423,16 @@ FORKS ?= 20000
 FUZZTIME ?= 100000x
 FUZZ_TARGETS := FuzzDescribeVersioned FuzzDescribeLegacy FuzzPlanExport FuzzPlanImport FuzzFastDescribe FuzzFastExport FuzzFastIndex
 .PHONY: fuzz-smoke stress
+# The instrumented test binary is linked once (go test -c -fuzz) and run per
+# target in tests_go (its seed corpora), with go test's own cache of inputs.
+FUZZ_BIN := build/fuzz/tests_go.test
 fuzz-smoke: $(VENV)/.gomod
-	@for t in $(FUZZ_TARGETS); do \
+	mkdir -p build/fuzz && $(GO) test -c -o $(FUZZ_BIN) -fuzz '^$(firstword $(FUZZ_TARGETS))$$' ./tests_go
+	@cache="$$($(GO) env GOCACHE)/fuzz/github.com/godlpack/godlpack/tests_go"; \
+	for t in $(FUZZ_TARGETS); do \
 	  echo "fuzz $$t ($(FUZZTIME))"; \
-	  $(GO) test ./tests_go -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -parallel 2 || exit 1; \
+	  (cd tests_go && ../$(FUZZ_BIN) -test.run '^$$' -test.fuzz "^$$t\$$" -test.fuzztime $(FUZZTIME) -test.parallel 2 \
+	    -test.fuzzcachedir "$$cache") || exit 1; \
 	done
 
 stress: setup
