@@ -87,8 +87,9 @@ demo: setup
 # with .venv's libraries, which is what users get; over the checkout's module
 # only the tests that need its probes (test-py-probes) run.
 TEST_STEPS := setup test-go vet $(if $(filter true,$(CI)),test-py-probes,test-py) abi3-smoke
-CI_STEPS := test-slow test-cgocheck2 typecheck test-go-race fuzz-smoke sdist \
-  test-wheel wheel-repro test-wheel-aarch64 bench-quick
+# (a+b: made at once by tools/steps.sh; the type checkers and qemu each use one CPU)
+CI_STEPS := test-slow test-cgocheck2 test-go-race fuzz-smoke sdist \
+  test-wheel wheel-repro typecheck+test-wheel-aarch64 bench-quick
 test:
 	@MAKE="$(MAKE)" bash tools/steps.sh $(TEST_STEPS) $(if $(filter true,$(CI)),$(CI_STEPS))
 
