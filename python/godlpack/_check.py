@@ -413,8 +413,6 @@ def import_cases(t: Target) -> list[ImportSpec]:
         add(SWEEP_DTYPE, layout, False, "from_dlpack(p)", {})
     for dt in t.lacks:
         add(dt, "contiguous", False, f"{dt}, which it lacks", {}, lacked=True)
-    for dt in unlisted_dtypes(t):  # refused or imported as it is, whatever the target makes itself
-        add(dt, "contiguous", False, f"{dt}, which its row does not list", {}, unlisted=True)
     # producers written with ctypes, whose destructor runs Python code; not for
     # a target handed a capsule: the temporary the row's call makes of it
     # dies with the target's error in flight, the checker's doing, not its
@@ -424,6 +422,9 @@ def import_cases(t: Target) -> list[ImportSpec]:
             pydtor=True)
         for dt in t.lacks:
             add(dt, "contiguous", False, f"{dt}, which it lacks, {PYDTOR}", {}, lacked=True, pydtor=True)
+    # last, so that the cases before them run in the child as they did before them
+    for dt in unlisted_dtypes(t):  # refused or imported as it is, whatever the target makes itself
+        add(dt, "contiguous", False, f"{dt}, which its row does not list", {}, unlisted=True)
     return out
 
 
