@@ -179,7 +179,7 @@ def _builtin_class(e: BaseException) -> str:
     return type(e).__name__
 
 
-def _dtype_triple(np: Any, name: str) -> list[int]:
+def _dtype_triple(name: str) -> list[int]:
     code, bits = _tables.DTYPES[name]
     return [code, bits, 1]
 
@@ -229,7 +229,7 @@ def run_case(t: Target, mod: Any, np: Any, c: Case, src: Sources) -> list[dict[s
         "device": pair,
         "device_error": bad,
         "read_only": c.read_only,
-        "dtype": _dtype_triple(np, dtype),
+        "dtype": _dtype_triple(dtype),
         "shape": list(want.shape),
         "values": list(want.tobytes()),
         "baseline": src.baselines.get(key, 0),
@@ -462,10 +462,6 @@ def _sub_byte(dt: str) -> bool:
     return _tables.DTYPES[dt][1] < 8
 
 
-# the shape of each layout's data, for the reproducers that build it from bytes
-LAYOUT_SHAPES = {"contiguous": (2, 3, 4)}
-
-
 class Probe:
     """A producer over a godlpack array that records every __dlpack__ call
     and keeps the capsules it gave (to read their names after the import)."""
@@ -525,8 +521,9 @@ def import_reproducer(t: Target, c: ImportSpec) -> str:
     imp = "" if t.alias in ("np", "gd") else f"import {t.module}\n" if t.alias == t.module else \
         f"import {t.module} as {t.alias}\n"
     if c.unlisted and _sub_byte(c.dtype):  # padded: one element per byte
-        src = (f"u8 = gd.asarray({data.format(dt=repr('uint8'))}.ravel())\n"
-               f"p = gd._native._reinterpret(u8, gd.{c.dtype}._key, {LAYOUT_SHAPES[c.layout]!r}, False, False, True)\n")
+        src = (f"codes = {data.format(dt=repr('uint8'))}\n"
+               f"p = gd._native._reinterpret(gd.asarray(codes.ravel()), gd.{c.dtype}._key, codes.shape, "
+               f"False, False, True)\n")
     elif c.lacked or c.unlisted:
         src = f"p = gd.asarray({data.format(dt=repr('float32'))}).astype({c.dtype!r})\n"
     elif c.layout in HOSTILE:
@@ -650,14 +647,15 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
         src = _padded(gd, npsrc, c.dtype)
     else:
         src = gd.asarray(npsrc).astype(c.dtype) if made else gd.from_dlpack(npsrc)
+    values = _raw(src)[2] if c.unlisted else None  # read on the CPU, before any move
     if t.feed != "cpu":
         src = eval(_on_device(t, "src"), {"src": src})
     want = npsrc.copy(order="C")
     probe = (OldProbe if c.old else Probe)(src, c.damaged, c.pydtor)
     case: dict[str, Any] = {
         "case": c.name, "old_producer": c.old, "read_only": c.read_only, "supported": not c.lacked,
-        "unlisted": c.unlisted, "dtype": _dtype_triple(np, c.dtype), "shape": list(want.shape),
-        "values": _raw(src)[2] if c.unlisted else list(want.tobytes()),
+        "unlisted": c.unlisted, "dtype": _dtype_triple(c.dtype), "shape": list(want.shape),
+        "values": values if c.unlisted else list(want.tobytes()),
         "copy": c.kwargs.get("copy"), "raised": "", "message": "", "got_dtype": [0, 0, 0], "got_shape": [],
         "got_values": [], "writable": None, "shares": None,
         "device": [1, 0] if "device" in c.kwargs else None,
@@ -700,7 +698,7 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
         case["got_shape"] = list(got.shape)
         case["got_values"] = list(got.copy(order="C").tobytes())
         try:
-            case["got_dtype"] = _dtype_triple(np, got.dtype.name)
+            case["got_dtype"] = _dtype_triple(got.dtype.name)
         except Exception:
             case["got_dtype"] = [-1, 0, 0]
         if t.writable:
