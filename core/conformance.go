@@ -467,7 +467,7 @@ func firstDiff(a, b []byte, is int) int {
 // in the fewest digits that read back as the same value of its width), or
 // as bytes where core cannot convert the dtype.
 func valuesFrom(b []byte, i int, dt DataType) string {
-	is := int(dt.ItemSize())
+	is := elementBytes(dt)
 	out := []byte{'['}
 	for k := i; k < i+3 && (k+1)*is <= len(b); k++ {
 		if k > i {
@@ -479,6 +479,13 @@ func valuesFrom(b []byte, i int, dt DataType) string {
 		out = append(out, " ..."...)
 	}
 	return string(append(out, ']'))
+}
+
+// elementBytes is the bytes of one element in a case's values: a sub-byte
+// dtype's are one code per byte (the checker unpacks packed data); never 0,
+// so that a walk over the values ends whatever dtype a case names.
+func elementBytes(dt DataType) int {
+	return max(int(dt.ItemSize()), 1)
 }
 
 // valueText is one element's value as text (its bytes in hex when core
@@ -494,6 +501,9 @@ func valueText(e []byte, dt DataType) string {
 		to = Complex128
 	default:
 		to = Float64
+	}
+	if f, ok := SubByteToFloat64(dt, e[0]); ok {
+		return strconv.FormatFloat(f, 'g', -1, 32)
 	}
 	var v [16]byte
 	dims, strides := []int64{1}, []int64{1}

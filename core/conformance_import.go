@@ -198,9 +198,15 @@ func JudgeImport(c *ImportCase) Judged {
 		add("C.values", false, "the import succeeded, but reading it back failed: %s", c.ReadbackError)
 		return j
 	default:
-		valuesOK := c.GotDType == c.DType && equalDims(c.GotShape, c.Shape) && bytes.Equal(c.GotValue, c.Values)
-		add("C.values", valuesOK, "the producer's %v %v became %v %v%s", dtypeOf(c.DType), c.Shape, dtypeOf(c.GotDType), c.GotShape,
-			map[bool]string{true: "", false: " with other elements"}[bytes.Equal(c.GotValue, c.Values)])
+		dt := dtypeOf(c.DType)
+		same := c.GotDType == c.DType && equalDims(c.GotShape, c.Shape)
+		if i := firstDiff(c.GotValue, c.Values, elementBytes(dt)); same && i >= 0 {
+			add("C.values", false, "the producer's %v %v came back with other elements: from element %d (C order) on, "+
+				"expected %s got %s", dt, c.Shape, i, valuesFrom(c.Values, i, dt), valuesFrom(c.GotValue, i, dt))
+		} else {
+			add("C.values", same && i < 0, "the producer's %v %v became %v %v%s", dt, c.Shape, dtypeOf(c.GotDType),
+				c.GotShape, map[bool]string{true: "", false: " with other elements"}[i < 0])
+		}
 	}
 	shares := c.Shares != nil && *c.Shares
 	// With the import alive the producer's reference is still held when

@@ -332,6 +332,44 @@ func TestJudgeImport(t *testing.T) {
 	}
 }
 
+// TestImportValuesEvidence: a C.values failure names the first element that
+// differs and the values on both sides, as numbers of the dtype (a sub-byte
+// dtype's codes, one per byte, read as its values).
+func TestImportValuesEvidence(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name            string
+		dtype           [3]int64
+		values, got     []byte
+		want, wantOther string
+	}{
+		{"float32", [3]int64{2, 32, 1}, f32bytes(1, 2, 3, 4), f32bytes(1, 2, 3, 5), "from element 3 (C order) on, expected [4] got [5]", ""},
+		{"float4 codes", [3]int64{17, 4, 1}, []byte{0, 1, 2, 3}, []byte{0, 1, 2, 5}, "expected [1.5] got [3]", ""},
+		{"float6 codes from the start", [3]int64{15, 6, 1}, []byte{1, 2, 3, 4}, []byte{16, 0, 0, 0}, "from element 0 (C order) on, expected [0.125 0.25 0.375 ...] got [2 0 0 ...]", ""},
+		{"another dtype", [3]int64{2, 32, 1}, f32bytes(1, 2), f32bytes(1, 2), "", "became"},
+	}
+	for _, c := range cases {
+		ic := core.ImportCase{Case: "t", Supported: true, Unlisted: true, DType: c.dtype, Shape: []int64{int64(len(c.values))},
+			Values: c.values, GotDType: c.dtype, GotShape: []int64{int64(len(c.got))}, GotValue: c.got,
+			Asked: []map[string]any{{"max_version": []any{1.0, 3.0}}}, RefsBefore: 1, RefsAlive: 2, RefsAfter: 1}
+		if c.wantOther != "" {
+			ic.GotDType = [3]int64{1, 32, 1}
+		}
+		var ev string
+		for _, r := range core.JudgeImport(&ic).Results {
+			if r.ID == "C.values" {
+				assert.Equal(t, core.Fail, r.Result, c.name)
+				ev = r.Evidence
+			}
+		}
+		if c.want != "" {
+			assert.Contains(t, ev, c.want, c.name)
+		} else {
+			assert.Contains(t, ev, c.wantOther, c.name)
+		}
+	}
+}
+
 func TestJudgeExchangeAPI(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/godlpack/godlpack/core"
@@ -240,4 +241,34 @@ func TestFloat8FromEveryFloat32BitPattern(t *testing.T) {
 			require.Empty(t, bad, "float32 bit patterns whose %v code differs from ml_dtypes' rule", dt)
 		})
 	}
+}
+
+// TestSubByteToFloat64 checks every code of the float6 and float4 dtypes
+// against ml_dtypes' values (the positive half; the sign bit negates).
+func TestSubByteToFloat64(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		dt   core.DataType
+		bits uint
+		pos  []float64
+	}{
+		{core.Float4E2M1FN, 4, []float64{0, 0.5, 1, 1.5, 2, 3, 4, 6}},
+		{core.Float6E2M3FN, 6, []float64{0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.375, 1.5,
+			1.625, 1.75, 1.875, 2, 2.25, 2.5, 2.75, 3, 3.25, 3.5, 3.75, 4, 4.5, 5, 5.5, 6, 6.5, 7, 7.5}},
+		{core.Float6E3M2FN, 6, []float64{0, 0.0625, 0.125, 0.1875, 0.25, 0.3125, 0.375, 0.4375, 0.5, 0.625, 0.75, 0.875,
+			1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28}},
+	}
+	for _, c := range cases {
+		require.Len(t, c.pos, 1<<(c.bits-1), c.dt.String())
+		for i, want := range c.pos {
+			got, ok := core.SubByteToFloat64(c.dt, byte(i))
+			assert.True(t, ok)
+			assert.Equal(t, want, got, "%v code %d", c.dt, i)
+			neg, _ := core.SubByteToFloat64(c.dt, byte(i)|1<<(c.bits-1))
+			assert.Equal(t, -want, neg, "%v code %d", c.dt, i|1<<(c.bits-1))
+			assert.True(t, math.Signbit(neg), "%v code %d is negative", c.dt, i|1<<(c.bits-1))
+		}
+	}
+	_, ok := core.SubByteToFloat64(core.Float32, 1)
+	assert.False(t, ok, "float32 is not a sub-byte dtype")
 }

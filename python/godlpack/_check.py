@@ -365,6 +365,7 @@ class ImportSpec(Case):
     damaged: str = ""  # Probe's damage: "major2", "dtype99", "byte_offset"
     lacked: bool = False  # a dtype the target does not have
     unlisted: bool = False  # a dtype godlpack makes that the target's row neither lists nor lacks
+    packed: bool = False  # an unlisted sub-byte dtype, packed (_PACKED_SRC), not padded
     pydtor: bool = False  # the capsule's destructor is Python code (_PYDTOR_SRC)
 
 
@@ -424,7 +425,12 @@ def import_cases(t: Target) -> list[ImportSpec]:
             add(dt, "contiguous", False, f"{dt}, which it lacks, {PYDTOR}", {}, lacked=True, pydtor=True)
     # last, so that the cases before them run in the child as they did before them
     for dt in unlisted_dtypes(t):  # refused or imported as it is, whatever the target makes itself
-        add(dt, "contiguous", False, f"{dt}, which its row does not list", {}, unlisted=True)
+        if _sub_byte(dt):
+            add(dt, "contiguous", False, f"{dt} padded, which its row does not list", {}, unlisted=True)
+            add(dt, "contiguous", False, f"{dt} packed, which its row does not list", {}, unlisted=True,
+                packed=True)
+        else:
+            add(dt, "contiguous", False, f"{dt}, which its row does not list", {}, unlisted=True)
     return out
 
 
@@ -439,11 +445,21 @@ def unlisted_dtypes(t: Target) -> list[str]:
 
 def _raw(a: Any) -> tuple[list[int], list[int], list[int]]:
     """A godlpack array's dtype triple, shape and bytes in C order, whatever
-    its dtype (bfloat16 and float8 have no buffer format; a padded sub-byte
-    array is read in place: it has no copy)."""
+    its dtype (bfloat16 and float8 have no buffer format). A sub-byte array
+    gives one code per element, padded or packed alike: a consumer may
+    import one and export the other, and the values are what is judged."""
     d = a.dtype
+    if d.bits < 8 and a.itemsize == 0:  # packed: whole and C-contiguous, read in place
+        import ctypes
+
+        import numpy as np
+
+        stream = np.unpackbits(np.frombuffer(ctypes.string_at(a.data_ptr, a.nbytes), np.uint8), bitorder="little")
+        bits = stream[:a.size * d.bits].reshape(a.size, d.bits).astype(np.uint16)
+        codes = (bits << np.arange(d.bits, dtype=np.uint16)).sum(axis=1)
+        return [d.code, d.bits, d.lanes], list(a.shape), [int(v) for v in codes]
     got = _native._bytes_view(a, "check") if d.bits < 8 else None
-    if got is not None and not got[1]:
+    if got is not None and not got[1]:  # padded: read in place (it has no copy)
         u8 = got[0]
     else:
         flat = a.copy().reshape(-1)
@@ -456,6 +472,60 @@ def _padded(gd: Any, data: Any, dt: str) -> Any:
     taken as codes (the uint8 array of its elements reinterpreted)."""
     u8 = gd.asarray(data.astype("uint8").ravel())
     return _native._reinterpret(u8, getattr(gd, dt)._key, tuple(data.shape), False, False, True)
+
+
+# A producer written with ctypes of packed sub-byte data (DLPack's default
+# for float6 and float4: several elements per byte, little bit-endian),
+# which godlpack itself makes only by import. packed(codes, code, bits) is
+# godlpack's import of it: an Array over the codes (uint8, one per element)
+# packed. The harness runs these lines; the reproducers print them.
+_PACKED_SRC = """import ctypes
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32),
+                ("ndim", ctypes.c_int32), ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                ("lanes", ctypes.c_uint16), ("shape", ctypes.c_void_p), ("strides", ctypes.c_void_p),
+                ("byte_offset", ctypes.c_uint64)]
+class _Versioned(ctypes.Structure):  # DLManagedTensorVersioned, version 1.1, no flags: packed
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p), ("flags", ctypes.c_uint64), ("dl_tensor", _DLTensor)]
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype, _capsule_new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_NAME = ctypes.c_char_p(b"dltensor_versioned")  # lives as long as the capsules
+_KEPT = {}  # each tensor's struct, shape and bytes, until its deleter runs
+@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+def _deleter(ptr):
+    _KEPT.pop(ptr, None)
+class _Packed:
+    def __init__(self, codes, code, bits):
+        stream = np.unpackbits(codes.astype(np.uint8).reshape(-1, 1), axis=1, bitorder="little")[:, :bits]
+        packed = np.packbits(stream.reshape(-1), bitorder="little")  # element i at bits i*bits.. of the stream
+        # room for one byte per element: a consumer that takes the data for padded reads wrong values, not
+        # memory beyond the buffer
+        data = np.zeros(max(codes.size, 1), np.uint8)
+        data[:packed.size] = packed
+        shape = (ctypes.c_int64 * max(codes.ndim, 1))(*codes.shape)
+        t = _DLTensor(data.ctypes.data, 1, 0, codes.ndim, code, bits, 1, ctypes.addressof(shape), None, 0)
+        m = _Versioned(1, 1, None, ctypes.cast(_deleter, ctypes.c_void_p), 0, t)
+        _KEPT[ctypes.addressof(m)] = (m, shape, data)
+        self.cap = _capsule_new(ctypes.addressof(m), _NAME, None)
+    def __dlpack_device__(self):
+        return (1, 0)
+    def __dlpack__(self, **kw):
+        return self.cap
+def packed(codes, code, bits):
+    return gd.from_dlpack(_Packed(codes, code, bits))
+"""
+_packed_ns: dict[str, Any] = {}
+
+
+def _packed(gd: Any, np: Any, data: Any, dt: str) -> Any:
+    """godlpack's import of data's values, taken as codes, packed in the
+    sub-byte dtype dt by _PACKED_SRC's producer (defined once per process)."""
+    if not _packed_ns:
+        exec(_PACKED_SRC, _packed_ns)
+    _packed_ns.update(gd=gd, np=np)
+    code, bits, _ = _dtype_triple(dt)
+    return _packed_ns["packed"](data.astype("uint8"), code, bits)
 
 
 def _sub_byte(dt: str) -> bool:
@@ -520,7 +590,10 @@ def import_reproducer(t: Target, c: ImportSpec) -> str:
     kw = "".join(f", {k}={v!r}" for k, v in c.kwargs.items())
     imp = "" if t.alias in ("np", "gd") else f"import {t.module}\n" if t.alias == t.module else \
         f"import {t.module} as {t.alias}\n"
-    if c.unlisted and _sub_byte(c.dtype):  # padded: one element per byte
+    if c.packed:
+        code, bits, _ = _dtype_triple(c.dtype)
+        src = _PACKED_SRC + f"codes = {data.format(dt=repr('uint8'))}\np = packed(codes, {code}, {bits})\n"
+    elif c.unlisted and _sub_byte(c.dtype):  # padded: one element per byte
         src = (f"codes = {data.format(dt=repr('uint8'))}\n"
                f"p = gd._native._reinterpret(gd.asarray(codes.ravel()), gd.{c.dtype}._key, codes.shape, "
                f"False, False, True)\n")
@@ -643,7 +716,9 @@ def run_import(t: Target, mod: Any, np: Any, c: ImportSpec) -> list[dict[str, An
     npsrc = eval(view.format(x="base", dt=repr(c.dtype)), {"base": base, "np": np}) if view else base
     if c.read_only:
         base.setflags(write=False)
-    if c.unlisted and _sub_byte(c.dtype):
+    if c.packed:
+        src = _packed(gd, np, npsrc, c.dtype)
+    elif c.unlisted and _sub_byte(c.dtype):
         src = _padded(gd, npsrc, c.dtype)
     else:
         src = gd.asarray(npsrc).astype(c.dtype) if made else gd.from_dlpack(npsrc)
