@@ -88,7 +88,7 @@ demo: setup
 # only the tests that need its probes (test-py-probes) run.
 TEST_STEPS := setup test-go vet $(if $(filter true,$(CI)),test-py-probes,test-py) abi3-smoke
 # (a+b: made at once by tools/steps.sh; the type checkers and qemu each use one CPU)
-CI_STEPS := test-slow test-cgocheck2 test-go-race fuzz-smoke sdist \
+CI_STEPS := test-slow test-cgocheck2 test-go-race fuzz-smoke mutants sdist \
   test-wheel wheel-repro typecheck+test-wheel-aarch64 bench-quick
 test:
 	@MAKE="$(MAKE)" bash tools/steps.sh $(TEST_STEPS) $(if $(filter true,$(CI)),$(CI_STEPS))
@@ -126,6 +126,13 @@ test-slow: setup $(VENV)/.interop
 
 bench-quick:
 	@$(MAKE) --no-print-directory bench BENCH_QUICK=1
+
+# The Python shim's mutants (tools/mutants.py): each small change a user would
+# see must fail the tests named beside it; prints the score, fails when one
+# survives.
+.PHONY: mutants
+mutants: setup $(VENV)/.interop
+	$(PY) tools/mutants.py
 
 # The Go suites under the race detector (CI), but the float8 sweep, which
 # shares nothing for it to watch (tests_go/race_on_test.go).

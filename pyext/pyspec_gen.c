@@ -54,6 +54,122 @@ PyObject *gd_nb_positive(PyObject *v) { return gd_arith_unary("unary +"); }
 PyObject *gd_nb_absolute(PyObject *v) { return gd_arith_unary("abs()"); }
 PyObject *gd_nb_invert(PyObject *v) { return gd_arith_unary("unary ~"); }
 
+/* Array's attributes written in Python (pyspec.PyImpls): module, function. */
+static const char *const gd_py_impl_where[GD_PY_IMPL_N][2] = {
+    {"godlpack._repr", "array_repr"},
+    {"godlpack._repr", "array_str"},
+    {"godlpack._repr", "array_format"},
+    {"godlpack._convert", "astype"},
+    {"godlpack", "_to_device"},
+    {"godlpack._ndarray", "_array"},
+    {"godlpack._ndarray", "_contains"},
+    {"godlpack._ndarray", "_ravel"},
+    {"godlpack._ndarray", "_view"},
+    {"godlpack._ndarray", "_arrow_array"},
+    {"godlpack._ndarray", "_array_numpy_dtype"},
+    {"godlpack._pickle", "_reduce_ex"},
+    {"godlpack._pickle", "_copy"},
+    {"godlpack._pickle", "_deepcopy"},
+    {"godlpack._oneapi", "usm_array_interface"},
+    {"godlpack._oneapi", "usm_ndarray"},
+    {"godlpack._oneapi", "sycl_queue"},
+};
+
+/* The function of PyImpls[i] (borrowed), or NULL with an exception. */
+static PyObject *gd_py_impl(PyObject *self, int i) {
+  gd_state *st = gd_state_of_type(Py_TYPE(self));
+  if (st == NULL) return PyErr_Occurred() ? NULL : gd_errf(GD_E_INTERNAL, "godlpack: the module was finalised");
+  if (st->py_impl[i] == NULL) {
+    PyObject *mod = PyImport_ImportModule(gd_py_impl_where[i][0]);
+    if (mod == NULL) return NULL;
+    st->py_impl[i] = PyObject_GetAttrString(mod, gd_py_impl_where[i][1]);
+    Py_DECREF(mod);
+  }
+  return st->py_impl[i];
+}
+
+/* PyImpls[i](self, *args, **kw). */
+static PyObject *gd_py_impl_call(PyObject *self, int i, PyObject *args, PyObject *kw) {
+  PyObject *f = gd_py_impl(self, i);
+  if (f == NULL) return NULL;
+  Py_ssize_t n = args == NULL ? 0 : PyTuple_Size(args);
+  PyObject *all = PyTuple_New(n + 1);
+  if (all == NULL) return NULL;
+  Py_INCREF(self);
+  PyTuple_SetItem(all, 0, self);
+  for (Py_ssize_t k = 0; k < n; k++) {
+    PyObject *x = PyTuple_GetItem(args, k);
+    Py_INCREF(x);
+    PyTuple_SetItem(all, k + 1, x);
+  }
+  PyObject *r = PyObject_Call(f, all, kw);
+  Py_DECREF(all);
+  return r;
+}
+
+static PyObject *gd_py_repr(PyObject *self) {
+  PyObject *f = gd_py_impl(self, 0);
+  return f == NULL ? NULL : PyObject_CallFunctionObjArgs(f, self, NULL);
+}
+static PyObject *gd_py_str(PyObject *self) {
+  PyObject *f = gd_py_impl(self, 1);
+  return f == NULL ? NULL : PyObject_CallFunctionObjArgs(f, self, NULL);
+}
+static PyObject *gd_py_format(PyObject *self, PyObject *args, PyObject *kw) {
+  return gd_py_impl_call(self, 2, args, kw);
+}
+static PyObject *gd_py_astype(PyObject *self, PyObject *args, PyObject *kw) {
+  return gd_py_impl_call(self, 3, args, kw);
+}
+static PyObject *gd_py_to_device(PyObject *self, PyObject *args, PyObject *kw) {
+  return gd_py_impl_call(self, 4, args, kw);
+}
+static PyObject *gd_py_array(PyObject *self, PyObject *args, PyObject *kw) {
+  return gd_py_impl_call(self, 5, args, kw);
+}
+static int gd_py_contains(PyObject *self, PyObject *value) {
+  PyObject *f = gd_py_impl(self, 6);
+  PyObject *r = f == NULL ? NULL : PyObject_CallFunctionObjArgs(f, self, value, NULL);
+  if (r == NULL) return -1;
+  int t = PyObject_IsTrue(r);
+  Py_DECREF(r);
+  return t;
+}
+static PyObject *gd_py_ravel(PyObject *self, PyObject *args, PyObject *kw) {
+  return gd_py_impl_call(self, 7, args, kw);
+}
+static PyObject *gd_py_view(PyObject *self, PyObject *args, PyObject *kw) {
+  return gd_py_impl_call(self, 8, args, kw);
+}
+static PyObject *gd_py_arrow_array(PyObject *self, PyObject *args, PyObject *kw) {
+  return gd_py_impl_call(self, 9, args, kw);
+}
+static PyObject *gd_py_numpy_dtype(PyObject *self, void *closure) {
+  PyObject *f = gd_py_impl(self, 10);
+  return f == NULL ? NULL : PyObject_CallFunctionObjArgs(f, self, NULL);
+}
+static PyObject *gd_py_reduce_ex(PyObject *self, PyObject *args, PyObject *kw) {
+  return gd_py_impl_call(self, 11, args, kw);
+}
+static PyObject *gd_py_copy(PyObject *self, PyObject *args, PyObject *kw) {
+  return gd_py_impl_call(self, 12, args, kw);
+}
+static PyObject *gd_py_deepcopy(PyObject *self, PyObject *args, PyObject *kw) {
+  return gd_py_impl_call(self, 13, args, kw);
+}
+static PyObject *gd_py_sycl_usm_array_interface(PyObject *self, void *closure) {
+  PyObject *f = gd_py_impl(self, 14);
+  return f == NULL ? NULL : PyObject_CallFunctionObjArgs(f, self, NULL);
+}
+static PyObject *gd_py_usm_ndarray(PyObject *self, void *closure) {
+  PyObject *f = gd_py_impl(self, 15);
+  return f == NULL ? NULL : PyObject_CallFunctionObjArgs(f, self, NULL);
+}
+static PyObject *gd_py_sycl_queue(PyObject *self, void *closure) {
+  PyObject *f = gd_py_impl(self, 16);
+  return f == NULL ? NULL : PyObject_CallFunctionObjArgs(f, self, NULL);
+}
+
 static PyMethodDef gd_array_methods[] = {
     {"__sizeof__", (PyCFunction)(void (*)(void))gd_array_sizeof, METH_NOARGS,
      "__sizeof__($self, /)\n--\n\n"
@@ -117,6 +233,36 @@ static PyMethodDef gd_array_methods[] = {
      "A view with permuted axes (reversed when none)."},
     {"_usm_data", (PyCFunction)(void (*)(void))gd_array_usm_data, METH_NOARGS,
      NULL},
+    {"__format__", (PyCFunction)(void (*)(void))gd_py_format, METH_VARARGS | METH_KEYWORDS,
+     "__format__($self, spec, /)\n--\n\n"
+     "format(a, spec): numpy's: the format applied to each element of the printed array."},
+    {"astype", (PyCFunction)(void (*)(void))gd_py_astype, METH_VARARGS | METH_KEYWORDS,
+     "astype($self, /, dtype, order='K', *, copy=True)\n--\n\n"
+     "A new C-contiguous array of dtype holding this array's values cast as numpy\ncasts them; copy=False returns the array itself when it already has dtype."},
+    {"to_device", (PyCFunction)(void (*)(void))gd_py_to_device, METH_VARARGS | METH_KEYWORDS,
+     "to_device($self, device, /, *, stream=None)\n--\n\n"
+     "The array on device: itself (a view) when it is there already, else a\nC-contiguous copy (host <-> oneAPI through the device's queue, complete when\nit returns). stream is accepted as the array API asks."},
+    {"__array__", (PyCFunction)(void (*)(void))gd_py_array, METH_VARARGS | METH_KEYWORDS,
+     "__array__($self, /, dtype=None, copy=None)\n--\n\n"
+     "np.asarray(a): a numpy.ndarray over the array's memory (zero-copy, read-only\nkept) unless dtype or copy=True asks for a copy."},
+    {"ravel", (PyCFunction)(void (*)(void))gd_py_ravel, METH_VARARGS | METH_KEYWORDS,
+     "ravel($self, /, order='C')\n--\n\n"
+     "The elements in one axis, C order, contiguous: a view of a C-contiguous array, else a copy."},
+    {"view", (PyCFunction)(void (*)(void))gd_py_view, METH_VARARGS | METH_KEYWORDS,
+     "view($self, /, dtype)\n--\n\n"
+     "The same memory seen as dtype, as numpy's a.view(dtype)."},
+    {"__arrow_array__", (PyCFunction)(void (*)(void))gd_py_arrow_array, METH_VARARGS | METH_KEYWORDS,
+     "__arrow_array__($self, /, type=None)\n--\n\n"
+     "pa.array(a): pyarrow's array over the Arrow C data interface, cast to type when one is given."},
+    {"__reduce_ex__", (PyCFunction)(void (*)(void))gd_py_reduce_ex, METH_VARARGS | METH_KEYWORDS,
+     "__reduce_ex__($self, protocol, /)\n--\n\n"
+     "pickle support: dtype, shape, order and read-only-ness are kept; the data is an\nout-of-band-capable PickleBuffer under protocol 5, bytes under protocols <= 4."},
+    {"__copy__", (PyCFunction)(void (*)(void))gd_py_copy, METH_VARARGS | METH_KEYWORDS,
+     "__copy__($self, /)\n--\n\n"
+     "copy.copy(a): a new writable C-contiguous array with a's values (a.copy())."},
+    {"__deepcopy__", (PyCFunction)(void (*)(void))gd_py_deepcopy, METH_VARARGS | METH_KEYWORDS,
+     "__deepcopy__($self, memo=None, /)\n--\n\n"
+     "copy.deepcopy(a): a.copy(), independent memory (elements are plain values)."},
     {NULL},
 };
 
@@ -143,6 +289,14 @@ static PyGetSetDef gd_array_getset[] = {
      "Transposed view (axes reversed).", NULL},
     {"data_ptr", gd_get_data_ptr, NULL,
      "Address of the first element (an int), as torch's data_ptr() and numpy's ctypes.data give it; valid while the array lives.", NULL},
+    {"__numpy_dtype__", gd_py_numpy_dtype, NULL,
+     "The numpy dtype of the array's elements (numpy 2.4's __numpy_dtype__).", NULL},
+    {"__sycl_usm_array_interface__", gd_py_sycl_usm_array_interface, NULL,
+     "dpctl's USM array interface of an array on a oneAPI device (dpctl's consumers take it zero-copy).", NULL},
+    {"__usm_ndarray__", gd_py_usm_ndarray, NULL,
+     "A dpnp.tensor.usm_ndarray view of an array on a oneAPI device (dpnp.asarray takes it zero-copy).", NULL},
+    {"sycl_queue", gd_py_sycl_queue, NULL,
+     "The dpctl.SyclQueue of an array on a oneAPI device (on godlpack's context there).", NULL},
     {NULL},
 };
 
@@ -170,6 +324,9 @@ static PyType_Slot gd_array_slots[] = {
     {Py_tp_iter, gd_array_iter},
     {Py_bf_getbuffer, gd_getbuffer},
     {Py_bf_releasebuffer, gd_releasebuffer},
+    {Py_tp_repr, gd_py_repr},
+    {Py_tp_str, gd_py_str},
+    {Py_sq_contains, gd_py_contains},
     {Py_nb_add, gd_nb_add},
     {Py_nb_subtract, gd_nb_subtract},
     {Py_nb_multiply, gd_nb_multiply},
@@ -202,6 +359,122 @@ PyType_Spec gd_array_spec = {
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
     .slots = gd_array_slots,
 };
+
+PyObject *gd_mod_array_names(PyObject *m, PyObject *arg) {
+  static const char *const names[] = {
+      "T",
+      "__abs__",
+      "__add__",
+      "__and__",
+      "__array__",
+      "__arrow_array__",
+      "__arrow_c_array__",
+      "__arrow_c_schema__",
+      "__bool__",
+      "__buffer__",
+      "__complex__",
+      "__contains__",
+      "__copy__",
+      "__deepcopy__",
+      "__delitem__",
+      "__divmod__",
+      "__dlpack__",
+      "__dlpack_c_exchange_api__",
+      "__dlpack_device__",
+      "__doc__",
+      "__eq__",
+      "__float__",
+      "__floordiv__",
+      "__format__",
+      "__ge__",
+      "__getitem__",
+      "__gt__",
+      "__hash__",
+      "__index__",
+      "__int__",
+      "__invert__",
+      "__iter__",
+      "__le__",
+      "__len__",
+      "__lshift__",
+      "__lt__",
+      "__matmul__",
+      "__mod__",
+      "__module__",
+      "__mul__",
+      "__ne__",
+      "__neg__",
+      "__numpy_dtype__",
+      "__or__",
+      "__pos__",
+      "__pow__",
+      "__radd__",
+      "__rand__",
+      "__rdivmod__",
+      "__reduce_ex__",
+      "__release_buffer__",
+      "__repr__",
+      "__rfloordiv__",
+      "__rlshift__",
+      "__rmatmul__",
+      "__rmod__",
+      "__rmul__",
+      "__ror__",
+      "__rpow__",
+      "__rrshift__",
+      "__rshift__",
+      "__rsub__",
+      "__rtruediv__",
+      "__rxor__",
+      "__setitem__",
+      "__sizeof__",
+      "__str__",
+      "__sub__",
+      "__sycl_usm_array_interface__",
+      "__truediv__",
+      "__usm_ndarray__",
+      "__xor__",
+      "_usm_data",
+      "all",
+      "any",
+      "astype",
+      "copy",
+      "data_ptr",
+      "device",
+      "dtype",
+      "fill",
+      "itemsize",
+      "max",
+      "mean",
+      "min",
+      "nbytes",
+      "ndim",
+      "prod",
+      "ravel",
+      "readonly",
+      "reshape",
+      "shape",
+      "size",
+      "strides",
+      "sum",
+      "sycl_queue",
+      "to_device",
+      "tolist",
+      "transpose",
+      "view",
+  };
+  int n = (int)(sizeof names / sizeof names[0]);
+  PyObject *t = PyTuple_New(n);
+  for (int i = 0; t != NULL && i < n; i++) {
+    PyObject *s = PyUnicode_FromString(names[i]);
+    if (s == NULL) {
+      Py_CLEAR(t);
+      break;
+    }
+    PyTuple_SetItem(t, i, s);
+  }
+  return t;
+}
 
 static PyMethodDef gd_module_methods[] = {
     {"from_dlpack", (PyCFunction)(void (*)(void))gd_mod_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
@@ -255,6 +528,9 @@ static PyMethodDef gd_module_methods[] = {
     {"_gofuncs", (PyCFunction)(void (*)(void))gd_mod_gofuncs, METH_NOARGS,
      "_gofuncs()\n--\n\n"
      "The Go functions of this module, as JSON."},
+    {"_array_names", (PyCFunction)(void (*)(void))gd_mod_array_names, METH_NOARGS,
+     "_array_names()\n--\n\n"
+     "Every name godlpack.Array's generated tables give it (a test compares it with the type)."},
     {"_bench_floor", (PyCFunction)(void (*)(void))gd_mod_bench_floor, METH_O,
      "_bench_floor(x, /)\n--\n\n"
      "An empty Go call with the GIL released (x True: held): the least a Go function's call costs."},
@@ -289,6 +565,7 @@ static int gd_module_traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->sequence_operand);
   Py_VISIT(st->max_version);
   Py_VISIT(st->kw_max_version);
+  for (int i = 0; i < (int)(sizeof st->py_impl / sizeof st->py_impl[0]); i++) Py_VISIT(st->py_impl[i]);
   Py_VISIT(st->s_dlpack);
   Py_VISIT(st->s_max_version);
   Py_VISIT(st->s_dl_device);
@@ -315,6 +592,7 @@ static int gd_module_clear(PyObject *m) {
   Py_CLEAR(st->sequence_operand);
   Py_CLEAR(st->max_version);
   Py_CLEAR(st->kw_max_version);
+  for (int i = 0; i < (int)(sizeof st->py_impl / sizeof st->py_impl[0]); i++) Py_CLEAR(st->py_impl[i]);
   Py_CLEAR(st->s_dlpack);
   Py_CLEAR(st->s_max_version);
   Py_CLEAR(st->s_dl_device);

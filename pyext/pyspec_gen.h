@@ -4,6 +4,9 @@
 #ifndef GODLPACK_PYSPEC_GEN_H_
 #define GODLPACK_PYSPEC_GEN_H_
 
+/* Array's attributes written in Python (pyspec.PyImpls). */
+#define GD_PY_IMPL_N 17
+
 /* Module state. */
 typedef struct {
   gd_kw_entry kw_cache[GD_KW_CACHE]; /* __dlpack__ kwnames tuples seen (producer.c) */
@@ -24,6 +27,7 @@ typedef struct {
   PyObject *sequence_operand; /* godlpack._sequence_operand: list, tuple, range and buffer operands of comparisons */
   PyObject *max_version; /* (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION), made by gd_module_init */
   PyObject *kw_max_version; /* ("max_version",): kwnames of the common __dlpack__ call, made by gd_module_init */
+  PyObject *py_impl[GD_PY_IMPL_N]; /* PyImpls' functions, each looked up at its first use (pyspec_gen.c) */
   PyObject *s_dlpack; /* interned "__dlpack__" */
   PyObject *s_max_version; /* interned "max_version" */
   PyObject *s_dl_device; /* interned "dl_device" */
@@ -59,6 +63,7 @@ PyObject *gd_mod_install_gofuncs(PyObject *m, PyObject *arg);
 PyObject *gd_mod_load_kit(PyObject *m, PyObject *arg);
 PyObject *gd_mod_vectorcall_method(PyObject *m, PyObject *arg);
 PyObject *gd_mod_gofuncs(PyObject *m, PyObject *arg);
+PyObject *gd_mod_array_names(PyObject *m, PyObject *arg);
 PyObject *gd_mod_bench_floor(PyObject *m, PyObject *arg);
 PyObject *gd_mod_go_allocs(PyObject *m, PyObject *arg);
 PyObject *gd_mod_go_crossings(PyObject *m, PyObject *arg);

@@ -5,6 +5,8 @@ import ctypes
 import enum
 import itertools
 import math
+import subprocess
+import sys
 
 import pytest
 
@@ -673,3 +675,27 @@ def test_zeros_touch_no_pages(make):
     assert a.size >= 1 << 26 and not bool(a.reshape(-1)[12345]) and not bool(a.reshape(-1)[-1])
     with pytest.raises(MemoryError):
         gd.zeros(1 << 60, dtype="uint8")
+
+
+def test_array_attributes_all_come_from_the_generated_table():
+    """One registry (issue 39): every attribute of godlpack.Array is a row of
+    its generated tables (internal/gentables/pyspec: Methods, Attrs, Slots,
+    PyImpls for those written in Python), none set on the type from Python.
+    An attribute added any other way shows here."""
+    names = set(gd._native._array_names())
+    have = set(gd.Array.__dict__)
+    assert have - names == set(), "Array attributes the table lacks: add them as rows of pyspec"
+    assert names - have == set(), "rows of the table Array lacks"
+    assert {"__repr__", "astype", "view", "ravel", "__reduce_ex__", "__array__", "to_device"} <= names
+
+
+def test_attributes_written_in_python_are_imported_at_first_use():
+    """PyImpls' modules are imported by the first use of one of their
+    attributes, not by `import godlpack` (a fresh interpreter)."""
+    code = ("import sys, godlpack as gd\n"
+            "before = {m for m in ('godlpack._repr', 'godlpack._convert') if m in sys.modules}\n"
+            "a = gd.arange(3)\n"
+            "r, b = repr(a), a.astype('float32')\n"
+            "print(sorted(before), r, b.dtype, sorted(m for m in ('godlpack._repr', 'godlpack._convert') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["[]", "Array([0,", "1,", "2])", "float32", "['godlpack._convert',", "'godlpack._repr']"]

@@ -301,6 +301,46 @@ def test_lists_of_arrays_stack(make):
     assert gd.asarray(items, dtype="float32").dtype == "float32"
 
 
+STACK_NUMPY = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+               "float64", "complex64", "complex128"]
+STACK_ML = ["bfloat16", "float8_e4m3fn", "float8_e5m2"]
+
+
+def _stacked(a, b):
+    """The dtype asarray([a-array, b-array]) chooses, None when it refuses."""
+    try:
+        return gd.asarray([gd.zeros(2, dtype=a), gd.zeros(2, dtype=b)]).dtype.name
+    except TypeError as e:
+        assert "pass dtype=" in str(e)
+        return None
+
+
+@pytest.mark.parametrize("a", STACK_NUMPY)
+def test_stacked_dtype_is_numpys_promotion(a):
+    """asarray of a list of arrays promotes as np.stack: np.promote_types over
+    every pair of numpy's own dtypes (signed with unsigned, bool, complex)."""
+    for b in STACK_NUMPY:
+        assert _stacked(a, b) == np.promote_types(a, b).name, (a, b)
+
+
+@pytest.mark.parametrize("a", STACK_ML)
+def test_stacked_ml_dtypes_promote_as_ml_dtypes_or_ask(a):
+    """bfloat16 and float8 with any dtype: ml_dtypes' promotion, or a
+    TypeError asking for dtype= where godlpack does not choose (never another
+    dtype than ml_dtypes')."""
+    for b in STACK_NUMPY + STACK_ML:
+        for x, y in ((a, b), (b, a)):
+            try:
+                want = np.promote_types(np.dtype(getattr(md, x, x)), np.dtype(getattr(md, y, y))).name
+            except TypeError:  # DTypePromotionError: ml_dtypes has no common dtype either
+                want = None
+            got = _stacked(x, y)
+            assert got in (None, want), (x, y, got, want)
+    assert _stacked(a, "bool") == a
+    assert _stacked(a, "float64") == "float64"
+    assert _stacked("bfloat16", "float16") is None  # ml_dtypes: float32; godlpack asks
+
+
 def test_stack_shape_mismatch():
     with pytest.raises(ValueError, match=r"^asarray\(\): the arrays of a stacked list must have one shape"):
         gd.asarray([gd.arange(2), gd.arange(3)])

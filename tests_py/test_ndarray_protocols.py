@@ -298,11 +298,18 @@ def test_in_band_loads_copy_at_most_once(protocol):
 @requires("numpy")
 @pytest.mark.parametrize("layout", ["contiguous", "reversed", "strided", "transposed"])
 def test_ravel_and_view_are_numpys(layout):
+    """ravel: numpy's, a view of a C-contiguous array and a contiguous copy of
+    any other (never a strided view, which reshape(-1) may give)."""
     x = np.arange(24, dtype=np.float32).reshape(4, 6)
     a = gd.asarray(x)
     pick = {"contiguous": lambda v: v, "reversed": lambda v: v[::-1, ::-2], "strided": lambda v: v[1:, ::3],
             "transposed": lambda v: v.T}[layout]
     assert pick(a).ravel().tolist() == pick(x).ravel().tolist()
+    # a view exactly where numpy's ravel is one (a C-contiguous array), else a contiguous copy
+    assert gd.may_share_memory(pick(a).ravel(), a) == np.shares_memory(pick(x).ravel(), x), layout
+    assert pick(a).ravel().strides == (1,)
+    if layout == "contiguous":
+        assert a.ravel().data_ptr == a.data_ptr
     assert pick(a).view("int32").tolist() == pick(x).view("int32").tolist()  # same size: any layout
     with pytest.raises(ValueError, match="order"):
         a.ravel(order="F")

@@ -77,7 +77,7 @@ _check_address_space()
 from . import _markers  # noqa: E402
 
 _markers.load_native()  # the native module composed with the installed Go kits, if any (godlpack/_kits.py)
-from . import _native, _oneapi, _tables, _types  # noqa: E402
+from . import _native, _tables, _types  # noqa: E402
 from ._native import Array, from_dlpack  # noqa: E402
 from ._types import DType, Device, _as_dtype  # noqa: E402
 
@@ -161,47 +161,15 @@ _native._init(
     _types._BY_KEY, Device, _types.device_types, _CPU, _types._device_pair, _sequence_operand
 )
 
-# pickle.dumps(a), copy.copy(a), copy.deepcopy(a): see _pickle.py
-from . import _pickle  # noqa: E402
-
-_pickle.install(Array)
-
-# np.asarray(a), np.dtype(gd.float32), v in a: see _ndarray.py
+# Array's attributes written in Python (repr and format: _repr.py; pickle and
+# copy: _pickle.py; numpy's and pyarrow's protocols, ravel, view:
+# _ndarray.py; astype: _convert.py; oneAPI's interfaces: _oneapi.py;
+# to_device below) are rows of its generated tables (PyImpls in
+# internal/gentables/pyspec), each module imported by the first use.
+# np.dtype(gd.float32) and the like: see _ndarray.py
 from . import _ndarray  # noqa: E402
 
-_ndarray.install(Array, DType)
-
-# repr(a), str(a), format(a, spec) as numpy prints: see _repr.py, imported by
-# the first of them (an exchange prints nothing), which puts its own in place
-def _repr_first(self: Array) -> str:
-    from . import _repr
-
-    _repr.install(Array)
-    return _repr.array_repr(self)
-
-
-def _str_first(self: Array) -> str:
-    from . import _repr
-
-    _repr.install(Array)
-    return _repr.array_str(self)
-
-
-def _format_first(self: Array, spec: str) -> str:
-    from . import _repr
-
-    _repr.install(Array)
-    return _repr.array_format(self, spec)
-
-
-setattr(Array, "__repr__", _repr_first)  # noqa: B010 (the stub declares them on Array)
-setattr(Array, "__str__", _str_first)  # noqa: B010
-setattr(Array, "__format__", _format_first)  # noqa: B010
-
-# a.astype(dtype, copy=True): see _convert.py
-from . import _convert  # noqa: E402
-
-setattr(Array, "astype", _convert.astype)  # noqa: B010 (the stub declares it on Array)
+_ndarray.install(DType)
 
 # Dask's sizeof and serializers, joblib's pickler: registered once those are imported (_engines.py)
 from . import _engines  # noqa: E402
@@ -270,19 +238,6 @@ def _to_device(self: Array, device: Any, /, *, stream: Any = None) -> Array:
     ``dpctl.SyclQueue`` for oneAPI); godlpack's copies leave no queued work."""
     return from_dlpack(self, device=device)
 
-
-Array.to_device = _to_device  # type: ignore[attr-defined]
-Array.__sycl_usm_array_interface__ = property(  # type: ignore[attr-defined]
-    _oneapi.usm_array_interface,
-    doc="dpctl's USM array interface of an array on a oneAPI device (dpctl's consumers take it zero-copy).",
-)
-Array.__usm_ndarray__ = property(  # type: ignore[attr-defined]
-    _oneapi.usm_ndarray,
-    doc="A dpnp.tensor.usm_ndarray view of an array on a oneAPI device (dpnp.asarray takes it zero-copy).",
-)
-Array.sycl_queue = property(  # type: ignore[attr-defined]
-    _oneapi.sycl_queue, doc="The dpctl.SyclQueue of an array on a oneAPI device (on godlpack's context there)."
-)
 
 
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, device: Any = "cpu") -> Array:
@@ -442,6 +397,8 @@ def asarray(obj: Any, dtype: Any = None, copy: bool | None = None, device: Any =
                 # one pass in C: shape, kind, then the numbers into C memory
                 a = _native._from_nested(obj, -1 if dt is None else dt._key, _infer_scalar_dtype)
                 if a is NotImplemented:  # a list of arrays: np.stack
+                    from . import _convert
+
                     return _convert.stack(obj, dt, asarray)
                 return a
             return _native._full((), (dt or _infer_scalar_dtype(obj))._key, obj, _CPU_PAIR, "asarray()")

@@ -74,7 +74,7 @@ class Array:
     # a new C-contiguous array, or self when copy=False and the dtype matches.
     # dtype: a name, godlpack.DType, numpy/ml_dtypes dtype or scalar type, torch.dtype.
     def astype(self, dtype: Any, order: str = "K", *, copy: bool = True) -> Array: ...
-    def ravel(self, order: str = "C") -> Array: ...  # reshape(-1): a view when possible, else a copy
+    def ravel(self, order: str = "C") -> Array: ...  # numpy's: a view of a C-contiguous array, else a copy
     # the same memory seen as another dtype: any layout for a dtype of the same size, else
     # C-contiguous arrays, whose last axis is rescaled (numpy's rule)
     def view(self, dtype: Any) -> Array: ...
@@ -187,6 +187,7 @@ def _load_kit(path: bytes, /) -> dict[str, dict[str, Any]]: ...
 # bench` and `check` call.
 def may_share_memory(a: Any, b: Any) -> bool: ...  # any arrays (DLPack or buffer objects)
 def _gofuncs() -> str: ...  # JSON description of the module's Go functions
+def _array_names() -> tuple[str, ...]: ...  # every name Array's generated tables give it
 def _bench_call(a: Any) -> float: ...
 def _bench_call_quick(a: Any) -> float: ...  # gofunc.Quick(): the GIL held
 def _bench_floor(x: object, /) -> float: ...  # an empty Go call, the GIL released (x True: held)

@@ -148,10 +148,12 @@ def _contains(self: _native.Array, value: Any) -> bool:
 
 
 def _ravel(self: _native.Array, order: str = "C") -> _native.Array:
-    """The elements in one axis, C order: a view when the layout allows, else a copy."""
+    """The elements in one axis, C order, contiguous as numpy's ravel gives
+    them: a view of a C-contiguous array, else a copy."""
     if order != "C":
         raise ValueError(f"ravel(): only C order is supported, got order={order!r}; pass order=\"C\"")
-    return self.reshape(-1)
+    flat = self.reshape(-1)  # a view wherever one axis can step through the elements
+    return flat if flat.size <= 1 or flat.strides == (1,) else flat.copy()
 
 
 def _view(self: _native.Array, dtype: Any) -> _native.Array:
@@ -205,13 +207,9 @@ def _arrow_array(self: _native.Array, type: Any = None) -> Any:
 _CPU = _types.Device("cpu")
 
 
-def install(array_cls: type, dtype_cls: type) -> None:
-    setattr(array_cls, "__array__", _array)  # noqa: B010
-    setattr(array_cls, "__contains__", _contains)  # noqa: B010
-    setattr(array_cls, "ravel", _ravel)  # noqa: B010
-    setattr(array_cls, "__arrow_array__", _arrow_array)  # noqa: B010
-    setattr(array_cls, "view", _view)  # noqa: B010
-    setattr(array_cls, "__numpy_dtype__", property(_array_numpy_dtype))  # noqa: B010
+def install(dtype_cls: type) -> None:
+    """numpy's protocols on godlpack.DType (Array's come from its generated
+    tables: internal/gentables/pyspec, PyImpls)."""
     setattr(dtype_cls, "dtype", property(_dtype_numpy))  # noqa: B010
     setattr(dtype_cls, "__numpy_dtype__", property(_dtype_numpy))  # noqa: B010
     setattr(dtype_cls, "__getattr__", _numpy_attr)  # noqa: B010

@@ -108,9 +108,3 @@ def _copy(self: _native.Array) -> _native.Array:
 def _deepcopy(self: _native.Array, memo: dict | None = None) -> _native.Array:
     """copy.deepcopy(a): a.copy(), independent memory (elements are plain values)."""
     return self.copy()
-
-
-def install(cls: type) -> None:
-    setattr(cls, "__reduce_ex__", _reduce_ex)  # noqa: B010
-    setattr(cls, "__copy__", _copy)  # noqa: B010
-    setattr(cls, "__deepcopy__", _deepcopy)  # noqa: B010

@@ -352,11 +352,3 @@ def array_format(a: Any, spec: str) -> str:
             f"format the elements instead: [format(x, {spec!r}) for x in a.tolist()]"
         )
     return format(a.tolist(), spec)
-
-
-def install(cls: type) -> None:
-    # setattr: the stubs declare these slots on Array; here they are filled in
-    setattr(cls, "__repr__", array_repr)  # noqa: B010
-    setattr(cls, "__str__", array_str)  # noqa: B010
-    setattr(cls, "__format__", array_format)  # noqa: B010
-

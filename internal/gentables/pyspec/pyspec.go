@@ -14,6 +14,7 @@ package pyspec
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -95,6 +96,8 @@ var Module = []Fn{
 		"Loads the Go plugin of a kit at path into this module's Go runtime; returns its functions by module."},
 	{"_vectorcall_method", "gd_mod_vectorcall_method", noArgs, "", ""},
 	{"_gofuncs", "gd_mod_gofuncs", noArgs, "", "The Go functions of this module, as JSON."},
+	{"_array_names", "gd_mod_array_names", noArgs, "",
+		"Every name godlpack.Array's generated tables give it (a test compares it with the type)."},
 	{"_bench_floor", "gd_mod_bench_floor", oneArg, "x, /",
 		"An empty Go call with the GIL released (x True: held): the least a Go function's call costs."},
 	{"_go_allocs", "gd_mod_go_allocs", noArgs, "",
@@ -166,6 +169,62 @@ var Attrs = []Attr{
 		"Address of the first element (an int), as torch's data_ptr() and numpy's ctypes.data give it; " +
 			"valid while the array lives."},
 }
+
+// PyImpl is an attribute of Array written in Python: formatting (numpy's
+// print), numpy's, pickle's, pyarrow's and oneAPI's protocols, conversions
+// that lean on numpy. Its row gives it an entry in the type's tables like
+// any other, so that the type's attributes are all here (none is set on it
+// from Python); the entry calls Func of the module Module (a submodule of
+// godlpack), imported at the attribute's first use, so that `import
+// godlpack` imports none of them. Kind "method" is called with the array
+// and the arguments as given, "property" is a getter Func(array), "repr"
+// and "str" fill tp_repr and tp_str, "contains" fills sq_contains (truth
+// of Func(array, value)).
+type PyImpl struct{ Name, Kind, Module, Func, Sig, Doc string }
+
+// PyImpls lists the attributes of Array written in Python.
+var PyImpls = []PyImpl{
+	{"__repr__", "repr", "_repr", "array_repr", "", ""},
+	{"__str__", "str", "_repr", "array_str", "", ""},
+	{"__format__", "method", "_repr", "array_format", "$self, spec, /",
+		"format(a, spec): numpy's: the format applied to each element of the printed array."},
+	{"astype", "method", "_convert", "astype", "$self, /, dtype, order='K', *, copy=True",
+		"A new C-contiguous array of dtype holding this array's values cast as numpy\n" +
+			"casts them; copy=False returns the array itself when it already has dtype."},
+	{"to_device", "method", "", "_to_device", "$self, device, /, *, stream=None",
+		"The array on device: itself (a view) when it is there already, else a\n" +
+			"C-contiguous copy (host <-> oneAPI through the device's queue, complete when\n" +
+			"it returns). stream is accepted as the array API asks."},
+	{"__array__", "method", "_ndarray", "_array", "$self, /, dtype=None, copy=None",
+		"np.asarray(a): a numpy.ndarray over the array's memory (zero-copy, read-only\n" +
+			"kept) unless dtype or copy=True asks for a copy."},
+	{"__contains__", "contains", "_ndarray", "_contains", "", ""},
+	{"ravel", "method", "_ndarray", "_ravel", "$self, /, order='C'",
+		"The elements in one axis, C order, contiguous: a view of a C-contiguous array, else a copy."},
+	{"view", "method", "_ndarray", "_view", "$self, /, dtype",
+		"The same memory seen as dtype, as numpy's a.view(dtype)."},
+	{"__arrow_array__", "method", "_ndarray", "_arrow_array", "$self, /, type=None",
+		"pa.array(a): pyarrow's array over the Arrow C data interface, cast to type when one is given."},
+	{"__numpy_dtype__", "property", "_ndarray", "_array_numpy_dtype", "",
+		"The numpy dtype of the array's elements (numpy 2.4's __numpy_dtype__)."},
+	{"__reduce_ex__", "method", "_pickle", "_reduce_ex", "$self, protocol, /",
+		"pickle support: dtype, shape, order and read-only-ness are kept; the data is an\n" +
+			"out-of-band-capable PickleBuffer under protocol 5, bytes under protocols <= 4."},
+	{"__copy__", "method", "_pickle", "_copy", "$self, /",
+		"copy.copy(a): a new writable C-contiguous array with a's values (a.copy())."},
+	{"__deepcopy__", "method", "_pickle", "_deepcopy", "$self, memo=None, /",
+		"copy.deepcopy(a): a.copy(), independent memory (elements are plain values)."},
+	{"__sycl_usm_array_interface__", "property", "_oneapi", "usm_array_interface", "",
+		"dpctl's USM array interface of an array on a oneAPI device (dpctl's consumers take it zero-copy)."},
+	{"__usm_ndarray__", "property", "_oneapi", "usm_ndarray", "",
+		"A dpnp.tensor.usm_ndarray view of an array on a oneAPI device (dpnp.asarray takes it zero-copy)."},
+	{"sycl_queue", "property", "_oneapi", "sycl_queue", "",
+		"The dpctl.SyclQueue of an array on a oneAPI device (on godlpack's context there)."},
+}
+
+// ClassAttrs are attributes of Array that module init sets on the type
+// (values, not functions), named here so that the table names them all.
+var ClassAttrs = []string{"__dlpack_c_exchange_api__"}
 
 // Slots lists Array's slots other than the tables and the arithmetic.
 var Slots = []Slot{
@@ -248,6 +307,8 @@ var State = []Field{
 		Doc: "(DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION), made by gd_module_init"},
 	{Kind: "obj", Type: "PyObject *", Name: "kw_max_version",
 		Doc: "(\"max_version\",): kwnames of the common __dlpack__ call, made by gd_module_init"},
+	{Kind: "objs", Type: "PyObject *", Name: "py_impl", Len: "GD_PY_IMPL_N",
+		Doc: "PyImpls' functions, each looked up at its first use (pyspec_gen.c)"},
 	{Kind: "intern", Name: "s_dlpack", Intern: "__dlpack__"},
 	{Kind: "intern", Name: "s_max_version", Intern: "max_version"},
 	{Kind: "intern", Name: "s_dl_device", Intern: "dl_device"},
@@ -310,6 +371,7 @@ func RenderH() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "/* %s\n * The module state and the C functions that CPython calls by the tables of\n"+
 		" * pyspec_gen.c (included by skin.h). */\n#ifndef GODLPACK_PYSPEC_GEN_H_\n#define GODLPACK_PYSPEC_GEN_H_\n\n", header)
+	fmt.Fprintf(&b, "/* Array's attributes written in Python (pyspec.PyImpls). */\n#define GD_PY_IMPL_N %d\n\n", len(PyImpls))
 	b.WriteString("/* Module state. */\ntypedef struct {\n")
 	for _, f := range State {
 		typ := f.Type
@@ -378,9 +440,10 @@ func RenderC() []byte {
 			a.C, zp, a.Slot, a.C, cstr(a.Op), z)
 	}
 	b.WriteString("\n")
-	methodTable(&b, "gd_array_methods", Methods, nil)
+	renderPyImpls(&b)
+	methodTable(&b, "gd_array_methods", append(Methods[:len(Methods):len(Methods)], pyImplFns()...), nil)
 	b.WriteString("static PyGetSetDef gd_array_getset[] = {\n")
-	for _, a := range Attrs {
+	for _, a := range append(Attrs[:len(Attrs):len(Attrs)], pyImplAttrs()...) {
 		fmt.Fprintf(&b, "    {%s, %s, NULL,\n     %s, NULL},\n", cstr(a.Name), a.C, cstr(a.Doc))
 	}
 	b.WriteString("    {NULL},\n};\n\n")
@@ -389,7 +452,7 @@ func RenderC() []byte {
 	b.WriteString("static PyType_Slot gd_array_slots[] = {\n")
 	b.WriteString("    {Py_tp_members, gd_array_members},\n    {Py_tp_methods, gd_array_methods},\n" +
 		"    {Py_tp_getset, gd_array_getset},\n")
-	for _, s := range Slots {
+	for _, s := range append(Slots[:len(Slots):len(Slots)], pyImplSlots()...) {
 		fmt.Fprintf(&b, "    {%s, %s},\n", s.Slot, s.C)
 	}
 	for _, a := range Ariths {
@@ -407,6 +470,7 @@ func RenderC() []byte {
 };
 
 `)
+	renderNames(&b)
 	methodTable(&b, "gd_module_methods", Module, Probes)
 	b.WriteString("static int gd_module_traverse(PyObject *m, visitproc visit, void *arg) {\n" +
 		"  gd_state *st = (gd_state *)PyModule_GetState(m);\n  if (st == NULL) return 0;\n")
@@ -455,4 +519,181 @@ func visit(b *bytes.Buffer, op string) {
 			}
 		}
 	}
+}
+
+// pyImplC is the C entry of PyImpls[i].
+func pyImplC(p PyImpl) string { return "gd_py_" + strings.Trim(p.Name, "_") }
+
+// pyImplFns, pyImplAttrs and pyImplSlots are PyImpls' rows of the method,
+// attribute and slot tables.
+func pyImplFns() []Fn {
+	var out []Fn
+	for _, p := range PyImpls {
+		if p.Kind == "method" {
+			out = append(out, Fn{p.Name, pyImplC(p), kwArgs, p.Sig, p.Doc})
+		}
+	}
+	return out
+}
+
+func pyImplAttrs() []Attr {
+	var out []Attr
+	for _, p := range PyImpls {
+		if p.Kind == "property" {
+			out = append(out, Attr{p.Name, pyImplC(p), p.Doc})
+		}
+	}
+	return out
+}
+
+var pyImplSlot = map[string]string{"repr": "Py_tp_repr", "str": "Py_tp_str", "contains": "Py_sq_contains"}
+
+func pyImplSlots() []Slot {
+	var out []Slot
+	for _, p := range PyImpls {
+		if slot, ok := pyImplSlot[p.Kind]; ok {
+			out = append(out, Slot{slot, pyImplC(p), ""})
+		}
+	}
+	return out
+}
+
+// renderPyImpls writes the entries of PyImpls: each calls its function,
+// looked up in its module at the first use and kept in the module state
+// (an import of godlpack imports none of those modules).
+func renderPyImpls(b *bytes.Buffer) {
+	b.WriteString("/* Array's attributes written in Python (pyspec.PyImpls): module, function. */\n" +
+		"static const char *const gd_py_impl_where[GD_PY_IMPL_N][2] = {\n")
+	for _, p := range PyImpls {
+		fmt.Fprintf(b, "    {%s, %s},\n", cstr(strings.TrimSuffix("godlpack."+p.Module, ".")), cstr(p.Func))
+	}
+	b.WriteString(`};
+
+/* The function of PyImpls[i] (borrowed), or NULL with an exception. */
+static PyObject *gd_py_impl(PyObject *self, int i) {
+  gd_state *st = gd_state_of_type(Py_TYPE(self));
+  if (st == NULL) return PyErr_Occurred() ? NULL : gd_errf(GD_E_INTERNAL, "godlpack: the module was finalised");
+  if (st->py_impl[i] == NULL) {
+    PyObject *mod = PyImport_ImportModule(gd_py_impl_where[i][0]);
+    if (mod == NULL) return NULL;
+    st->py_impl[i] = PyObject_GetAttrString(mod, gd_py_impl_where[i][1]);
+    Py_DECREF(mod);
+  }
+  return st->py_impl[i];
+}
+
+/* PyImpls[i](self, *args, **kw). */
+static PyObject *gd_py_impl_call(PyObject *self, int i, PyObject *args, PyObject *kw) {
+  PyObject *f = gd_py_impl(self, i);
+  if (f == NULL) return NULL;
+  Py_ssize_t n = args == NULL ? 0 : PyTuple_Size(args);
+  PyObject *all = PyTuple_New(n + 1);
+  if (all == NULL) return NULL;
+  Py_INCREF(self);
+  PyTuple_SetItem(all, 0, self);
+  for (Py_ssize_t k = 0; k < n; k++) {
+    PyObject *x = PyTuple_GetItem(args, k);
+    Py_INCREF(x);
+    PyTuple_SetItem(all, k + 1, x);
+  }
+  PyObject *r = PyObject_Call(f, all, kw);
+  Py_DECREF(all);
+  return r;
+}
+
+`)
+	for i, p := range PyImpls {
+		c := pyImplC(p)
+		switch p.Kind {
+		case "method":
+			fmt.Fprintf(b, "static PyObject *%s(PyObject *self, PyObject *args, PyObject *kw) {\n"+
+				"  return gd_py_impl_call(self, %d, args, kw);\n}\n", c, i)
+		case "property":
+			fmt.Fprintf(b, "static PyObject *%s(PyObject *self, void *closure) {\n"+
+				"  PyObject *f = gd_py_impl(self, %d);\n"+
+				"  return f == NULL ? NULL : PyObject_CallFunctionObjArgs(f, self, NULL);\n}\n", c, i)
+		case "repr", "str":
+			fmt.Fprintf(b, "static PyObject *%s(PyObject *self) {\n"+
+				"  PyObject *f = gd_py_impl(self, %d);\n"+
+				"  return f == NULL ? NULL : PyObject_CallFunctionObjArgs(f, self, NULL);\n}\n", c, i)
+		case "contains":
+			fmt.Fprintf(b, "static int %s(PyObject *self, PyObject *value) {\n"+
+				"  PyObject *f = gd_py_impl(self, %d);\n"+
+				"  PyObject *r = f == NULL ? NULL : PyObject_CallFunctionObjArgs(f, self, value, NULL);\n"+
+				"  if (r == NULL) return -1;\n  int t = PyObject_IsTrue(r);\n  Py_DECREF(r);\n  return t;\n}\n", c, i)
+		default:
+			panic("pyspec: PyImpl kind " + p.Kind)
+		}
+	}
+	b.WriteString("\n")
+}
+
+// slotNames are the Python names a slot gives the type.
+var slotNames = map[string][]string{
+	"Py_tp_dealloc": nil, "Py_tp_hash": {"__hash__"}, "Py_nb_bool": {"__bool__"}, "Py_nb_int": {"__int__"},
+	"Py_nb_float": {"__float__"}, "Py_nb_index": {"__index__"},
+	"Py_tp_richcompare": {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"},
+	"Py_mp_subscript":   {"__getitem__"}, "Py_mp_ass_subscript": {"__setitem__", "__delitem__"},
+	"Py_mp_length": {"__len__"}, "Py_sq_length": {"__len__"}, "Py_sq_item": {"__getitem__"},
+	"Py_tp_iter": {"__iter__"}, "Py_bf_getbuffer": nil, "Py_bf_releasebuffer": nil,
+	"Py_tp_repr": {"__repr__"}, "Py_tp_str": {"__str__"}, "Py_sq_contains": {"__contains__"},
+	"Py_nb_divmod": {"__divmod__", "__rdivmod__"}, "Py_nb_power": {"__pow__", "__rpow__"},
+	"Py_nb_negative": {"__neg__"}, "Py_nb_positive": {"__pos__"}, "Py_nb_absolute": {"__abs__"},
+	"Py_nb_invert":   {"__invert__"},
+	"Py_nb_subtract": {"__sub__", "__rsub__"}, "Py_nb_multiply": {"__mul__", "__rmul__"},
+	"Py_nb_remainder": {"__mod__", "__rmod__"}, "Py_nb_floor_divide": {"__floordiv__", "__rfloordiv__"},
+	"Py_nb_true_divide": {"__truediv__", "__rtruediv__"}, "Py_nb_matrix_multiply": {"__matmul__", "__rmatmul__"},
+}
+
+// Names is every Python name Array's tables give it: methods, attributes,
+// the slots' dunder names, the class attributes module init sets, and what
+// every type has (__doc__, __module__).
+func Names() []string {
+	seen := map[string]bool{"__doc__": true, "__module__": true}
+	for _, f := range append(Methods[:len(Methods):len(Methods)], pyImplFns()...) {
+		seen[f.Name] = true
+	}
+	for _, a := range append(Attrs[:len(Attrs):len(Attrs)], pyImplAttrs()...) {
+		seen[a.Name] = true
+	}
+	for _, sl := range append(Slots[:len(Slots):len(Slots)], pyImplSlots()...) {
+		names, ok := slotNames[sl.Slot]
+		if !ok {
+			panic("pyspec: no names for slot " + sl.Slot)
+		}
+		for _, n := range names {
+			seen[n] = true
+		}
+	}
+	for _, a := range Ariths {
+		names, ok := slotNames[a.Slot]
+		if !ok { // a binary operator named as its slot: its name and the reflected one
+			op := strings.ToLower(strings.TrimPrefix(a.Slot, "Py_nb_"))
+			names = []string{"__" + op + "__", "__r" + op + "__"}
+		}
+		for _, n := range names {
+			seen[n] = true
+		}
+	}
+	for _, n := range ClassAttrs {
+		seen[n] = true
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// renderNames writes _array_names(): Names as a tuple, which a Python test
+// compares with what the type holds.
+func renderNames(b *bytes.Buffer) {
+	b.WriteString("PyObject *gd_mod_array_names(PyObject *m, PyObject *arg) {\n  static const char *const names[] = {\n")
+	for _, n := range Names() {
+		fmt.Fprintf(b, "      %s,\n", cstr(n))
+	}
+	b.WriteString("  };\n  int n = (int)(sizeof names / sizeof names[0]);\n  PyObject *t = PyTuple_New(n);\n" +
+		"  for (int i = 0; t != NULL && i < n; i++) {\n    PyObject *s = PyUnicode_FromString(names[i]);\n" +
+		"    if (s == NULL) {\n      Py_CLEAR(t);\n      break;\n    }\n    PyTuple_SetItem(t, i, s);\n  }\n  return t;\n}\n\n")
 }
