@@ -310,6 +310,7 @@ enum {
   GD_OP_REDUCE_END,     /* ends the reduction (flag: it failed or was interrupted: free what it made) */
   GD_OP_JUDGE_EXPORT,   /* the conformance checker grades one export of another library (gd_judge at ptr;
                            flag: one import, managed unused) */
+  GD_OP_RESULT_TYPE,    /* out's dtype := numpy's promotion of the nints DLDataTypes at ptr (a stacked list's) */
 };
 /* GD_OP_JUDGE_EXPORT: in, a core.ExportCase as JSON, and the capsule's
  * managed tensor (NULL when the call raised); out, the results as JSON

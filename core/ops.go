@@ -98,8 +98,24 @@ func RunOp(p unsafe.Pointer) error {
 		return nil
 	case C.GD_OP_JUDGE_EXPORT:
 		return judgeOp(where, (*C.gd_judge)(o.ptr), o.flag != 0)
+	case C.GD_OP_RESULT_TYPE:
+		return resultTypeOp(where, o, out)
 	}
 	return fmt.Errorf("%s: no operation %d: %w", where, o.op, ErrInternal)
+}
+
+// resultTypeOp is GD_OP_RESULT_TYPE: ResultType of the nints DLDataTypes at
+// ptr, written as out's dtype; it allocates nothing.
+func resultTypeOp(where string, o *C.gd_op, out *Header) error {
+	var dts []DataType
+	if o.nints > 0 && o.ptr != nil {
+		dts = unsafe.Slice((*DataType)(o.ptr), int(o.nints)) // DataType is DLDataType (abi_check.go)
+	}
+	r, err := ResultType(where, dts)
+	if err == nil {
+		out.DType = r
+	}
+	return err
 }
 
 // judgeOp is GD_OP_JUDGE_EXPORT: JudgeExport (JudgeImport when imports)

@@ -6,6 +6,7 @@
  * work; _from_nested builds asarray(nested list) in C: one walk finds the
  * shape and the element kind, a second writes the Python numbers straight
  * into the new array's C memory. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "_cgo_export.h"
@@ -90,6 +91,34 @@ PyObject *gd_mod_stack_into(PyObject *m, PyObject *args) {
               .b = &a->h, .b_strides = GD_STRIDES(a)};
   if (gd_run_op(&op, bytes >= GD_NOGIL_BYTES) < 0) return NULL;
   Py_RETURN_NONE;
+}
+
+/* _result_type(keys, entry): the dtype key of numpy's promotion of the
+ * dtypes keys (a stacked list's arrays), as core decides it
+ * (GD_OP_RESULT_TYPE, core/promote.go). */
+PyObject *gd_mod_result_type(PyObject *m, PyObject *args) {
+  PyObject *keys;
+  const char *entry;
+  if (!PyArg_ParseTuple(args, "O!s", &PyTuple_Type, &keys, &entry)) return NULL;
+  Py_ssize_t n = PyTuple_Size(keys);
+  DLDataType small[16], *dts = n <= 16 ? small : (DLDataType *)malloc((size_t)n * sizeof *dts);
+  if (dts == NULL) return gd_errf(GD_E_NO_MEMORY, "%s: cannot hold %zd dtypes", entry, n);
+  PyObject *r = NULL;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    long key = PyLong_AsLong(PyTuple_GetItem(keys, i));
+    if (key == -1 && PyErr_Occurred()) goto done;
+    dts[i] = gd_dtype_from_key(key);
+  }
+  gd_header out = {0};
+  gd_op op = {.op = GD_OP_RESULT_TYPE, .entry = entry, .out = &out, .nints = (int32_t)n, .ptr = dts};
+  if (n > INT32_MAX) {
+    gd_errf(GD_E_ARGUMENT, "%s: %zd arrays to stack; stack fewer", entry, n);
+    goto done;
+  }
+  if (gd_run_op(&op, 0) == 0) r = PyLong_FromLong(gd_dtype_key(out.dtype));
+done:
+  if (dts != small) free(dts);
+  return r;
 }
 
 /* ------------------------------------------------------------------ */

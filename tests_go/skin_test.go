@@ -69,7 +69,7 @@ func TestNoRuntimeInternals(t *testing.T) {
 }
 
 // The skin stays small: its hand-written files (C, headers, Go; generated
-// ones are named *_gen.*) hold at most 5,625 lines, so that what grows
+// ones are named *_gen.*) hold at most 5,651 lines, so that what grows
 // grows in core or in a generated table (issue 23; 5,500 until the kit
 // plugins' host, issue 34, added _load_kit's glue: the load and the
 // registry's growth are gofunc's; 5,530 until the Arrow PyCapsule
@@ -77,7 +77,9 @@ func TestNoRuntimeInternals(t *testing.T) {
 // core/arrow.c fills and decides; 5,600 until issue 39's subclass fix
 // added the fact core's C9 step needs, whether a type's __dlpack__ is the
 // one of the class that owns its exchange API: reading it takes Python's
-// attributes, deciding on it is core/exchange.c's).
+// attributes, deciding on it is core/exchange.c's; 5,625 until numpy's
+// promotion of a stacked list left the Python shim for core/promote.go,
+// 55 lines of Python for the 26 of _result_type's glue).
 func TestSkinIsSmall(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob("../pyext/*")
@@ -91,6 +93,6 @@ func TestSkinIsSmall(t *testing.T) {
 		require.NoError(t, err)
 		lines += strings.Count(string(b), "\n")
 	}
-	assert.LessOrEqual(t, lines, 5625, "hand-written lines in pyext/: move decisions to core/, glue to internal/gentables")
+	assert.LessOrEqual(t, lines, 5651, "hand-written lines in pyext/: move decisions to core/, glue to internal/gentables")
 	assert.Greater(t, lines, 3000, "pyext/ was not read")
 }

@@ -243,6 +243,29 @@ def test_arange():
     assert gd.arange(5, 2).shape == (0,)
 
 
+@pytest.mark.parametrize("start,stop,step,n", [
+    (0, 1, 0.3, 4),  # a fraction of a step left: one more element (numpy's ceil)
+    (1, 0, -0.3, 4),
+    (0.5, 2.25, 0.5, 4),
+    (0, 2.5, 0.5, 5),  # a whole number of steps: stop itself excluded
+    (0.0, -1.0, 0.5, 0),
+])
+def test_arange_float_lengths_are_numpys(start, stop, step, n):
+    """numpy's length ceil((stop - start) / step), and values start + i * step."""
+    a = gd.arange(start, stop, step)
+    assert a.shape == (n,) and a.dtype == "float64"
+    assert a.tolist() == [start + i * step for i in range(n)]
+
+
+def test_python_scalars_keep_their_kind():
+    """asarray and full of a Python scalar: bool stays bool (not the int it
+    subclasses), int is int64, float float64, complex complex128, as numpy."""
+    for v, name in [(True, "bool"), (False, "bool"), (3, "int64"), (2.5, "float64"), (1j, "complex128")]:
+        assert gd.asarray(v).dtype == name, v
+        assert gd.full(2, v).dtype == name, v
+        assert gd.asarray(v).tolist() == v
+
+
 def test_arange_step_zero():
     with pytest.raises(ValueError):
         gd.arange(0, 5, 0)
