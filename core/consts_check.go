@@ -77,6 +77,8 @@ var (
 	_ = [1]struct{}{}[C.GD_ERR_MEMORY-int64(ClassMemory)]
 	_ = [1]struct{}{}[C.GD_ERR_RUNTIME-int64(ClassRuntime)]
 	_ = [1]struct{}{}[C.GD_ERR_INDEX-int64(ClassIndex)]
+	_ = [1]struct{}{}[C.GD_ERR_OVERFLOW-int64(ClassOverflow)]
+	_ = [1]struct{}{}[C.GD_ERR_IMPORT-int64(ClassImport)]
 
 	_ = [1]struct{}{}[C.GD_IDX_INT-int64(IdxInt)]
 	_ = [1]struct{}{}[C.GD_IDX_SLICE-int64(IdxSlice)]

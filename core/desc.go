@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // Zero-allocation descriptor kernels. They compute the header, shape and
@@ -291,6 +292,49 @@ func TransposeDesc(h *Header, shape, strides []int64, axes []int, out *Header, o
 			seen |= 1 << uint(a)
 			outShape[i], outStrides[i] = ish[a], ist[a]
 		}
+	}
+	hdr.Ndim = int32(nd)
+	hdr.SetDerivedFlags(outShape[:nd], outStrides[:nd])
+	*out = hdr
+	return nil
+}
+
+// ViewDTypeDesc describes the memory of the array h, shape and strides seen
+// as dt, as numpy's a.view(dtype): any layout keeps its shape and strides
+// when dt's itemsize is h's; another itemsize needs a C-contiguous array of
+// at least one axis, whose last axis's bytes dt's itemsize divides, and
+// rescales that axis. Both itemsizes must be whole bytes. The result goes to
+// out (out.Owner = h.Owner, no new reference; read-only stays), outShape
+// and outStrides (len >= ndim). Errors: ErrSubByteView (a sub-byte dtype on
+// either side), ErrArgument as ValueError (the layout or the last axis does
+// not allow it), each naming the way out.
+func ViewDTypeDesc(h *Header, shape, strides []int64, dt DataType, out *Header, outShape, outStrides []int64) error {
+	const where = "view()"
+	nd := len(shape)
+	if nd > MaxNdim || len(strides) != nd || len(outShape) < nd || len(outStrides) < nd {
+		return fmt.Errorf("%s: %d dimensions, %d strides, output buffers %d/%d: %w", where, nd, len(strides), len(outShape), len(outStrides), ErrNdim)
+	}
+	from, to := h.DType.ItemSize(), dt.ItemSize()
+	if from == 0 || to == 0 || dt.Lanes != 1 {
+		return errorf(ErrSubByteView, "%s: viewing %v as %v needs whole-byte elements on both sides; convert with astype() instead", where, h.DType, dt)
+	}
+	hdr := *h
+	hdr.DType = dt
+	copy(outShape, shape)
+	copy(outStrides, strides)
+	if from != to {
+		if nd == 0 || !isCContiguous(shape, strides) {
+			return errorf(ErrArgument, "%s: viewing %v as %v (another size) needs a C-contiguous array with at least one axis; pass a.copy().view(...)", where, h.DType, dt)
+		}
+		last := shape[nd-1] * from
+		if last%to != 0 {
+			return errorf(ErrArgument, "%s: the last axis holds %d bytes, not a multiple of %d (%v); view a slice whose last axis fits", where, last, to, dt)
+		}
+		// the first element's address in bytes: an offset in h's elements
+		// need not be a whole number of dt's
+		hdr.Data, hdr.Offset = unsafe.Add(h.Data, h.Offset*from), 0
+		outShape[nd-1] = last / to
+		cStrides(outShape[:nd], outStrides[:nd])
 	}
 	hdr.Ndim = int32(nd)
 	hdr.SetDerivedFlags(outShape[:nd], outStrides[:nd])

@@ -18,6 +18,12 @@ const (
 	ClassMemory  Class = 4 // MemoryError
 	ClassRuntime Class = 5 // RuntimeError: environment (fork child, internal)
 	ClassIndex   Class = 6 // IndexError
+	// OverflowError: a Python integer out of the range of the type it is
+	// stored into (numpy 2's class for the same).
+	ClassOverflow Class = 7
+	// ImportError: the extension module cannot be initialised (Python's
+	// class for an import that fails).
+	ClassImport Class = 8
 )
 
 // String returns the Python exception name of the class.
@@ -35,6 +41,10 @@ func (c Class) String() string {
 		return "RuntimeError"
 	case ClassIndex:
 		return "IndexError"
+	case ClassOverflow:
+		return "OverflowError"
+	case ClassImport:
+		return "ImportError"
 	}
 	return "RuntimeError"
 }
@@ -166,6 +176,16 @@ var (
 	// ErrArgument: another argument value the skin refuses (a NULL pointer
 	// through the C exchange API, a view of another itemsize).
 	ErrArgument = newErr(ClassValue, "invalid argument")
+	// ErrArgType: an argument of the wrong type, or a call with the wrong
+	// number of arguments or an unknown keyword (Python's TypeError of a
+	// call): what the skin's argument parsing refuses.
+	ErrArgType = newErr(ClassType, "an argument of the wrong type")
+	// ErrOutOfRange: a Python integer out of the range of the dtype it is
+	// stored into, or a size beyond what a C integer holds.
+	ErrOutOfRange = newErr(ClassOverflow, "a number out of the range its type holds")
+	// ErrInit: the extension module cannot be initialised (a Go function
+	// that cannot be registered, a second initialisation, no fork hook).
+	ErrInit = newErr(ClassImport, "the extension module cannot be initialised")
 )
 
 // ClassException is a sentinel that maps to another class in one named
@@ -181,7 +201,7 @@ type ClassException struct {
 var ClassExceptions = []ClassException{
 	{"DeviceArg", ErrDevice, ClassValue, "a device argument that names no device, or an id out of range (ParseDevice)"},
 	{"DTypeName", ErrDType, ClassValue, "a dtype name that names no dtype (ParseDataType)"},
-	{"Cast", ErrDType, ClassType, "a conversion or accumulation the kernels do not make (astype, sum(dtype=))"},
+	{"Cast", ErrDType, ClassType, "a conversion, accumulation or promotion the kernels do not make (astype, sum(dtype=), asarray of a stacked list)"},
 	{"OutShape", ErrShape, ClassValue, "out= of another shape than the result (reductions)"},
 	{"TooBig", ErrOverflow, ClassValue, "a shape whose elements or bytes overflow int64 (numpy's \"array is too big\")"},
 }
@@ -208,7 +228,8 @@ var Sentinels = []Sentinel{
 	{"ErrInternal", ErrInternal}, {"ErrCapsule", ErrCapsule},
 	{"ErrProducer", ErrProducer}, {"ErrBufferRequest", ErrBufferRequest}, {"ErrShapeArg", ErrShapeArg},
 	{"ErrAmbiguous", ErrAmbiguous}, {"ErrPickle", ErrPickle}, {"ErrArgument", ErrArgument},
-	{"ErrKit", ErrKit}, {"ErrArrow", ErrArrow},
+	{"ErrKit", ErrKit}, {"ErrArrow", ErrArrow}, {"ErrArgType", ErrArgType}, {"ErrOutOfRange", ErrOutOfRange},
+	{"ErrInit", ErrInit},
 }
 
 // classed wraps a sentinel with a different class and its own message.

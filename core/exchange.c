@@ -277,3 +277,15 @@ int gd_numpy_route(const void *array, int64_t head, gd_numpy_view *out) {
   out->ndim = a->nd;
   return 1;
 }
+
+const DLPackExchangeAPI *gd_exchange_api_spoken(const DLPackExchangeAPI *api) {
+  // The chain is the producer's; a guard against a cycle in it.
+  const DLPackExchangeAPIHeader *hd = api ? &api->header : NULL;
+  for (int guard = 0; hd != NULL && guard < 16; guard++, hd = hd->prev_api) {
+    if (hd->version.major == DLPACK_MAJOR_VERSION && hd->version.minor >= 2) {
+      const DLPackExchangeAPI *a = (const DLPackExchangeAPI *)hd;
+      return a->managed_tensor_from_py_object_no_sync != NULL ? a : NULL;
+    }
+  }
+  return NULL;
+}

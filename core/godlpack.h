@@ -36,6 +36,8 @@
 #define GD_ERR_MEMORY 4
 #define GD_ERR_RUNTIME 5
 #define GD_ERR_INDEX 6
+#define GD_ERR_OVERFLOW 7
+#define GD_ERR_IMPORT 8
 
 /* The largest DLDeviceType value (kDLTrn). */
 #define GD_DEVTYPE_MAX 18
@@ -311,6 +313,7 @@ enum {
   GD_OP_JUDGE_EXPORT,   /* the conformance checker grades one export of another library (gd_judge at ptr;
                            flag: one import, managed unused) */
   GD_OP_RESULT_TYPE,    /* out's dtype := numpy's promotion of the nints DLDataTypes at ptr (a stacked list's) */
+  GD_OP_VIEW_DTYPE,     /* a's memory seen as dtype (a.view(dtype)): a view, as TRANSPOSE's */
 };
 /* GD_OP_JUDGE_EXPORT: in, a core.ExportCase as JSON, and the capsule's
  * managed tensor (NULL when the call raised); out, the results as JSON
@@ -612,6 +615,12 @@ typedef struct {
   int64_t shape[GD_MAX_NDIM], strides[GD_MAX_NDIM];
 } gd_numpy_view;
 int gd_numpy_route(const void *array, int64_t head, gd_numpy_view *out);
+
+/* The exchange API along api's prev_api chain that godlpack speaks (C9:
+ * major DLPACK_MAJOR_VERSION, minor 2 or later, when the struct appeared),
+ * or NULL: none, or one without managed_tensor_from_py_object_no_sync. The
+ * skin found api on the producer's type; the decision is here. */
+const DLPackExchangeAPI *gd_exchange_api_spoken(const DLPackExchangeAPI *api);
 
 /* ---- Go functions registered with package gofunc (gofunc/cabi.go, the
  * skin's gofunc.c). GD_FN_* kinds are gofunc.Kind, checked there. ---- */

@@ -100,6 +100,9 @@ func RunOp(p unsafe.Pointer) error {
 		return judgeOp(where, (*C.gd_judge)(o.ptr), o.flag != 0)
 	case C.GD_OP_RESULT_TYPE:
 		return resultTypeOp(where, o, out)
+	case C.GD_OP_VIEW_DTYPE:
+		out.Ndim = a.Ndim
+		return ViewDTypeDesc(a, ash, ast, dt, out, osh, ost)
 	}
 	return fmt.Errorf("%s: no operation %d: %w", where, o.op, ErrInternal)
 }

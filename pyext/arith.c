@@ -40,7 +40,7 @@ static PyObject *gd_refuse(const char *entry, PyObject *v, PyObject *w) {
   PyObject *lv = gd_type_label(v);
   PyObject *lw = lv ? gd_type_label(w) : NULL;
   if (lw != NULL)
-    PyErr_Format(PyExc_TypeError, "%s: unsupported operand types '%U' and '%U'; " GD_NO_ARITH, entry, lv, lw);
+    gd_errf(GD_E_UNSUPPORTED, "%s: unsupported operand types '%U' and '%U'; " GD_NO_ARITH, entry, lv, lw);
   Py_XDECREF(lv);
   Py_XDECREF(lw);
   return NULL;
@@ -62,6 +62,6 @@ PyObject *gd_arith_binary(int slot, void *self_fn, const char *op, PyObject *v, 
 }
 
 PyObject *gd_arith_unary(const char *op) {
-  PyErr_Format(PyExc_TypeError, "%s: " GD_NO_ARITH, op);
+  gd_errf(GD_E_UNSUPPORTED, "%s: " GD_NO_ARITH, op);
   return NULL;
 }

@@ -72,7 +72,7 @@ gd_state *gd_st(PyObject *self) { return gd_state_of_type(Py_TYPE(self)); }
 
 gd_array *gd_host_array_arg(gd_state *st, PyObject *o, const char *entry) {
   if (!gd_array_check(st, o)) {
-    PyErr_Format(PyExc_TypeError, "%s: expected a godlpack.Array, got %R", entry, (PyObject *)Py_TYPE(o));
+    gd_errf(GD_E_ARG_TYPE, "%s: expected a godlpack.Array, got %R", entry, (PyObject *)Py_TYPE(o));
     return NULL;
   }
   gd_array *a = (gd_array *)o;
@@ -119,7 +119,7 @@ PyObject *gd_dtype_object(gd_state *st, DLDataType dt) {
     return d;
   }
   if (PyErr_Occurred()) return NULL;
-  PyErr_Format(PyExc_RuntimeError, "godlpack: no DType object for (code=%d, bits=%d, lanes=%d)",
+  gd_errf(GD_E_INTERNAL, "godlpack: no DType object for (code=%d, bits=%d, lanes=%d)",
                (int)dt.code, (int)dt.bits, (int)dt.lanes);
   return NULL;
 }

@@ -71,7 +71,7 @@ int gd_getbuffer(PyObject *self, Py_buffer *view, int flags) {
   if (nd > 0) {
     dims = (Py_ssize_t *)PyMem_Malloc(2 * (size_t)nd * sizeof(Py_ssize_t));
     if (dims == NULL) {
-      PyErr_NoMemory();
+      gd_errf(GD_E_NO_MEMORY, "memoryview(): out of memory");
       return -1;
     }
     for (int32_t i = 0; i < nd; i++) {
@@ -121,7 +121,7 @@ PyObject *gd_array_release_buffer_method(PyObject *self, PyObject *view) {
   /* Only a memoryview of this array: anything else may own a release()
    * that has nothing to do with us (a lock, a pool). */
   if (!PyMemoryView_Check(view)) {
-    PyErr_Format(PyExc_TypeError, "__release_buffer__(): expected a memoryview made by __buffer__, got %R", view);
+    gd_errf(GD_E_ARG_TYPE, "__release_buffer__(): expected a memoryview made by __buffer__, got %R", view);
     return NULL;
   }
   PyObject *obj = PyObject_GetAttrString(view, "obj");
@@ -129,7 +129,7 @@ PyObject *gd_array_release_buffer_method(PyObject *self, PyObject *view) {
   int mine = obj == self;
   Py_DECREF(obj);
   if (!mine) {
-    PyErr_SetString(PyExc_TypeError,
+    gd_errf(GD_E_ARG_TYPE,
                     "__release_buffer__(): the memoryview is not a buffer of this array; call its own release()");
     return NULL;
   }

@@ -76,7 +76,7 @@ int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id
    * Device(...) accept and refuse the same values with the same errors,
    * worded from entry. */
   if (st->parse_device == NULL) {
-    PyErr_Format(PyExc_RuntimeError, "%s: godlpack is not initialised; import godlpack first", entry);
+    gd_errf(GD_E_INTERNAL, "%s: godlpack is not initialised; import godlpack first", entry);
     return -1;
   }
   PyObject *pair = PyObject_CallFunction(st->parse_device, "Os", obj, entry);
@@ -94,7 +94,7 @@ int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id
 static void gd_wrap_producer_error(PyObject *x, const gd_import_req *req, const char *entry) {
   PyObject *cls;
   if (PyErr_ExceptionMatches(PyExc_TypeError)) {
-    cls = PyExc_TypeError;
+    cls = gd_exc_for(GD_E_ARG_TYPE); /* a TypeError stays one */
   } else if (PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_ValueError) ||
              PyErr_ExceptionMatches(PyExc_RuntimeError) || PyErr_ExceptionMatches(PyExc_NotImplementedError)) {
     cls = gd_exc_for(GD_E_PRODUCER);
@@ -196,7 +196,7 @@ static PyObject *gd_call_dlpack(gd_state *st, PyObject *x, const gd_import_step 
     *missing = 1;
     PyObject *tn = PyType_GetQualName(Py_TYPE(x));
     if (tn == NULL) return NULL;
-    PyErr_Format(PyExc_TypeError,
+    gd_errf(GD_E_ARG_TYPE,
                  "from_dlpack(): '%U' object has no __dlpack__ method; pass an object that implements "
                  "the DLPack protocol (numpy.ndarray, torch.Tensor, ...) or a DLPack capsule, or use "
                  "godlpack.asarray() for sequences and buffer objects",
@@ -230,16 +230,9 @@ static const DLPackExchangeAPI *gd_exchange_api_lookup(PyObject *tp) {
     api = (const DLPackExchangeAPI *)PyCapsule_GetPointer(o, GD_CAPSULE_EXCHANGE_API);
   Py_XDECREF(o);
   if (PyErr_Occurred()) PyErr_Clear();
-  /* The api lives for the whole process. Find a version we speak (major 1,
-   * minor >= 2: the struct appeared in 1.2) along the prev_api chain. */
-  const DLPackExchangeAPIHeader *hd = api ? &api->header : NULL;
-  for (int guard = 0; hd != NULL && guard < 16; guard++, hd = hd->prev_api) {
-    if (hd->version.major == DLPACK_MAJOR_VERSION && hd->version.minor >= 2) {
-      const DLPackExchangeAPI *a = (const DLPackExchangeAPI *)hd;
-      return a->managed_tensor_from_py_object_no_sync != NULL ? a : NULL;
-    }
-  }
-  return NULL;
+  /* The api lives for the whole process; which version of it godlpack
+   * speaks, core decides (C9). */
+  return gd_exchange_api_spoken(api);
 }
 
 /* Whether type(x).__dlpack__ is not the one of the class that owns tp's
@@ -474,7 +467,7 @@ static PyObject *gd_import_capsule(gd_state *st, PyObject *cap, gd_import_req *r
                                    int *retry_dev, int *retry_id, gd_import_into *into) {
   const char *entry = entry_asarray ? "asarray()" : "from_dlpack()";
   if (!PyCapsule_CheckExact(cap)) {
-    PyErr_Format(PyExc_TypeError, "%s: __dlpack__() returned %R, not a PyCapsule; the producer is broken", entry,
+    gd_errf(GD_E_ARG_TYPE, "%s: __dlpack__() returned %R, not a PyCapsule; the producer is broken", entry,
                  cap);
     Py_DECREF(cap);
     return NULL;

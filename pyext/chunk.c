@@ -42,7 +42,7 @@ static gd_chunker *gd_chunker_new(int mode, const gd_header *dst, const int64_t 
                                   const gd_header *src, const int64_t *sstr, const char *entry) {
   gd_chunker *c = PyMem_Malloc(sizeof(gd_chunker));
   if (c == NULL) {
-    PyErr_NoMemory();
+    gd_errf(GD_E_NO_MEMORY, "%s: out of memory", entry);
     return NULL;
   }
   memset(c, 0, sizeof(*c));

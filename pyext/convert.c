@@ -178,7 +178,7 @@ static int gd_leaf_kind(gd_nest *c, PyObject *v) {
   if (PyFloat_Check(v)) return GD_K_FLOAT;
   if (PyComplex_Check(v)) return GD_K_COMPLEX;
   if (PyUnicode_Check(v) || PyBytes_Check(v)) {
-    PyErr_SetString(PyExc_TypeError, "asarray(): strings are not arrays of numbers; pass numbers");
+    gd_errf(GD_E_ARG_TYPE, "asarray(): strings are not arrays of numbers; pass numbers");
     return -1;
   }
   PyObject *d = PyObject_CallFunctionObjArgs(c->infer, v, NULL); /* numpy scalars and other numbers */
@@ -243,7 +243,7 @@ static int gd_nest_scan(gd_nest *c, PyObject *x, int32_t depth) {
 }
 
 static int gd_overflow(PyObject *v, DLDataType dt) {
-  PyErr_Format(PyExc_OverflowError, "asarray(): Python integer %R out of bounds for %s%d; pass dtype=\"float64\"", v,
+  gd_errf(GD_E_OUT_OF_RANGE, "asarray(): Python integer %R out of bounds for %s%d; pass dtype=\"float64\"", v,
                dt.code == kDLUInt ? "uint" : "int", (int)dt.bits);
   return -1;
 }
@@ -347,7 +347,7 @@ PyObject *gd_mod_from_nested(PyObject *m, PyObject *args) {
   }
   c.itemsize = gd_itemsize(c.dt);
   if (c.itemsize == 0) {
-    PyErr_SetString(PyExc_TypeError,
+    gd_errf(GD_E_ARG_TYPE,
                     "asarray(): packed sub-byte dtypes cannot be built from Python values; build float32 and "
                     "convert with ml_dtypes");
     return NULL;

@@ -22,6 +22,10 @@ static PyObject *gd_exc_of(int cls) {
       return PyExc_MemoryError;
     case GD_ERR_INDEX:
       return PyExc_IndexError;
+    case GD_ERR_OVERFLOW:
+      return PyExc_OverflowError;
+    case GD_ERR_IMPORT:
+      return PyExc_ImportError;
     case GD_ERR_RUNTIME:
     default:
       return PyExc_RuntimeError;

@@ -45,15 +45,18 @@
 #define GD_E_ARGUMENT 37 /* ErrArgument: invalid argument (ValueError) */
 #define GD_E_KIT 38 /* ErrKit: a Go kit cannot be loaded (RuntimeError) */
 #define GD_E_ARROW 39 /* ErrArrow: Arrow's C data interface cannot carry this array (BufferError) */
-#define GD_E_COUNT 40
+#define GD_E_ARG_TYPE 40 /* ErrArgType: an argument of the wrong type (TypeError) */
+#define GD_E_OUT_OF_RANGE 41 /* ErrOutOfRange: a number out of the range its type holds (OverflowError) */
+#define GD_E_INIT 42 /* ErrInit: the extension module cannot be initialised (ImportError) */
+#define GD_E_COUNT 43
 
 /* core.ClassExceptions: a sentinel raised with another class in one named situation. */
-#define GD_X_DEVICE_ARG 40 /* ErrDevice as ValueError: a device argument that names no device, or an id out of range (ParseDevice) */
-#define GD_X_DTYPE_NAME 41 /* ErrDType as ValueError: a dtype name that names no dtype (ParseDataType) */
-#define GD_X_CAST 42 /* ErrDType as TypeError: a conversion or accumulation the kernels do not make (astype, sum(dtype=)) */
-#define GD_X_OUT_SHAPE 43 /* ErrShape as ValueError: out= of another shape than the result (reductions) */
-#define GD_X_TOO_BIG 44 /* ErrOverflow as ValueError: a shape whose elements or bytes overflow int64 (numpy's "array is too big") */
-#define GD_EX_COUNT 45
+#define GD_X_DEVICE_ARG 43 /* ErrDevice as ValueError: a device argument that names no device, or an id out of range (ParseDevice) */
+#define GD_X_DTYPE_NAME 44 /* ErrDType as ValueError: a dtype name that names no dtype (ParseDataType) */
+#define GD_X_CAST 45 /* ErrDType as TypeError: a conversion, accumulation or promotion the kernels do not make (astype, sum(dtype=), asarray of a stacked list) */
+#define GD_X_OUT_SHAPE 46 /* ErrShape as ValueError: out= of another shape than the result (reductions) */
+#define GD_X_TOO_BIG 47 /* ErrOverflow as ValueError: a shape whose elements or bytes overflow int64 (numpy's "array is too big") */
+#define GD_EX_COUNT 48
 
 /* The class (GD_ERR_*) of each GD_E_* and GD_X_*: errors.c alone defines
  * GD_SENTINEL_CLASSES before its first include. */
@@ -61,7 +64,7 @@
 static const unsigned char gd_sentinel_class[GD_EX_COUNT] = {
     4, 1, 1, 1, 1, 1, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1,
     1, 1, 3, 2, 3, 2, 6, 3, 3, 3, 3, 2, 3, 5, 5, 1,
-    1, 1, 3, 3, 3, 3, 5, 1, 3, 3, 2, 3, 3,
+    1, 1, 3, 3, 3, 3, 5, 1, 2, 7, 8, 3, 3, 2, 3, 3,
 };
 #endif
 

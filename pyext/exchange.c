@@ -18,7 +18,7 @@ static gd_state *gd_api_state;
 
 static int gd_api_array_check(PyObject *o) {
   if (gd_api_state == NULL || gd_api_state->array_type == NULL || Py_TYPE(o) != gd_api_state->array_type) {
-    PyErr_SetString(PyExc_TypeError, "godlpack exchange API: the object is not a godlpack.Array");
+    gd_errf(GD_E_ARG_TYPE, "godlpack exchange API: the object is not a godlpack.Array");
     return 0;
   }
   return 1;
@@ -216,7 +216,7 @@ PyObject *gd_mod_probe_capsule(PyObject *m, PyObject *args) {
   int64_t *calls = NULL;
   if (orig == NULL) return NULL;
   if (in_place) return (calls = gd_probe_patch(orig, versioned)) ? PyLong_FromVoidPtr(calls) : Py_NewRef(Py_None);
-  if ((probe = gd_probe_new(orig, versioned, &calls)) == NULL) return PyErr_NoMemory();
+  if ((probe = gd_probe_new(orig, versioned, &calls)) == NULL) return gd_errf(GD_E_NO_MEMORY, "_probe_capsule(): out of memory");
   if (PyCapsule_SetName(cap, versioned ? GD_CAPSULE_VERSIONED_USED : GD_CAPSULE_LEGACY_USED) < 0) return NULL;
   return (out = gd_capsule_wrap(probe, versioned)) ? Py_BuildValue("(NK)", out, (unsigned long long)(uintptr_t)calls)
                                                   : NULL;

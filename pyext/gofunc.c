@@ -96,7 +96,7 @@ static int gd_fn_add(PyObject *m, int from, int to) {
       Py_DECREF(home); /* kits holds it */
     }
     if (home == NULL && PyObject_HasAttrString(m, f->d.name)) {
-      PyErr_Format(PyExc_ImportError,
+      gd_errf(GD_E_INIT,
                    "import %U: the Go function %s is registered under the name '%s', which godlpack's own API "
                    "or another function uses; register it under another name",
                    modname, f->d.name, f->d.name);
@@ -125,7 +125,7 @@ static int gd_fn_add(PyObject *m, int from, int to) {
   Py_DECREF(modname);
   return 0;
 nomem:
-  PyErr_NoMemory();
+  gd_errf(GD_E_NO_MEMORY, "import godlpack: out of memory");
 fail:
   Py_XDECREF(kits);
   Py_XDECREF(modname);
@@ -137,7 +137,7 @@ int gd_gofunc_install(PyObject *m, const char *fullname) {
   msg[0] = '\0';
   int n = gd_go_fn_count(msg);
   if (n < 0 || n > GD_FN_ENTRIES) {
-    PyErr_Format(PyExc_ImportError, "import %s: a Go function could not be registered: %s; fix the registration "
+    gd_errf(GD_E_INIT, "import %s: a Go function could not be registered: %s; fix the registration "
                  "and rebuild the module", fullname, msg[0] ? msg : "the registry failed");
     return -1;
   }
@@ -150,7 +150,7 @@ int gd_gofunc_install(PyObject *m, const char *fullname) {
     return -1;
   }
   if ((gd_fns = (gd_fn **)calloc(GD_FN_ENTRIES, sizeof(gd_fn *))) == NULL) {
-    PyErr_NoMemory();
+    gd_errf(GD_E_NO_MEMORY, "import godlpack: out of memory");
     return -1;
   }
   return gd_fn_add(m, 0, n);
@@ -177,7 +177,7 @@ static const char *gd_kind_word(int32_t k) {
 static int gd_fn_badtype(gd_fn *f, int k, PyObject *o) {
   PyObject *tn = PyType_GetQualName(Py_TYPE(o));
   if (tn == NULL) return -1;
-  PyErr_Format(PyExc_TypeError, "%s: argument '%s' must be %s, got '%U'; pass %s", f->entry, f->d.names[k],
+  gd_errf(GD_E_ARG_TYPE, "%s: argument '%s' must be %s, got '%U'; pass %s", f->entry, f->d.names[k],
                gd_kind_word(f->d.kinds[k]), tn,
                f->d.kinds[k] == GD_FN_ARRAY ? "numpy.asarray(x) or godlpack.asarray(x)" : "a value of that type");
   Py_DECREF(tn);
@@ -326,7 +326,7 @@ static int gd_fn_ints(gd_fn *f, int k, PyObject *o, gd_fn_val *v, int64_t *stack
     buf = (int64_t *)malloc((size_t)n * sizeof(int64_t));
     if (buf == NULL) {
       Py_DECREF(t);
-      PyErr_NoMemory();
+      gd_errf(GD_E_NO_MEMORY, "%s: out of memory", f->entry);
       return -1;
     }
     *heap = buf;
@@ -404,7 +404,7 @@ static int gd_fn_arg(gd_state *st, gd_fn *f, int k, PyObject *o, gd_fn_val *v, P
     case GD_FN_INTS:
       return gd_fn_ints(f, k, o, v, dims, heap);
   }
-  PyErr_Format(PyExc_RuntimeError, "%s: unknown parameter kind %d", f->entry, (int)f->d.kinds[k]);
+  gd_errf(GD_E_INTERNAL, "%s: unknown parameter kind %d", f->entry, (int)f->d.kinds[k]);
   return -1;
 }
 
@@ -446,7 +446,7 @@ static PyObject *gd_fn_result(gd_state *st, gd_fn_val *r) {
       return o;
     }
   }
-  PyErr_SetString(PyExc_RuntimeError, "godlpack: unknown result kind");
+  gd_errf(GD_E_INTERNAL, "godlpack: unknown result kind");
   return NULL;
 }
 
@@ -481,19 +481,19 @@ static void gd_fn_drop(gd_fn_val *res, int n) {
 
 static PyObject *gd_fn_call(int idx, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   if (idx < 0 || idx >= gd_nfns || gd_fns[idx] == NULL) {
-    PyErr_SetString(PyExc_RuntimeError, "godlpack: unknown Go function");
+    gd_errf(GD_E_INTERNAL, "godlpack: unknown Go function");
     return NULL;
   }
   gd_fn *f = gd_fns[idx];
   gd_state *st = f->st;
   if (st == NULL || st->array_type == NULL) {
-    PyErr_Format(PyExc_RuntimeError, "%s: the module was finalised (interpreter shutdown); call it before", f->entry);
+    gd_errf(GD_E_INTERNAL, "%s: the module was finalised (interpreter shutdown); call it before", f->entry);
     return NULL;
   }
   int np = f->d.nparams;
   PyObject *given[GD_FN_MAX_PARAMS] = {NULL};
   if (nargs > np) {
-    PyErr_Format(PyExc_TypeError, "%s takes %d argument%s but %zd were given", f->entry, np, np == 1 ? "" : "s",
+    gd_errf(GD_E_ARG_TYPE, "%s takes %d argument%s but %zd were given", f->entry, np, np == 1 ? "" : "s",
                  nargs);
     return NULL;
   }
@@ -508,11 +508,11 @@ static PyObject *gd_fn_call(int idx, PyObject *const *args, Py_ssize_t nargs, Py
       for (k = 0; k < np; k++)
         if (PyUnicode_Compare(key, f->names[k]) == 0) break;
     if (k == np) {
-      PyErr_Format(PyExc_TypeError, "%s got an unexpected keyword argument '%U'", f->entry, key);
+      gd_errf(GD_E_ARG_TYPE, "%s got an unexpected keyword argument '%U'", f->entry, key);
       return NULL;
     }
     if (given[k] != NULL) {
-      PyErr_Format(PyExc_TypeError, "%s got multiple values for argument '%s'", f->entry, f->d.names[k]);
+      gd_errf(GD_E_ARG_TYPE, "%s got multiple values for argument '%s'", f->entry, f->d.names[k]);
       return NULL;
     }
     given[k] = args[nargs + j];
@@ -528,7 +528,7 @@ static PyObject *gd_fn_call(int idx, PyObject *const *args, Py_ssize_t nargs, Py
     vals[k].kind = 0; /* each kind writes the fields Go reads for it */
     if (given[k] == NULL) {
       if (!f->d.optional[k]) {
-        PyErr_Format(PyExc_TypeError, "%s missing required argument '%s'", f->entry, f->d.names[k]);
+        gd_errf(GD_E_ARG_TYPE, "%s missing required argument '%s'", f->entry, f->d.names[k]);
         goto done;
       }
       continue; /* kind 0: Go uses the default */

@@ -167,7 +167,7 @@ int gd_check_writable(const gd_array *a, const char *entry) {
 int gd_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value) {
   gd_array *a = (gd_array *)self;
   if (value == NULL) {
-    PyErr_SetString(PyExc_TypeError, "godlpack.Array: elements cannot be deleted");
+    gd_errf(GD_E_UNSUPPORTED, "godlpack.Array: elements cannot be deleted");
     return -1;
   }
   if (gd_check_writable(a, "__setitem__()") < 0) return -1;
@@ -177,13 +177,13 @@ int gd_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value) {
   int64_t is = gd_itemsize(a->h.dtype);
   unsigned char elem[16];
   if (is == 0 || is > 16) {
-    PyErr_SetString(PyExc_TypeError, "__setitem__(): packed sub-byte arrays cannot be written element-wise; export the array to a library that knows the type");
+    gd_errf(GD_E_UNSUPPORTED, "__setitem__(): packed sub-byte arrays cannot be written element-wise; export the array to a library that knows the type");
     return -1;
   }
   if (gd_pack(a->h.dtype, value, elem, "__setitem__()") < 0) {
     if (PyErr_ExceptionMatches(PyExc_TypeError) && PySequence_Check(value) && !PyUnicode_Check(value)) {
       PyErr_Clear();
-      PyErr_SetString(PyExc_TypeError,
+      gd_errf(GD_E_UNSUPPORTED,
                       "__setitem__(): only scalar values can be assigned; "
                       "assign element by element or build a new array with godlpack.asarray");
     }
@@ -214,7 +214,7 @@ int gd_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value) {
 Py_ssize_t gd_array_length(PyObject *self) {
   gd_array *a = (gd_array *)self;
   if (a->h.ndim == 0) {
-    PyErr_SetString(PyExc_TypeError, "len() of a 0-d array");
+    gd_errf(GD_E_UNSUPPORTED, "len() of a 0-d array");
     return -1;
   }
   return (Py_ssize_t)GD_SHAPE(a)[0];
@@ -232,7 +232,7 @@ PyObject *gd_array_item(PyObject *self, Py_ssize_t i) {
  * the sequence protocol alone would end at once on the IndexError). */
 PyObject *gd_array_iter(PyObject *self) {
   if (((gd_array *)self)->h.ndim == 0) {
-    PyErr_SetString(PyExc_TypeError, "iteration over a 0-d array");
+    gd_errf(GD_E_UNSUPPORTED, "iteration over a 0-d array");
     return NULL;
   }
   return PySeqIter_New(self);

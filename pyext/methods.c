@@ -37,7 +37,7 @@ PyObject *gd_array_tolist(PyObject *self, PyObject *unused) {
     return NULL;
   }
   if (gd_itemsize(a->h.dtype) == 0) {
-    PyErr_SetString(PyExc_TypeError, "tolist(): packed sub-byte arrays have no Python values; export them with __dlpack__");
+    gd_errf(GD_E_UNSUPPORTED, "tolist(): packed sub-byte arrays have no Python values; export them with __dlpack__");
     return NULL;
   }
   return gd_tolist_rec(a, 0, 0);
@@ -61,7 +61,7 @@ PyObject *gd_array_fill(PyObject *self, PyObject *value) {
   int64_t is = gd_itemsize(a->h.dtype);
   unsigned char elem[16];
   if (is == 0 || is > 16) {
-    PyErr_SetString(PyExc_TypeError, "fill(): packed sub-byte arrays cannot be filled");
+    gd_errf(GD_E_UNSUPPORTED, "fill(): packed sub-byte arrays cannot be filled");
     return NULL;
   }
   if (gd_pack(a->h.dtype, value, elem, "fill()") < 0) return NULL;
@@ -80,7 +80,7 @@ static Py_ssize_t gd_int_args(PyObject *args, int64_t *out, Py_ssize_t cap, cons
     seq = PyTuple_GetItem(args, 0);
     if (seq == Py_None) return 0;
     if (!PySequence_Check(seq)) {
-      PyErr_Format(PyExc_TypeError, "%s: expected ints or a sequence of ints, got %R", entry, seq);
+      gd_errf(GD_E_ARG_TYPE, "%s: expected ints or a sequence of ints, got %R", entry, seq);
       return -1;
     }
   }
@@ -142,6 +142,24 @@ PyObject *gd_transpose_impl(PyObject *self, int64_t *axes, int32_t naxes) {
   }
   gd_owner_incref(out.owner);
   return gd_array_new(gd_st(self), &out, oshape, ostrides);
+}
+
+/* _view_dtype(a, key): a's memory seen as the dtype key, a view (core decides
+ * the layout: ViewDTypeDesc, GD_OP_VIEW_DTYPE). */
+PyObject *gd_mod_view_dtype(PyObject *m, PyObject *args) {
+  gd_state *st = gd_state_of_module(m);
+  PyObject *obj;
+  long key;
+  if (!PyArg_ParseTuple(args, "Ol", &obj, &key)) return NULL;
+  if (!gd_array_check(st, obj)) return gd_errf(GD_E_ARG_TYPE, "view(): expected a godlpack.Array, got %R", obj);
+  gd_array *a = (gd_array *)obj;
+  gd_header out;
+  int64_t oshape[GD_MAX_NDIM], ostrides[GD_MAX_NDIM];
+  gd_op o = {.op = GD_OP_VIEW_DTYPE, .entry = "view()", .a = &a->h, .a_shape = GD_SHAPE(a), .a_strides = GD_STRIDES(a),
+             .dtype = gd_dtype_from_key(key), .out = &out, .out_shape = oshape, .out_strides = ostrides};
+  if (gd_run_op(&o, 0) < 0) return NULL;
+  gd_owner_incref(out.owner);
+  return gd_array_new(st, &out, oshape, ostrides);
 }
 
 PyObject *gd_array_transpose(PyObject *self, PyObject *args) {

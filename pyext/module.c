@@ -26,7 +26,7 @@ gd_state *gd_state_of_type(PyTypeObject *tp) { return (gd_state *)PyType_GetModu
 PyObject *gd_mod_from_dlpack(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   gd_state *st = gd_state_of_module(m);
   if (nargs != 1) {
-    PyErr_Format(PyExc_TypeError, "from_dlpack() takes exactly one positional argument (%zd given)", nargs);
+    gd_errf(GD_E_ARG_TYPE, "from_dlpack() takes exactly one positional argument (%zd given)", nargs);
     return NULL;
   }
   PyObject *device = Py_None, *copy = Py_None;
@@ -38,7 +38,7 @@ PyObject *gd_mod_from_dlpack(PyObject *m, PyObject *const *args, Py_ssize_t narg
     } else if (k == st->s_copy || PyUnicode_CompareWithASCIIString(k, "copy") == 0) {
       copy = args[nargs + i];
     } else {
-      PyErr_Format(PyExc_TypeError, "from_dlpack() got an unexpected keyword argument '%U'", k);
+      gd_errf(GD_E_ARG_TYPE, "from_dlpack() got an unexpected keyword argument '%U'", k);
       return NULL;
     }
   }
@@ -73,7 +73,7 @@ static int gd_shape_arg(PyObject *shape, int64_t *out, int32_t *ndim, const char
     PyObject *t = PySequence_Tuple(shape);
     if (t == NULL) {
       PyErr_Clear();
-      PyErr_Format(PyExc_TypeError, "%s: shape must be an int or a sequence of ints, got %R", entry, shape);
+      gd_errf(GD_E_ARG_TYPE, "%s: shape must be an int or a sequence of ints, got %R", entry, shape);
       return -1;
     }
     Py_ssize_t n = PyTuple_Size(t);
@@ -87,7 +87,7 @@ static int gd_shape_arg(PyObject *shape, int64_t *out, int32_t *ndim, const char
       if (x == NULL) {
         Py_DECREF(t);
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s: shape must be an int or a sequence of ints, got %R", entry, shape);
+        gd_errf(GD_E_ARG_TYPE, "%s: shape must be an int or a sequence of ints, got %R", entry, shape);
         return -1;
       }
       out[i] = PyLong_AsLongLong(x);
@@ -174,7 +174,7 @@ PyObject *gd_mod_full(PyObject *m, PyObject *args) {
   const void *e = NULL;
   if (value != Py_None) {
     if (gd_itemsize(dt) == 0 || gd_itemsize(dt) > 16) {
-      PyErr_Format(PyExc_TypeError, "%s: packed sub-byte dtypes cannot be filled", entry);
+      gd_errf(GD_E_UNSUPPORTED, "%s: packed sub-byte dtypes cannot be filled", entry);
       return NULL;
     }
     if (gd_pack(dt, value, elem, entry) < 0) return NULL;
@@ -275,7 +275,7 @@ PyObject *gd_mod_from_buffer(PyObject *m, PyObject *obj) { return gd_from_buffer
 
 PyObject *gd_from_buffer(gd_state *st, PyObject *obj) {
   Py_buffer *v = (Py_buffer *)malloc(sizeof(Py_buffer));
-  if (v == NULL) return PyErr_NoMemory();
+  if (v == NULL) return gd_errf(GD_E_NO_MEMORY, "asarray(): out of memory");
   if (PyObject_GetBuffer(obj, v, PyBUF_RECORDS) < 0) {
     if (!PyErr_ExceptionMatches(PyExc_BufferError)) {
       free(v);
@@ -305,7 +305,7 @@ PyObject *gd_from_buffer(gd_state *st, PyObject *obj) {
     goto fail;
   gd_owner *o = gd_owner_new(GD_OWN_FREE, v, gd_pybuffer_free);
   if (o == NULL) {
-    PyErr_NoMemory();
+    gd_errf(GD_E_NO_MEMORY, "asarray(): out of memory");
     goto fail;
   }
   o->marks |= GD_OWNER_PYTHON;
@@ -444,7 +444,7 @@ PyObject *gd_module_init(const char *fullname) {
    * state through a static pointer) exist once. A second interpreter that
    * imported godlpack used to repoint that state and leave it dangling. */
   if (PyInterpreterState_GetID(PyInterpreterState_Get()) != 0) {
-    PyErr_SetString(PyExc_ImportError,
+    gd_errf(GD_E_INIT,
                     "godlpack cannot be imported in a subinterpreter: its Go runtime and its DLPack exchange "
                     "API are process-wide; import godlpack in the main interpreter");
     return NULL;
@@ -456,7 +456,7 @@ PyObject *gd_module_init(const char *fullname) {
   if (kit && other != NULL) {
     PyObject *file = PyObject_GetAttrString(other, "__file__");
     if (file == NULL) PyErr_Clear();
-    PyErr_Format(PyExc_ImportError,
+    gd_errf(GD_E_INIT,
                  "import %s: godlpack is already loaded (%S), with a Go runtime of its own, and a process can "
                  "hold one Go runtime; %s contains godlpack's whole API (Array, from_dlpack, asarray, ...): "
                  "import %s before godlpack (import godlpack then uses %s), or use one of them only",
@@ -465,7 +465,7 @@ PyObject *gd_module_init(const char *fullname) {
     return NULL;
   }
   if (loaded) {
-    PyErr_Format(PyExc_ImportError, "import %s: this extension module was already initialised once in this process; "
+    gd_errf(GD_E_INIT, "import %s: this extension module was already initialised once in this process; "
                  "it cannot be loaded again (use the module already imported)", fullname);
     return NULL;
   }
@@ -473,7 +473,7 @@ PyObject *gd_module_init(const char *fullname) {
   PyObject *m = PyModule_Create(&gd_module_def);
   if (m == NULL) return NULL;
   if (gd_fork_install() != 0) {
-    PyErr_SetString(PyExc_RuntimeError, "godlpack: pthread_atfork failed");
+    gd_errf(GD_E_INTERNAL, "godlpack: pthread_atfork failed");
     Py_DECREF(m);
     return NULL;
   }

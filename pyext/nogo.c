@@ -37,7 +37,7 @@ int gd_nogo_alloc(DLDataType dt, int32_t nd, const int64_t *shape, const void *e
   }
   char *p = (char *)gd_cpu_alloc((size_t)nbytes, GD_ALIGNMENT);
   if (p == NULL) {
-    PyErr_Format(PyExc_MemoryError, "%s: cannot allocate %lld bytes", entry, (long long)nbytes);
+    gd_errf(GD_E_NO_MEMORY, "%s: cannot allocate %lld bytes", entry, (long long)nbytes);
     return -1;
   }
   if (elem != NULL) {
@@ -51,7 +51,7 @@ int gd_nogo_alloc(DLDataType dt, int32_t nd, const int64_t *shape, const void *e
   gd_owner *o = gd_owner_new(GD_OWN_FREE, p, gd_cpu_free);
   if (o == NULL) {
     gd_cpu_free(p);
-    PyErr_NoMemory();
+    gd_errf(GD_E_NO_MEMORY, "%s: out of memory", entry);
     return -1;
   }
   o->marks = GD_OWNER_ALLOCATED;

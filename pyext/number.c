@@ -22,7 +22,7 @@ static PyObject *gd_only_element(PyObject *self, const char *entry, int truth) {
                              : "bool(): the truth value of an array with more than one element is ambiguous; "
                                "use np.from_dlpack(a).any() or .all()");
     } else {
-      PyErr_Format(PyExc_TypeError, "%s: only 0-dimensional arrays can be converted to Python scalars (this one "
+      gd_errf(GD_E_UNSUPPORTED, "%s: only 0-dimensional arrays can be converted to Python scalars (this one "
                    "has %d dimensions); take the element first, e.g. a[0]", entry, (int)a->h.ndim);
     }
     return NULL;
@@ -35,7 +35,7 @@ static PyObject *gd_only_element(PyObject *self, const char *entry, int truth) {
     return NULL;
   }
   if (gd_itemsize(a->h.dtype) == 0) {
-    PyErr_Format(PyExc_TypeError, "%s: packed sub-byte elements have no Python value; exchange the array "
+    gd_errf(GD_E_UNSUPPORTED, "%s: packed sub-byte elements have no Python value; exchange the array "
                  "with a library that knows the type", entry);
     return NULL;
   }
@@ -68,7 +68,7 @@ PyObject *gd_nb_float(PyObject *self) { return gd_element_as(self, "float()", Py
 PyObject *gd_nb_index(PyObject *self) {
   gd_array *a = (gd_array *)self;
   if (a->h.dtype.code != kDLInt && a->h.dtype.code != kDLUInt) {
-    PyErr_SetString(PyExc_TypeError,
+    gd_errf(GD_E_UNSUPPORTED,
                     "__index__(): only integer scalar arrays can be converted to a scalar index; "
                     "convert with int(a)");
     return NULL;

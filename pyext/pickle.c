@@ -25,7 +25,7 @@ PyObject *gd_mod_bytes_view(PyObject *m, PyObject *args) {
   int64_t is = gd_array_itemsize(&a->h);
   if (is == 0) {
     PyObject *name = gd_get_dtype(obj, NULL);
-    PyErr_Format(PyExc_TypeError,
+    gd_errf(GD_E_ARG_TYPE,
                  "%s: packed sub-byte arrays (dtype %S, several elements per byte) cannot be pickled or "
                  "copied this way; exchange them through __dlpack__ (e.g. torch.from_dlpack(a)) instead",
                  entry, name ? name : Py_None);
@@ -37,7 +37,7 @@ PyObject *gd_mod_bytes_view(PyObject *m, PyObject *args) {
   int fortran = contig == GD_FLAG_F_CONTIG;
   int64_t n = gd_size_of(a->h.ndim, GD_SHAPE(a)), nbytes, off;
   if (__builtin_mul_overflow(n, is, &nbytes) || __builtin_mul_overflow(a->h.offset, is, &off)) {
-    PyErr_Format(PyExc_OverflowError, "%s: the array spans more than 2**63 bytes", entry);
+    gd_errf(GD_E_OUT_OF_RANGE, "%s: the array spans more than 2**63 bytes", entry);
     return NULL;
   }
   /* the bytes as a 1-d uint8 host array, described (and flagged) like any import */
@@ -65,7 +65,7 @@ PyObject *gd_mod_reinterpret(PyObject *m, PyObject *args) {
   if (!PyArg_ParseTuple(args, "OlO!ppp", &obj, &key, &PyTuple_Type, &shape_obj, &fortran, &readonly, &padded)) return NULL;
   const char *entry = "pickle.loads()";
   if (!gd_array_check(st, obj)) {
-    PyErr_Format(PyExc_TypeError, "%s: expected a godlpack.Array, got %R", entry, (PyObject *)Py_TYPE(obj));
+    gd_errf(GD_E_ARG_TYPE, "%s: expected a godlpack.Array, got %R", entry, (PyObject *)Py_TYPE(obj));
     return NULL;
   }
   gd_array *u = (gd_array *)obj;
@@ -113,7 +113,7 @@ PyObject *gd_mod_retype(PyObject *m, PyObject *args) {
   const char *entry;
   if (!PyArg_ParseTuple(args, "Ols", &obj, &key, &entry)) return NULL;
   if (!gd_array_check(st, obj)) {
-    PyErr_Format(PyExc_TypeError, "%s: expected a godlpack.Array, got %R", entry, (PyObject *)Py_TYPE(obj));
+    gd_errf(GD_E_ARG_TYPE, "%s: expected a godlpack.Array, got %R", entry, (PyObject *)Py_TYPE(obj));
     return NULL;
   }
   gd_array *a = (gd_array *)obj;

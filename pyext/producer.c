@@ -102,7 +102,7 @@ PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t narg
   gd_array *a = (gd_array *)self;
   gd_state *st = gd_st(self);
   if (nargs != 0) {
-    PyErr_SetString(PyExc_TypeError,
+    gd_errf(GD_E_ARG_TYPE,
                     "__dlpack__(): takes keyword arguments only (stream, max_version, dl_device, copy)");
     return NULL;
   }
@@ -158,7 +158,7 @@ PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t narg
         req.stream = s;
       }
     } else {
-      PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument '%U'",
+      gd_errf(GD_E_ARG_TYPE, "__dlpack__() got an unexpected keyword argument '%U'",
                    PyTuple_GetItem(kwnames, i));
       return NULL;
     }

@@ -506,6 +506,8 @@ static PyMethodDef gd_module_methods[] = {
      NULL},
     {"_result_type", (PyCFunction)(void (*)(void))gd_mod_result_type, METH_VARARGS,
      NULL},
+    {"_view_dtype", (PyCFunction)(void (*)(void))gd_mod_view_dtype, METH_VARARGS,
+     NULL},
     {"_from_nested", (PyCFunction)(void (*)(void))gd_mod_from_nested, METH_VARARGS,
      NULL},
     {"_from_buffer", (PyCFunction)(void (*)(void))gd_mod_from_buffer, METH_O,

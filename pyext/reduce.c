@@ -33,7 +33,7 @@ static int gd_red_args(int op, PyObject *const *args, Py_ssize_t nargs, PyObject
   }
   for (int i = 0; i < GD_KW_N; i++) vals[i] = NULL;
   if (nargs > npos) {
-    PyErr_Format(PyExc_TypeError, "%s: takes at most %d positional arguments (%zd given); pass the others by keyword",
+    gd_errf(GD_E_ARG_TYPE, "%s: takes at most %d positional arguments (%zd given); pass the others by keyword",
                  entry, npos, nargs);
     return -1;
   }
@@ -50,12 +50,12 @@ static int gd_red_args(int op, PyObject *const *args, Py_ssize_t nargs, PyObject
       }
     }
     if (k < 0) {
-      PyErr_Format(PyExc_TypeError, "%s: unsupported keyword argument %R; godlpack supports %s", entry, name,
+      gd_errf(GD_E_ARG_TYPE, "%s: unsupported keyword argument %R; godlpack supports %s", entry, name,
                    with_dtype ? "axis, dtype, out and keepdims" : "axis, out and keepdims");
       return -1;
     }
     if (vals[k] != NULL) {
-      PyErr_Format(PyExc_TypeError, "%s: got multiple values for argument '%s'", entry, gd_red_kw[k]);
+      gd_errf(GD_E_ARG_TYPE, "%s: got multiple values for argument '%s'", entry, gd_red_kw[k]);
       return -1;
     }
     vals[k] = args[nargs + i];
@@ -67,7 +67,7 @@ static int gd_red_args(int op, PyObject *const *args, Py_ssize_t nargs, PyObject
 static int gd_red_type_error(const char *entry, const char *what, PyObject *o, const char *way) {
   PyObject *tn = PyType_GetQualName(Py_TYPE(o));
   if (tn == NULL) return -1;
-  PyErr_Format(PyExc_TypeError, "%s: %s, got %U; %s", entry, what, tn, way);
+  gd_errf(GD_E_ARG_TYPE, "%s: %s, got %U; %s", entry, what, tn, way);
   Py_DECREF(tn);
   return -1;
 }
@@ -142,7 +142,7 @@ static PyObject *gd_reduce(PyObject *self, int op, PyObject *const *args, Py_ssi
   int keepdims = 0;
   if (vals[GD_KW_KEEPDIMS] != NULL && (keepdims = PyObject_IsTrue(vals[GD_KW_KEEPDIMS])) < 0) return NULL;
   gd_reduce_req *req = PyMem_Malloc(sizeof(gd_reduce_req)); /* ~2.6 KB: not on the C stack */
-  if (req == NULL) return PyErr_NoMemory();
+  if (req == NULL) return gd_errf(GD_E_NO_MEMORY, "%s: out of memory", entry);
   memset(req, 0, sizeof(*req));
   req->op = op;
   req->keepdims = keepdims;

@@ -19,7 +19,7 @@ PyObject *gd_unpack(DLDataType dt, const void *p) {
     case GD_ELEM_REAL: return PyFloat_FromDouble(e.re);
     case GD_ELEM_COMPLEX: return PyComplex_FromDoubles(e.re, e.im);
   }
-  PyErr_Format(PyExc_TypeError,
+  gd_errf(GD_E_ARG_TYPE,
                "godlpack: elements of dtype (code=%d, bits=%d, lanes=%d) have no Python value; "
                "export the array with __dlpack__ to a library that supports it",
                (int)dt.code, (int)dt.bits, (int)dt.lanes);
@@ -51,12 +51,12 @@ static int gd_as_int(PyObject *v, int is_unsigned, long long *s, unsigned long l
   if (PyFloat_Check(v)) {
     double d = PyFloat_AsDouble(v);
     if (!isfinite(d) || d != floor(d)) {
-      PyErr_Format(PyExc_TypeError, "%s: cannot store the float %R in an integer array; pass an int", entry, v);
+      gd_errf(GD_E_ARG_TYPE, "%s: cannot store the float %R in an integer array; pass an int", entry, v);
       return -1;
     }
     idx = PyLong_FromDouble(d);
   } else if (PyComplex_Check(v)) {
-    PyErr_Format(PyExc_TypeError, "%s: cannot store a complex value in an integer array; take .real first", entry);
+    gd_errf(GD_E_ARG_TYPE, "%s: cannot store a complex value in an integer array; take .real first", entry);
     return -1;
   } else {
     idx = PyNumber_Index(v);
@@ -88,7 +88,7 @@ static int gd_as_int(PyObject *v, int is_unsigned, long long *s, unsigned long l
   }
   Py_DECREF(idx);
   if (overflow) {
-    PyErr_Format(PyExc_OverflowError, "%s: Python integer %R out of bounds for the array's dtype", entry, v);
+    gd_errf(GD_E_OUT_OF_RANGE, "%s: Python integer %R out of bounds for the array's dtype", entry, v);
     return -1;
   }
   return 0;
@@ -122,7 +122,7 @@ int gd_as_complex(PyObject *v, double *re, double *im) {
 
 static int gd_as_double(PyObject *v, double *d, const char *entry) {
   if (PyComplex_Check(v) && !PyFloat_Check(v)) {
-    PyErr_Format(PyExc_TypeError, "%s: cannot store a complex value in a real array; take .real first", entry);
+    gd_errf(GD_E_ARG_TYPE, "%s: cannot store a complex value in a real array; take .real first", entry);
     return -1;
   }
   *d = PyFloat_AsDouble(v);
@@ -150,14 +150,14 @@ int gd_pack(DLDataType dt, PyObject *v, void *out, const char *entry) {
     case GD_ELEM_REAL: rc = gd_as_double(v, &e.re, entry); break;
     case GD_ELEM_COMPLEX: rc = gd_as_complex(v, &e.re, &e.im); break;
     default:
-      PyErr_Format(PyExc_TypeError,
+      gd_errf(GD_E_ARG_TYPE,
                    "%s: cannot store Python values in arrays of dtype (code=%d, bits=%d, lanes=%d)", entry,
                    (int)dt.code, (int)dt.bits, (int)dt.lanes);
       return -1;
   }
   if (rc < 0) return -1;
   if (gd_elem_write(dt, &e, out) != 0) {
-    PyErr_Format(PyExc_OverflowError, "%s: Python integer %R out of bounds for %sint%d", entry, v,
+    gd_errf(GD_E_OUT_OF_RANGE, "%s: Python integer %R out of bounds for %sint%d", entry, v,
                  e.kind == GD_ELEM_UINT ? "u" : "", (int)dt.bits);
     return -1;
   }

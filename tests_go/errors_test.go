@@ -60,6 +60,9 @@ var sentinelClasses = map[string]struct {
 	"ErrAmbiguous":      {core.ErrAmbiguous, core.ClassValue},
 	"ErrPickle":         {core.ErrPickle, core.ClassValue},
 	"ErrArgument":       {core.ErrArgument, core.ClassValue},
+	"ErrArgType":        {core.ErrArgType, core.ClassType},
+	"ErrOutOfRange":     {core.ErrOutOfRange, core.ClassOverflow},
+	"ErrInit":           {core.ErrInit, core.ClassImport},
 }
 
 // declaredSentinels returns the names of the package-level variables of
@@ -141,7 +144,7 @@ func TestClassString(t *testing.T) {
 	want := map[core.Class]string{
 		core.ClassBuffer: "BufferError", core.ClassType: "TypeError", core.ClassValue: "ValueError",
 		core.ClassMemory: "MemoryError", core.ClassRuntime: "RuntimeError", core.ClassIndex: "IndexError",
-		core.Class(0): "RuntimeError",
+		core.ClassOverflow: "OverflowError", core.ClassImport: "ImportError", core.Class(0): "RuntimeError",
 	}
 	for c, s := range want {
 		assert.Equal(t, s, c.String())

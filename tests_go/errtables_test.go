@@ -106,5 +106,6 @@ func TestWithClassCallsAreListed(t *testing.T) {
 
 func classIdent(c core.Class) string {
 	return map[core.Class]string{core.ClassBuffer: "ClassBuffer", core.ClassType: "ClassType", core.ClassValue: "ClassValue",
-		core.ClassMemory: "ClassMemory", core.ClassRuntime: "ClassRuntime", core.ClassIndex: "ClassIndex"}[c]
+		core.ClassMemory: "ClassMemory", core.ClassRuntime: "ClassRuntime", core.ClassIndex: "ClassIndex",
+		core.ClassOverflow: "ClassOverflow", core.ClassImport: "ClassImport"}[c]
 }

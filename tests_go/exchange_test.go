@@ -211,3 +211,33 @@ func TestImportModel(t *testing.T) {
 		})
 	}
 }
+
+// TestExchangeAPIVersionSpoken: which exchange API of a producer type's
+// prev_api chain godlpack speaks (C9): the first of major 1 and minor 2 or
+// later, the struct's first version; none past one without the import
+// function, none of another major, and a cycle in the chain ends.
+func TestExchangeAPIVersionSpoken(t *testing.T) {
+	t.Parallel()
+	v := func(major, minor uint32) cfixture.APIVersion {
+		return cfixture.APIVersion{Major: major, Minor: minor, FromPy: true}
+	}
+	cases := []struct {
+		name  string
+		chain []cfixture.APIVersion
+		cycle bool
+		want  int
+	}{
+		{"none", nil, false, -1},
+		{"1.3", []cfixture.APIVersion{v(1, 3)}, false, 0},
+		{"1.2, the first with the struct", []cfixture.APIVersion{v(1, 2)}, false, 0},
+		{"1.1 predates it", []cfixture.APIVersion{v(1, 1)}, false, -1},
+		{"2.0 first, then 1.3", []cfixture.APIVersion{v(2, 0), v(1, 3)}, false, 1},
+		{"0.9 then 2.1: none", []cfixture.APIVersion{v(0, 9), v(2, 1)}, false, -1},
+		{"1.3 without the import function", []cfixture.APIVersion{{Major: 1, Minor: 3}, v(1, 2)}, false, -1},
+		{"a cycle of 2.x", []cfixture.APIVersion{v(2, 0), v(3, 0)}, true, -1},
+		{"a cycle that reaches 1.4", []cfixture.APIVersion{v(2, 0), v(1, 4)}, true, 1},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, cfixture.SpokenAPI(c.chain, c.cycle), c.name)
+	}
+}

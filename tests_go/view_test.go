@@ -2,6 +2,7 @@ package tests_go
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -575,5 +576,62 @@ func TestReshapeOrCopy(t *testing.T) {
 		src.Release()
 		vc.Release()
 		v.Release()
+	}
+}
+
+// TestViewDTypeDesc: a.view(dtype) as numpy: the same itemsize keeps any
+// layout; another needs a C-contiguous array and rescales its last axis
+// (the first element's address kept when an offset is not a whole number
+// of the new elements); sub-byte dtypes and other layouts are refused.
+func TestViewDTypeDesc(t *testing.T) {
+	t.Parallel()
+	a, err := core.Empty(core.Uint8, 3, 8)
+	require.NoError(t, err)
+	defer a.Release()
+	h, shape, strides := a.Header(), a.Shape(), a.Strides()
+	cases := []struct {
+		name           string
+		shape, strides []int64
+		offset         int64
+		dt             core.DataType
+		wantShape      []int64
+		wantStrides    []int64
+		wantErr        error
+		wantDataShift  int64
+		wantOffsetKept bool
+	}{
+		{"same size, any layout", []int64{8, 3}, []int64{1, 8}, 0, core.Int8, []int64{8, 3}, []int64{1, 8}, nil, 0, true},
+		{"wider", shape, strides, 0, core.Float32, []int64{3, 2}, []int64{2, 1}, nil, 0, false},
+		{"wider from an offset", []int64{2, 8}, []int64{8, 1}, 8, core.Uint16, []int64{2, 4}, []int64{4, 1}, nil, 8, false},
+		{"bytes that do not fill the last", []int64{3, 6}, []int64{6, 1}, 0, core.Float32, nil, nil, core.ErrArgument, 0, false},
+		{"a transposed array, another size", []int64{8, 3}, []int64{1, 8}, 0, core.Uint16, nil, nil, core.ErrArgument, 0, false},
+		{"0-d, another size", []int64{}, []int64{}, 0, core.Uint16, nil, nil, core.ErrArgument, 0, false},
+		{"to a sub-byte dtype", shape, strides, 0, core.Float4E2M1FN, nil, nil, core.ErrSubByteView, 0, false},
+	}
+	for _, c := range cases {
+		in := h
+		in.Offset = c.offset
+		var out core.Header
+		osh, ost := make([]int64, core.MaxNdim), make([]int64, core.MaxNdim)
+		err := core.ViewDTypeDesc(&in, c.shape, c.strides, c.dt, &out, osh, ost)
+		if c.wantErr != nil {
+			require.ErrorIs(t, err, c.wantErr, c.name)
+			assert.Equal(t, core.ClassValue, core.ClassOf(err), c.name)
+			assert.True(t, strings.HasPrefix(err.Error(), "view(): "), err.Error())
+			continue
+		}
+		require.NoError(t, err, c.name)
+		nd := len(c.shape)
+		assert.Equal(t, c.wantShape, osh[:nd], c.name)
+		assert.Equal(t, c.wantStrides, ost[:nd], c.name)
+		assert.Equal(t, c.dt, out.DType, c.name)
+		assert.Equal(t, h.Owner, out.Owner, c.name)
+		if c.wantOffsetKept {
+			assert.Equal(t, c.offset, out.Offset, c.name)
+			assert.Equal(t, h.Data, out.Data, c.name)
+		} else {
+			assert.Equal(t, int64(0), out.Offset, c.name)
+			assert.Equal(t, uintptr(h.Data)+uintptr(c.wantDataShift), uintptr(out.Data), c.name)
+		}
 	}
 }

@@ -37,23 +37,23 @@ def test_every_alignment_the_docs_give_is_core_s():
     assert wrong == [], f"core.Alignment is {want}"
 
 
-# classes the skin raises by name that a call cannot meet: import's own
+# classes of the sentinel table that a call cannot meet: import's own
 NOT_FROM_CALLS = {"ImportError"}
 
 
-def test_every_class_the_skin_raises_is_a_row_of_the_table():
-    raised = set()
-    for path in glob.glob(os.path.join(ROOT, "pyext", "*.c")):
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        raised |= set(re.findall(r"PyErr_(?:SetString|Format|SetNone|SetObject)\(PyExc_(\w+)", text))
-        if "PyErr_NoMemory()" in text:
-            raised.add("MemoryError")
+def test_every_class_of_the_sentinel_table_is_a_row_of_the_table():
+    """Every class a sentinel maps to (the generated table below the first,
+    which is all the skin raises: test_exception_table's
+    test_pyext_raises_no_class_of_its_own) is a row of the table users read."""
     with open(os.path.join(ROOT, "docs", "exceptions.md"), encoding="utf-8") as f:
-        section = f.read().split("# Exceptions", 1)[1].split("\n## ", 1)[0]
+        text = f.read()
+    section = text.split("# Exceptions", 1)[1].split("\n## ", 1)[0]
     rows = set(re.findall(r"^\| `(\w+)` \|", section, re.M))
-    assert {"TypeError", "OverflowError", "MemoryError", "RuntimeError"} <= raised, "the skin was not read"
-    assert raised - NOT_FROM_CALLS <= rows, "raised by the skin, missing from docs/exceptions.md"
+    sentinels = text.split("<!-- sentinels:", 1)[1]
+    classes = set(re.findall(r"^\| `Err\w+` \| `(\w+)` \|", sentinels, re.M))
+    assert {"TypeError", "OverflowError", "MemoryError", "RuntimeError", "BufferError"} <= classes, \
+        "the sentinel table was not read"
+    assert classes - NOT_FROM_CALLS <= rows, "classes of core's sentinels missing from docs/exceptions.md's table"
 
 
 def test_the_readme_names_every_step_ci_adds():

@@ -159,7 +159,7 @@ def _ravel(self: _native.Array, order: str = "C") -> _native.Array:
 def _view(self: _native.Array, dtype: Any) -> _native.Array:
     """The same memory seen as dtype, as numpy's a.view(dtype): any layout when
     the itemsize is the same; a C-contiguous array otherwise, whose last axis
-    is rescaled."""
+    is rescaled (core/desc.go, ViewDTypeDesc). Here: the dtype argument."""
     try:
         dt = _types._as_dtype(dtype, "view()")
     except ValueError as unknown:
@@ -173,22 +173,7 @@ def _view(self: _native.Array, dtype: Any) -> _native.Array:
         dt = _types._as_dtype(kind, "view()")
     if dt == self.dtype:
         return self[...]
-    if dt.itemsize == self.itemsize and dt.itemsize > 0:
-        return _native._retype(self, dt._key, "view()")
-    got = _native._bytes_view(self, "view()") if self.ndim > 0 else None
-    if got is None or (got[1] and self.ndim > 1) or dt.itemsize == 0 or self.itemsize == 0:
-        raise ValueError(
-            f"view(): viewing {self.dtype} as {dt} (another size) needs a C-contiguous array of whole-byte "
-            f"elements with at least one axis; pass a.copy().view(...)"
-        )
-    last = self.shape[-1] * self.itemsize
-    if last % dt.itemsize:
-        raise ValueError(
-            f"view(): the last axis holds {last} bytes, not a multiple of {dt.itemsize} ({dt}); "
-            f"view a slice whose last axis fits"
-        )
-    shape = (*self.shape[:-1], last // dt.itemsize)
-    return _native._reinterpret(got[0], dt._key, shape, False, self.readonly, False)
+    return _native._view_dtype(self, dt._key)  # core decides the layout (ViewDTypeDesc)
 
 
 def _arrow_array(self: _native.Array, type: Any = None) -> Any:

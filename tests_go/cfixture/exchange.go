@@ -2,7 +2,28 @@ package cfixture
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/../../core
+#include <string.h>
 #include "godlpack.h"
+
+static int cf_from_py(void *py, DLManagedTensorVersioned **out) { return -1; }
+
+// A chain of n exchange APIs (ver: major, minor pairs; from_py: whether
+// each has managed_tensor_from_py_object_no_sync), the last pointing back
+// at the first when cycle: the index gd_exchange_api_spoken picks, or -1.
+static int cf_spoken(const uint32_t *ver, const int *from_py, int n, int cycle) {
+  DLPackExchangeAPI a[8];
+  memset(a, 0, sizeof a);
+  for (int i = 0; i < n && i < 8; i++) {
+    a[i].header.version.major = ver[2 * i];
+    a[i].header.version.minor = ver[2 * i + 1];
+    a[i].header.prev_api = i + 1 < n ? &a[i + 1].header : (cycle ? &a[0].header : NULL);
+    a[i].managed_tensor_from_py_object_no_sync = from_py[i] ? (DLPackManagedTensorFromPyObjectNoSync)cf_from_py : NULL;
+  }
+  const DLPackExchangeAPI *r = gd_exchange_api_spoken(n > 0 ? &a[0] : NULL);
+  for (int i = 0; i < n && i < 8; i++)
+    if (r == &a[i]) return i;
+  return -1;
+}
 */
 import "C"
 
@@ -118,4 +139,31 @@ func dlDevice(d core.Device) C.DLDevice {
 
 func goDevice(d C.DLDevice) core.Device {
 	return core.Device{Type: core.DeviceType(d.device_type), ID: int32(d.device_id)}
+}
+
+// APIVersion is one exchange API of a chain: its version, and whether it
+// has managed_tensor_from_py_object_no_sync.
+type APIVersion struct {
+	Major, Minor uint32
+	FromPy       bool
+}
+
+// SpokenAPI builds chain (the first the type's own, each one's prev_api the
+// next; the last's the first when cycle) and returns the index of the one
+// gd_exchange_api_spoken (core/exchange.c) speaks, -1 for none. At most 8.
+func SpokenAPI(chain []APIVersion, cycle bool) int {
+	var ver [16]C.uint32_t
+	var fromPy [8]C.int
+	n := min(len(chain), 8)
+	for i, a := range chain[:n] {
+		ver[2*i], ver[2*i+1] = C.uint32_t(a.Major), C.uint32_t(a.Minor)
+		if a.FromPy {
+			fromPy[i] = 1
+		}
+	}
+	cyc := C.int(0)
+	if cycle {
+		cyc = 1
+	}
+	return int(C.cf_spoken(&ver[0], &fromPy[0], C.int(n), cyc))
 }
