@@ -24,25 +24,9 @@ gd_state *gd_state_of_type(PyTypeObject *tp) { return (gd_state *)PyType_GetModu
 /* from_dlpack                                                         */
 
 PyObject *gd_mod_from_dlpack(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  gd_state *st = gd_state_of_module(m);
-  if (nargs != 1) {
-    gd_errf(GD_E_ARG_TYPE, "from_dlpack() takes exactly one positional argument (%zd given)", nargs);
-    return NULL;
-  }
-  PyObject *device = Py_None, *copy = Py_None;
-  Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
-  for (Py_ssize_t i = 0; i < nkw; i++) {
-    PyObject *k = PyTuple_GetItem(kwnames, i);
-    if (PyUnicode_CompareWithASCIIString(k, "device") == 0) {
-      device = args[nargs + i];
-    } else if (k == st->s_copy || PyUnicode_CompareWithASCIIString(k, "copy") == 0) {
-      copy = args[nargs + i];
-    } else {
-      gd_errf(GD_E_ARG_TYPE, "from_dlpack() got an unexpected keyword argument '%U'", k);
-      return NULL;
-    }
-  }
-  return gd_from_dlpack_impl(st, args[0], device, copy, 0);
+  PyObject *v[3]; /* x, device, copy: the parser pyspec generates from the signature */
+  if (gd_args_from_dlpack(args, nargs, kwnames, v) < 0) return NULL;
+  return gd_from_dlpack_impl(gd_state_of_module(m), v[0], v[1] ? v[1] : Py_None, v[2] ? v[2] : Py_None, 0);
 }
 
 /* _asarray_dlpack(x, device, copy): from_dlpack with asarray's messages. */

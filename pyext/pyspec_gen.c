@@ -476,6 +476,92 @@ PyObject *gd_mod_array_names(PyObject *m, PyObject *arg) {
   return t;
 }
 
+/* Sorts a METH_FASTCALL | METH_KEYWORDS call into vals (borrowed, NULL when
+ * not given) by its signature: n parameters named names, the first npos of
+ * them positional (the first nposonly positional only), the first nreq
+ * required; the keywords of the others are kwlist. */
+static int gd_parse_args(const char *entry, const char *const *names, int n, int npos, int nposonly, int nreq,
+                         const char *kwlist, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                         PyObject **vals) {
+  for (int i = 0; i < n; i++) vals[i] = NULL;
+  if (nargs > npos) {
+    gd_errf(GD_E_ARG_TYPE, "%s: takes at most %d positional argument%s (%zd given); pass the others by keyword",
+            entry, npos, npos == 1 ? "" : "s", nargs);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < nargs; i++) vals[i] = args[i];
+  Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_Size(kwnames);
+  for (Py_ssize_t i = 0; i < nkw; i++) {
+    PyObject *key = PyTuple_GetItem(kwnames, i);
+    int k = nposonly;
+    while (k < n && PyUnicode_CompareWithASCIIString(key, names[k]) != 0) k++;
+    if (k == n) {
+      gd_errf(GD_E_ARG_TYPE, "%s: unsupported keyword argument %R; godlpack supports %s", entry, key, kwlist);
+      return -1;
+    }
+    if (vals[k] != NULL) {
+      gd_errf(GD_E_ARG_TYPE, "%s: got multiple values for argument '%s'", entry, names[k]);
+      return -1;
+    }
+    vals[k] = args[nargs + i];
+  }
+  for (int k = 0; k < nreq; k++) {
+    if (vals[k] == NULL) {
+      gd_errf(GD_E_ARG_TYPE, "%s: missing required argument '%s'", entry, names[k]);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* from_dlpack(x, /, *, device=None, copy=None) */
+int gd_args_from_dlpack(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[3]) {
+  static const char *const names[3] = {"x", "device", "copy"};
+  return gd_parse_args("from_dlpack()", names, 3, 1, 1, 1, "device and copy", args, nargs, kwnames, vals);
+}
+
+/* sum($self, /, axis=None, dtype=None, out=None, keepdims=False) */
+int gd_args_sum(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[4]) {
+  static const char *const names[4] = {"axis", "dtype", "out", "keepdims"};
+  return gd_parse_args("sum()", names, 4, 4, 0, 0, "axis, dtype, out and keepdims", args, nargs, kwnames, vals);
+}
+
+/* prod($self, /, axis=None, dtype=None, out=None, keepdims=False) */
+int gd_args_prod(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[4]) {
+  static const char *const names[4] = {"axis", "dtype", "out", "keepdims"};
+  return gd_parse_args("prod()", names, 4, 4, 0, 0, "axis, dtype, out and keepdims", args, nargs, kwnames, vals);
+}
+
+/* min($self, /, axis=None, out=None, keepdims=False) */
+int gd_args_min(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[3]) {
+  static const char *const names[3] = {"axis", "out", "keepdims"};
+  return gd_parse_args("min()", names, 3, 3, 0, 0, "axis, out and keepdims", args, nargs, kwnames, vals);
+}
+
+/* max($self, /, axis=None, out=None, keepdims=False) */
+int gd_args_max(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[3]) {
+  static const char *const names[3] = {"axis", "out", "keepdims"};
+  return gd_parse_args("max()", names, 3, 3, 0, 0, "axis, out and keepdims", args, nargs, kwnames, vals);
+}
+
+/* any($self, /, axis=None, out=None, keepdims=False) */
+int gd_args_any(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[3]) {
+  static const char *const names[3] = {"axis", "out", "keepdims"};
+  return gd_parse_args("any()", names, 3, 3, 0, 0, "axis, out and keepdims", args, nargs, kwnames, vals);
+}
+
+/* all($self, /, axis=None, out=None, keepdims=False) */
+int gd_args_all(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[3]) {
+  static const char *const names[3] = {"axis", "out", "keepdims"};
+  return gd_parse_args("all()", names, 3, 3, 0, 0, "axis, out and keepdims", args, nargs, kwnames, vals);
+}
+
+/* mean($self, /, axis=None, dtype=None, out=None, keepdims=False) */
+int gd_args_mean(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[4]) {
+  static const char *const names[4] = {"axis", "dtype", "out", "keepdims"};
+  return gd_parse_args("mean()", names, 4, 4, 0, 0, "axis, dtype, out and keepdims", args, nargs, kwnames, vals);
+}
+
 static PyMethodDef gd_module_methods[] = {
     {"from_dlpack", (PyCFunction)(void (*)(void))gd_mod_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
      "from_dlpack(x, /, *, device=None, copy=None)\n--\n\n"

@@ -72,6 +72,16 @@ PyObject *gd_mod_go_crossings(PyObject *m, PyObject *arg);
 PyObject *gd_mod_test_panic(PyObject *m, PyObject *arg);
 PyObject *gd_mod_test_go_gc(PyObject *m, PyObject *arg);
 
+/* Generated argument parsers (pyspec.Parsed): 0, or -1 with a TypeError. */
+int gd_args_from_dlpack(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[3]);
+int gd_args_sum(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[4]);
+int gd_args_prod(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[4]);
+int gd_args_min(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[3]);
+int gd_args_max(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[3]);
+int gd_args_any(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[3]);
+int gd_args_all(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[3]);
+int gd_args_mean(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[4]);
+
 /* Array methods, attributes and slots */
 PyObject *gd_array_sizeof(PyObject *self, PyObject *arg);
 PyObject *gd_array_buffer_method(PyObject *self, PyObject *arg);

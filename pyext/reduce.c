@@ -16,52 +16,8 @@
 /* The positional order of numpy's methods: sum(axis, dtype, out, keepdims),
  * max(axis, out, keepdims). */
 enum { GD_KW_AXIS = 0, GD_KW_DTYPE = 1, GD_KW_OUT = 2, GD_KW_KEEPDIMS = 3, GD_KW_N = 4 };
-static const char *const gd_red_kw[GD_KW_N] = {"axis", "dtype", "out", "keepdims"};
 
 static int gd_red_has_dtype(int op) { return op == GD_RED_SUM || op == GD_RED_PROD || op == GD_RED_MEAN; }
-
-/* Sorts the arguments into vals[GD_KW_*] (borrowed, NULL when absent). */
-static int gd_red_args(int op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **vals) {
-  const char *entry = gd_reduce_entry(op);
-  int with_dtype = gd_red_has_dtype(op);
-  int order[GD_KW_N] = {GD_KW_AXIS, GD_KW_DTYPE, GD_KW_OUT, GD_KW_KEEPDIMS};
-  int npos = 4;
-  if (!with_dtype) {
-    order[1] = GD_KW_OUT;
-    order[2] = GD_KW_KEEPDIMS;
-    npos = 3;
-  }
-  for (int i = 0; i < GD_KW_N; i++) vals[i] = NULL;
-  if (nargs > npos) {
-    gd_errf(GD_E_ARG_TYPE, "%s: takes at most %d positional arguments (%zd given); pass the others by keyword",
-                 entry, npos, nargs);
-    return -1;
-  }
-  for (Py_ssize_t i = 0; i < nargs; i++) vals[order[i]] = args[i];
-  Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_Size(kwnames);
-  for (Py_ssize_t i = 0; i < nkw; i++) {
-    PyObject *name = PyTuple_GetItem(kwnames, i);
-    int k = -1;
-    for (int j = 0; j < GD_KW_N; j++) {
-      if (j == GD_KW_DTYPE && !with_dtype) continue;
-      if (PyUnicode_CompareWithASCIIString(name, gd_red_kw[j]) == 0) {
-        k = j;
-        break;
-      }
-    }
-    if (k < 0) {
-      gd_errf(GD_E_ARG_TYPE, "%s: unsupported keyword argument %R; godlpack supports %s", entry, name,
-                   with_dtype ? "axis, dtype, out and keepdims" : "axis, out and keepdims");
-      return -1;
-    }
-    if (vals[k] != NULL) {
-      gd_errf(GD_E_ARG_TYPE, "%s: got multiple values for argument '%s'", entry, gd_red_kw[k]);
-      return -1;
-    }
-    vals[k] = args[nargs + i];
-  }
-  return 0;
-}
 
 /* A TypeError "<entry>: <what>, got <type of o>; <way out>". */
 static int gd_red_type_error(const char *entry, const char *what, PyObject *o, const char *way) {
@@ -128,12 +84,21 @@ static int gd_red_dtype(PyObject *dtype, gd_reduce_req *req, const char *entry) 
   return 0;
 }
 
-static PyObject *gd_reduce(PyObject *self, int op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+typedef int (*gd_red_parser)(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **vals);
+
+static PyObject *gd_reduce(PyObject *self, int op, gd_red_parser parse, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames) {
   gd_array *a = (gd_array *)self;
   gd_state *st = gd_st(self);
   const char *entry = gd_reduce_entry(op);
-  PyObject *vals[GD_KW_N];
-  if (gd_red_args(op, args, nargs, kwnames, vals) < 0) return NULL;
+  /* the generated parser gives the signature's order: axis, [dtype,] out, keepdims */
+  PyObject *got[GD_KW_N], *vals[GD_KW_N];
+  if (parse(args, nargs, kwnames, got) < 0) return NULL;
+  int d = gd_red_has_dtype(op);
+  vals[GD_KW_AXIS] = got[0];
+  vals[GD_KW_DTYPE] = d ? got[1] : NULL;
+  vals[GD_KW_OUT] = got[1 + d];
+  vals[GD_KW_KEEPDIMS] = got[2 + d];
   PyObject *out = vals[GD_KW_OUT] == Py_None ? NULL : vals[GD_KW_OUT];
   if (out != NULL && !gd_array_check(st, out)) {
     gd_red_type_error(entry, "out must be a godlpack.Array", out, "pass out=None or a godlpack array");
@@ -189,7 +154,7 @@ static PyObject *gd_reduce(PyObject *self, int op, PyObject *const *args, Py_ssi
 
 #define GD_REDUCE_DEF(name, op)                                                                  \
   PyObject *gd_array_##name(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) { \
-    return gd_reduce(self, op, args, nargs, kw);                                                 \
+    return gd_reduce(self, op, gd_args_##name, args, nargs, kw);                                 \
   }
 GD_REDUCE_DEF(sum, GD_RED_SUM)
 GD_REDUCE_DEF(prod, GD_RED_PROD)

@@ -95,7 +95,7 @@ var (
 )
 
 // The skin stays small: pyext's hand-written files (C, headers, Go;
-// generated ones are named *_gen.*) and the Python shim hold at most 7,790
+// generated ones are named *_gen.*) and the Python shim hold at most 7,740
 // lines together, so that what grows grows in core or in a generated table.
 // One budget for both, so that a decision moved out of the shim into core
 // pays for its C glue with the Python it removes, and one pushed from C
@@ -122,7 +122,7 @@ func TestSkinIsSmall(t *testing.T) {
 		py += count(filepath.Join("..", "python", "godlpack", f))
 	}
 	t.Logf("skin: pyext %d lines, Python shim %d", c, py)
-	assert.LessOrEqual(t, c+py, 7790, "hand-written lines of pyext/ and the Python shim: move decisions to core/, glue to internal/gentables")
+	assert.LessOrEqual(t, c+py, 7740, "hand-written lines of pyext/ and the Python shim: move decisions to core/, glue to internal/gentables")
 	assert.Greater(t, c, 3000, "pyext/ was not read")
 	assert.Greater(t, py, 1000, "the shim was not read")
 

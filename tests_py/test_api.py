@@ -722,3 +722,25 @@ def test_attributes_written_in_python_are_imported_at_first_use():
             "print(sorted(before), r, b.dtype, sorted(m for m in ('godlpack._repr', 'godlpack._convert') if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["[]", "Array([0,", "1,", "2])", "float32", "['godlpack._convert',", "'godlpack._repr']"]
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda a: gd.from_dlpack(), r"^from_dlpack\(\): missing required argument 'x'$"),
+    (lambda a: gd.from_dlpack(a, a), r"^from_dlpack\(\): takes at most 1 positional argument \(2 given\); pass the"),
+    (lambda a: gd.from_dlpack(a, devic="cpu"), r"^from_dlpack\(\): unsupported keyword argument 'devic'; godlpack "
+                                               r"supports device and copy$"),
+    (lambda a: gd.from_dlpack(x=a), r"^from_dlpack\(\): unsupported keyword argument 'x'"),  # positional only
+    (lambda a: a.sum(0, axis=1), r"^sum\(\): got multiple values for argument 'axis'$"),
+    (lambda a: a.min(0, None, False, 1), r"^min\(\): takes at most 3 positional arguments \(4 given\)"),
+    (lambda a: a.any(dtype="bool"), r"^any\(\): unsupported keyword argument 'dtype'; godlpack supports axis, out "
+                                    r"and keepdims$"),
+])
+def test_arguments_are_sorted_by_the_generated_parser(call, message):
+    """from_dlpack and the reductions take their arguments as their signatures
+    in internal/gentables/pyspec say (the parsers are generated from them):
+    a wrong call is a TypeError naming the entry point and what it takes."""
+    a = gd.arange(6.0).reshape(2, 3)
+    with pytest.raises(TypeError, match=message):
+        call(a)
+    assert gd.from_dlpack(a, device="cpu", copy=True).tolist() == a.tolist()
+    assert a.sum(1, None, None, True).shape == (2, 1) and a.max(axis=0, keepdims=False).tolist() == [3.0, 4.0, 5.0]

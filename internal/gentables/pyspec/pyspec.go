@@ -108,6 +108,14 @@ var Module = []Fn{
 		"Calls into Go made by DLPack exports and imports so far (for tests: the fast paths add none)."},
 }
 
+// Parsed names the METH_FASTCALL | METH_KEYWORDS rows (module or Array)
+// whose arguments a generated parser sorts by their signature, Sig
+// (CPython's own rules: numpy's npy_parse_arguments is the model): each
+// gets gd_args_<name>(args, nargs, kwnames, vals), vals in the order of the
+// signature's parameters, NULL where not given; a wrong call is a TypeError
+// of ErrArgType naming the entry point and the parameters it takes.
+var Parsed = []string{"from_dlpack", "sum", "prod", "min", "max", "any", "all", "mean"}
+
 // Probes lists the functions of the module that only builds with the test
 // probes have (GD_PROBES: the godlpack_probes tag, pyext/probes.go).
 var Probes = []Fn{
@@ -404,6 +412,12 @@ func RenderH() []byte {
 	for _, f := range append(Module[:len(Module):len(Module)], Probes...) {
 		b.WriteString(proto(f.Call, f.C, "m") + "\n")
 	}
+	b.WriteString("\n/* Generated argument parsers (pyspec.Parsed): 0, or -1 with a TypeError. */\n")
+	for _, f := range parsedFns() {
+		ps := parseSig(f.Sig)
+		fmt.Fprintf(&b, "int gd_args_%s(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[%d]);\n",
+			f.Name, len(ps))
+	}
 	b.WriteString("\n/* Array methods, attributes and slots */\n")
 	for _, f := range Methods {
 		b.WriteString(proto(f.Call, f.C, "self") + "\n")
@@ -473,6 +487,7 @@ func RenderC() []byte {
 
 `)
 	renderNames(&b)
+	renderParsers(&b)
 	methodTable(&b, "gd_module_methods", Module, Probes)
 	b.WriteString("static int gd_module_traverse(PyObject *m, visitproc visit, void *arg) {\n" +
 		"  gd_state *st = (gd_state *)PyModule_GetState(m);\n  if (st == NULL) return 0;\n")
@@ -698,4 +713,136 @@ func renderNames(b *bytes.Buffer) {
 	b.WriteString("  };\n  int n = (int)(sizeof names / sizeof names[0]);\n  PyObject *t = PyTuple_New(n);\n" +
 		"  for (int i = 0; t != NULL && i < n; i++) {\n    PyObject *s = PyUnicode_FromString(names[i]);\n" +
 		"    if (s == NULL) {\n      Py_CLEAR(t);\n      break;\n    }\n    PyTuple_SetItem(t, i, s);\n  }\n  return t;\n}\n\n")
+}
+
+// param is one parameter of a signature.
+type param struct {
+	name              string
+	posOnly, kwOnly   bool
+	optional, varargs bool
+}
+
+// parseSig reads a docstring signature ("$self, /, axis=None, *, copy=None"):
+// $self is left out; parameters before "/" are positional only, after "*"
+// keyword only; "name=default" is optional.
+func parseSig(sig string) []param {
+	var ps []param
+	kwOnly := false
+	for _, tok := range strings.Split(sig, ", ") {
+		tok = strings.TrimSpace(tok)
+		switch {
+		case tok == "" || tok == "$self":
+		case tok == "/":
+			for i := range ps {
+				ps[i].posOnly = true
+			}
+		case tok == "*":
+			kwOnly = true
+		case strings.HasPrefix(tok, "*"):
+			ps = append(ps, param{name: tok[1:], varargs: true})
+			kwOnly = true
+		default:
+			name, _, opt := strings.Cut(tok, "=")
+			ps = append(ps, param{name: name, kwOnly: kwOnly, optional: opt})
+		}
+	}
+	return ps
+}
+
+// parsedFns are the rows Parsed names, each found once in Module or Methods.
+func parsedFns() []Fn {
+	var out []Fn
+	for _, name := range Parsed {
+		var found []Fn
+		for _, f := range append(Module[:len(Module):len(Module)], Methods...) {
+			if f.Name == name {
+				found = append(found, f)
+			}
+		}
+		if len(found) != 1 || found[0].Call != fastKW {
+			panic("pyspec: Parsed names " + name + ", which is not one METH_FASTCALL | METH_KEYWORDS row")
+		}
+		for _, p := range parseSig(found[0].Sig) {
+			if p.varargs {
+				panic("pyspec: " + name + ": a parser takes no *args")
+			}
+		}
+		out = append(out, found[0])
+	}
+	return out
+}
+
+// renderParsers writes the shared parser and one entry per Parsed row.
+func renderParsers(b *bytes.Buffer) {
+	b.WriteString(`/* Sorts a METH_FASTCALL | METH_KEYWORDS call into vals (borrowed, NULL when
+ * not given) by its signature: n parameters named names, the first npos of
+ * them positional (the first nposonly positional only), the first nreq
+ * required; the keywords of the others are kwlist. */
+static int gd_parse_args(const char *entry, const char *const *names, int n, int npos, int nposonly, int nreq,
+                         const char *kwlist, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                         PyObject **vals) {
+  for (int i = 0; i < n; i++) vals[i] = NULL;
+  if (nargs > npos) {
+    gd_errf(GD_E_ARG_TYPE, "%s: takes at most %d positional argument%s (%zd given); pass the others by keyword",
+            entry, npos, npos == 1 ? "" : "s", nargs);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < nargs; i++) vals[i] = args[i];
+  Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_Size(kwnames);
+  for (Py_ssize_t i = 0; i < nkw; i++) {
+    PyObject *key = PyTuple_GetItem(kwnames, i);
+    int k = nposonly;
+    while (k < n && PyUnicode_CompareWithASCIIString(key, names[k]) != 0) k++;
+    if (k == n) {
+      gd_errf(GD_E_ARG_TYPE, "%s: unsupported keyword argument %R; godlpack supports %s", entry, key, kwlist);
+      return -1;
+    }
+    if (vals[k] != NULL) {
+      gd_errf(GD_E_ARG_TYPE, "%s: got multiple values for argument '%s'", entry, names[k]);
+      return -1;
+    }
+    vals[k] = args[nargs + i];
+  }
+  for (int k = 0; k < nreq; k++) {
+    if (vals[k] == NULL) {
+      gd_errf(GD_E_ARG_TYPE, "%s: missing required argument '%s'", entry, names[k]);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+`)
+	for _, f := range parsedFns() {
+		ps := parseSig(f.Sig)
+		var names, kws []string
+		npos, nposonly, nreq := 0, 0, 0
+		for i, p := range ps {
+			names = append(names, cstr(p.name))
+			if !p.kwOnly {
+				npos++
+			}
+			if p.posOnly {
+				nposonly++
+			} else {
+				kws = append(kws, p.name)
+			}
+			if !p.optional && nreq == i {
+				nreq++
+			}
+		}
+		kwlist := "no keywords"
+		if len(kws) > 0 {
+			kwlist = strings.Join(kws[:len(kws)-1], ", ")
+			if kwlist != "" {
+				kwlist += " and "
+			}
+			kwlist += kws[len(kws)-1]
+		}
+		fmt.Fprintf(b, "/* %s(%s) */\nint gd_args_%s(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[%d]) {\n",
+			f.Name, f.Sig, f.Name, len(ps))
+		fmt.Fprintf(b, "  static const char *const names[%d] = {%s};\n", len(ps), strings.Join(names, ", "))
+		fmt.Fprintf(b, "  return gd_parse_args(%s, names, %d, %d, %d, %d, %s, args, nargs, kwnames, vals);\n}\n\n",
+			cstr(f.Name+"()"), len(ps), npos, nposonly, nreq, cstr(kwlist))
+	}
 }
