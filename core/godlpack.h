@@ -616,6 +616,25 @@ typedef struct {
 } gd_numpy_view;
 int gd_numpy_route(const void *array, int64_t head, gd_numpy_view *out);
 
+/* ---- Python numbers as array elements (core/scalarkind.c) ---------------
+ * What the skin reads of a number (GD_SF_*), and numpy's answer: a kind per
+ * element (bool < int < float < complex; a nested sequence takes the
+ * widest) and its dtype (bool, int64, float64, complex128); a number that
+ * carries its own dtype (GD_SF_DTYPE: a numpy scalar, own) keeps it. */
+#define GD_SF_BOOL 1u           /* a Python bool */
+#define GD_SF_INT 2u            /* a Python int (not a bool) */
+#define GD_SF_FLOAT 4u          /* a Python float */
+#define GD_SF_COMPLEX 8u        /* a Python complex */
+#define GD_SF_DTYPE 16u         /* it has a dtype godlpack knows: own */
+#define GD_SF_HAS_COMPLEX 32u   /* its type has __complex__ */
+#define GD_SF_HAS_INDEX 64u     /* it has __index__ */
+#define GD_SF_HAS_FLOAT 128u    /* it has __float__ */
+enum { GD_KIND_NONE = -1, GD_KIND_BOOL = 0, GD_KIND_INT, GD_KIND_FLOAT, GD_KIND_COMPLEX };
+int gd_scalar_kind(uint32_t facts, DLDataType own);   /* GD_KIND_NONE: not a number */
+int gd_dtype_kind(DLDataType dt);
+DLDataType gd_kind_dtype(int kind);                    /* GD_KIND_NONE: float64, numpy's dtype of [] */
+int gd_scalar_dtype(uint32_t facts, DLDataType own, DLDataType *out); /* 0, or -1: not a number */
+
 /* The exchange API along api's prev_api chain that godlpack speaks (C9:
  * major DLPACK_MAJOR_VERSION, minor 2 or later, when the struct appeared),
  * or NULL: none, or one without managed_tensor_from_py_object_no_sync. The

@@ -124,12 +124,52 @@ done:
 /* ------------------------------------------------------------------ */
 /* asarray(nested sequence)                                           */
 
-/* Element kinds, in promotion order. */
-enum { GD_K_NONE = -1, GD_K_BOOL = 0, GD_K_INT = 1, GD_K_FLOAT = 2, GD_K_COMPLEX = 3 };
+/* What v is, as core's GD_SF_* facts (core/scalarkind.c decides what they
+ * make); own: the dtype a number carries, which own_key (godlpack's
+ * _scalar_own_key: its key, or -1) reads for one that is no Python number.
+ * 0, or -1 with an exception. */
+static int gd_scalar_facts(PyObject *own_key, PyObject *v, uint32_t *facts, DLDataType *own) {
+  *facts = PyBool_Check(v) ? GD_SF_BOOL : PyLong_Check(v) ? GD_SF_INT : PyFloat_Check(v) ? GD_SF_FLOAT
+           : PyComplex_Check(v) ? GD_SF_COMPLEX : 0;
+  if (*facts) return 0;
+  PyObject *k = PyObject_CallFunctionObjArgs(own_key, v, NULL);
+  long key = k == NULL ? -1 : PyLong_AsLong(k);
+  Py_XDECREF(k);
+  if (key == -1 && PyErr_Occurred()) return -1;
+  if (key >= 0) {
+    *facts |= GD_SF_DTYPE;
+    *own = gd_dtype_from_key(key);
+  }
+  if (PyObject_HasAttrString((PyObject *)Py_TYPE(v), "__complex__")) *facts |= GD_SF_HAS_COMPLEX;
+  if (PyObject_HasAttrString(v, "__index__")) *facts |= GD_SF_HAS_INDEX;
+  if (PyObject_HasAttrString(v, "__float__")) *facts |= GD_SF_HAS_FLOAT;
+  return 0;
+}
+
+static int gd_not_a_number(PyObject *v) {
+  PyObject *name = PyType_GetName(Py_TYPE(v));
+  if (name != NULL) gd_errf(GD_E_ARG_TYPE, "asarray(): cannot convert '%U' object to an array element", name);
+  Py_XDECREF(name);
+  return -1;
+}
+
+/* _scalar_dtype(v, own_key): the key of the dtype core gives the number v. */
+PyObject *gd_mod_scalar_dtype(PyObject *m, PyObject *args) {
+  PyObject *v, *own_key;
+  if (!PyArg_ParseTuple(args, "OO", &v, &own_key)) return NULL;
+  uint32_t facts;
+  DLDataType own = {0}, dt;
+  if (gd_scalar_facts(own_key, v, &facts, &own) < 0) return NULL;
+  if (gd_scalar_dtype(facts, own, &dt) < 0) {
+    gd_not_a_number(v);
+    return NULL;
+  }
+  return PyLong_FromLong(gd_dtype_key(dt));
+}
 
 typedef struct {
   gd_state *st;
-  PyObject *infer;  /* _infer_scalar_dtype: the kind of numbers that are not bool/int/float/complex */
+  PyObject *own_key; /* _scalar_own_key: the dtype of numbers that are not Python's */
   int32_t nd;
   int64_t shape[GD_MAX_NDIM];
   int kind;
@@ -173,35 +213,15 @@ static PyObject *gd_item(PyObject *x, Py_ssize_t i) {
 }
 
 static int gd_leaf_kind(gd_nest *c, PyObject *v) {
-  if (PyBool_Check(v)) return GD_K_BOOL;
-  if (PyLong_Check(v)) return GD_K_INT;
-  if (PyFloat_Check(v)) return GD_K_FLOAT;
-  if (PyComplex_Check(v)) return GD_K_COMPLEX;
   if (PyUnicode_Check(v) || PyBytes_Check(v)) {
     gd_errf(GD_E_ARG_TYPE, "asarray(): strings are not arrays of numbers; pass numbers");
     return -1;
   }
-  PyObject *d = PyObject_CallFunctionObjArgs(c->infer, v, NULL); /* numpy scalars and other numbers */
-  if (d == NULL) return -1;
-  PyObject *name = PyObject_GetAttrString(d, "name");
-  Py_DECREF(d);
-  if (name == NULL) return -1;
-  Py_ssize_t len;
-  const char *s = PyUnicode_AsUTF8AndSize(name, &len);
-  if (s == NULL) {
-    Py_DECREF(name);
-    return -1;
-  }
-  int k = GD_K_FLOAT;
-  if (strcmp(s, "bool") == 0) {
-    k = GD_K_BOOL;
-  } else if (strncmp(s, "int", 3) == 0 || strncmp(s, "uint", 4) == 0) {
-    k = GD_K_INT;
-  } else if (strncmp(s, "complex", 7) == 0) {
-    k = GD_K_COMPLEX;
-  }
-  Py_DECREF(name);
-  return k;
+  uint32_t facts;
+  DLDataType own = {0};
+  if (gd_scalar_facts(c->own_key, v, &facts, &own) < 0) return -1;
+  int k = gd_scalar_kind(facts, own);
+  return k == GD_KIND_NONE ? gd_not_a_number(v) : k;
 }
 
 static int gd_ragged(void) {
@@ -302,8 +322,8 @@ static int gd_nest_write(gd_nest *c, PyObject *x, int32_t depth) {
   return 0;
 }
 
-/* _from_nested(obj, key, infer): the array of the nested sequence obj, of
- * dtype key (-1: inferred, bool < int64 < float64 < complex128), or
+/* _from_nested(obj, key, own_key): the array of the nested sequence obj, of
+ * dtype key (-1: the widest kind's, core/scalarkind.c), or
  * NotImplemented when obj holds arrays (the caller stacks them). */
 PyObject *gd_mod_from_nested(PyObject *m, PyObject *args) {
   gd_nest c;
@@ -311,8 +331,8 @@ PyObject *gd_mod_from_nested(PyObject *m, PyObject *args) {
   c.st = gd_state_of_module(m);
   PyObject *obj;
   long key;
-  if (!PyArg_ParseTuple(args, "OlO", &obj, &key, &c.infer)) return NULL;
-  c.kind = GD_K_NONE;
+  if (!PyArg_ParseTuple(args, "OlO", &obj, &key, &c.own_key)) return NULL;
+  c.kind = GD_KIND_NONE;
   /* Shape: down the first items. */
   PyObject *x = obj;
   Py_INCREF(x);
@@ -338,13 +358,7 @@ PyObject *gd_mod_from_nested(PyObject *m, PyObject *args) {
   c.stack = 0;
   if (gd_nest_scan(&c, obj, 0) < 0) return NULL;
   if (c.stack) Py_RETURN_NOTIMPLEMENTED;
-  if (key >= 0) {
-    c.dt = gd_dtype_from_key(key);
-  } else {
-    static const long keys[4] = {6 | 8 << 8 | 1 << 16, 0 | 64 << 8 | 1 << 16, 2 | 64 << 8 | 1 << 16,
-                                 5 | 128 << 8 | 1 << 16};
-    c.dt = gd_dtype_from_key(keys[c.kind == GD_K_NONE ? GD_K_FLOAT : c.kind]);
-  }
+  c.dt = key >= 0 ? gd_dtype_from_key(key) : gd_kind_dtype(c.kind); /* the widest kind's dtype: core's */
   c.itemsize = gd_itemsize(c.dt);
   if (c.itemsize == 0) {
     gd_errf(GD_E_ARG_TYPE,

@@ -241,3 +241,43 @@ func TestExchangeAPIVersionSpoken(t *testing.T) {
 		assert.Equal(t, c.want, cfixture.SpokenAPI(c.chain, c.cycle), c.name)
 	}
 }
+
+// TestScalarDType: the dtype numpy gives a number as an array element
+// (core/scalarkind.c), from what the skin reads of it: Python's bool, int,
+// float and complex (bool before int: a bool is an int), a numpy scalar's
+// own dtype, then __complex__, __index__, __float__ (clongdouble has both
+// __complex__ and __float__: complex); nothing of those: not a number.
+func TestScalarDType(t *testing.T) {
+	t.Parallel()
+	f32 := core.Float32
+	cases := []struct {
+		name  string
+		facts uint32
+		own   core.DataType
+		want  core.DataType
+		kind  int
+	}{
+		{"True", cfixture.SFBool, core.DataType{}, core.Bool, 0},
+		{"3", cfixture.SFInt, core.DataType{}, core.Int64, 1},
+		{"2.5", cfixture.SFFloat, core.DataType{}, core.Float64, 2},
+		{"1j", cfixture.SFComplex, core.DataType{}, core.Complex128, 3},
+		{"np.float32(2.5)", cfixture.SFDType | cfixture.SFHasFloat | cfixture.SFHasComplex, f32, f32, 2},
+		{"np.int8(3)", cfixture.SFDType | cfixture.SFHasIndex, core.Int8, core.Int8, 1},
+		{"np.float64, a float", cfixture.SFFloat, core.DataType{}, core.Float64, 2},
+		{"an __index__", cfixture.SFHasIndex | cfixture.SFHasFloat, core.DataType{}, core.Int64, 1},
+		{"np.clongdouble", cfixture.SFHasComplex | cfixture.SFHasFloat, core.DataType{}, core.Complex128, 3},
+		{"a __float__", cfixture.SFHasFloat, core.DataType{}, core.Float64, 2},
+	}
+	for _, c := range cases {
+		got, ok := cfixture.ScalarDType(c.facts, c.own)
+		assert.True(t, ok, c.name)
+		assert.Equal(t, c.want, got, c.name)
+		assert.Equal(t, c.kind, cfixture.ScalarKind(c.facts, c.own), c.name)
+	}
+	_, ok := cfixture.ScalarDType(0, core.DataType{})
+	assert.False(t, ok, "a str: no number")
+	assert.Equal(t, -1, cfixture.ScalarKind(0, core.DataType{}))
+	for kind, want := range map[int]core.DataType{-1: core.Float64, 0: core.Bool, 1: core.Int64, 2: core.Float64, 3: core.Complex128} {
+		assert.Equal(t, want, cfixture.KindDType(kind), "kind %d", kind)
+	}
+}

@@ -341,6 +341,15 @@ def test_stacked_ml_dtypes_promote_as_ml_dtypes_or_ask(a):
     assert _stacked("bfloat16", "float16") is None  # ml_dtypes: float32; godlpack asks
 
 
+def test_numpy_scalars_keep_their_dtype():
+    """asarray and full of a numpy (or ml_dtypes) scalar keep its dtype, as
+    numpy's: the skin reads the dtype, core keeps it (core/scalarkind.c)."""
+    for v in (np.float32(2.5), np.int8(3), np.uint16(7), np.bool_(True), np.complex64(1j), md.bfloat16(1.5)):
+        want = np.asarray(v).dtype.name
+        assert gd.asarray(v).dtype == want, v
+        assert gd.full(2, v).dtype == want, v
+
+
 def test_stack_shape_mismatch():
     with pytest.raises(ValueError, match=r"^asarray\(\): the arrays of a stacked list must have one shape"):
         gd.asarray([gd.arange(2), gd.arange(3)])

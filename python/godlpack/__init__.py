@@ -120,10 +120,8 @@ __version__ = "0.1.0"
 #: The DLPack version godlpack produces and understands.
 DLPACK_VERSION: tuple[int, int] = _tables.DLPACK_VERSION
 
-_BOOL = _types._BY_DTYPE_NAME["bool"]
 _INT64 = _types._BY_DTYPE_NAME["int64"]
 _FLOAT64 = _types._BY_DTYPE_NAME["float64"]
-_COMPLEX128 = _types._BY_DTYPE_NAME["complex128"]
 
 def _sequence_operand(obj: Any, a: Array, op: str) -> Any:
     """The answer of a OP obj for a list, tuple, range or buffer obj (op:
@@ -299,27 +297,19 @@ def _int_bounds(dt: DType) -> tuple[int, int]:
 # ---------------------------------------------------------------- asarray
 
 
+def _scalar_own_key(v: Any) -> int:
+    """The key of the dtype a number that is not Python's carries (a numpy scalar's), else -1."""
+    try:
+        return _as_dtype(v.dtype)._key if hasattr(v, "dtype") else -1
+    except (TypeError, ValueError):
+        return -1
+
+
 def _infer_scalar_dtype(v: Any) -> DType:
-    if isinstance(v, bool):
-        return _BOOL
-    if isinstance(v, int):
-        return _INT64
-    if isinstance(v, float):
-        return _FLOAT64
-    if isinstance(v, complex):
-        return _COMPLEX128
-    if hasattr(v, "dtype"):
-        try:
-            return _as_dtype(v.dtype)
-        except (TypeError, ValueError):
-            pass
-    if hasattr(type(v), "__complex__"):  # numpy's clongdouble: complex, not its __float__
-        return _COMPLEX128
-    if hasattr(v, "__index__"):
-        return _INT64
-    if hasattr(v, "__float__"):
-        return _FLOAT64
-    raise TypeError(f"asarray(): cannot convert {type(v).__name__!r} object to an array element")
+    """The dtype of the number v as an array element: numpy's (bool, int64,
+    float64, complex128; a numpy scalar keeps its own), decided by core
+    (core/scalarkind.c)."""
+    return _types._BY_KEY[_native._scalar_dtype(v, _scalar_own_key)]
 
 
 def _numpy_protocols(obj: Any) -> bool:
@@ -395,7 +385,7 @@ def asarray(obj: Any, dtype: Any = None, copy: bool | None = None, device: Any =
                 hasattr(obj, "__len__") and hasattr(obj, "__getitem__") and not isinstance(obj, (str, bytes))
             ):
                 # one pass in C: shape, kind, then the numbers into C memory
-                a = _native._from_nested(obj, -1 if dt is None else dt._key, _infer_scalar_dtype)
+                a = _native._from_nested(obj, -1 if dt is None else dt._key, _scalar_own_key)
                 if a is NotImplemented:  # a list of arrays: np.stack
                     from . import _convert
 

@@ -167,3 +167,36 @@ func SpokenAPI(chain []APIVersion, cycle bool) int {
 	}
 	return int(C.cf_spoken(&ver[0], &fromPy[0], C.int(n), cyc))
 }
+
+// ScalarDType is core/scalarkind.c's dtype of a number with facts
+// (GD_SF_*) carrying own; ok false: not a number.
+func ScalarDType(facts uint32, own core.DataType) (core.DataType, bool) {
+	var out C.DLDataType
+	if C.gd_scalar_dtype(C.uint32_t(facts), cdt(own), &out) != 0 {
+		return core.DataType{}, false
+	}
+	return core.DataType{Code: core.DataTypeCode(out.code), Bits: uint8(out.bits), Lanes: uint16(out.lanes)}, true
+}
+
+// ScalarKind is core/scalarkind.c's kind of such a number (-1: none).
+func ScalarKind(facts uint32, own core.DataType) int {
+	return int(C.gd_scalar_kind(C.uint32_t(facts), cdt(own)))
+}
+
+// KindDType is the dtype of a kind (the widest of a nested sequence).
+func KindDType(kind int) core.DataType {
+	d := C.gd_kind_dtype(C.int(kind))
+	return core.DataType{Code: core.DataTypeCode(d.code), Bits: uint8(d.bits), Lanes: uint16(d.lanes)}
+}
+
+// The facts (GD_SF_*).
+const (
+	SFBool       = uint32(C.GD_SF_BOOL)
+	SFInt        = uint32(C.GD_SF_INT)
+	SFFloat      = uint32(C.GD_SF_FLOAT)
+	SFComplex    = uint32(C.GD_SF_COMPLEX)
+	SFDType      = uint32(C.GD_SF_DTYPE)
+	SFHasComplex = uint32(C.GD_SF_HAS_COMPLEX)
+	SFHasIndex   = uint32(C.GD_SF_HAS_INDEX)
+	SFHasFloat   = uint32(C.GD_SF_HAS_FLOAT)
+)
