@@ -634,6 +634,9 @@ int gd_scalar_kind(uint32_t facts, DLDataType own);   /* GD_KIND_NONE: not a num
 int gd_dtype_kind(DLDataType dt);
 DLDataType gd_kind_dtype(int kind);                    /* GD_KIND_NONE: float64, numpy's dtype of [] */
 int gd_scalar_dtype(uint32_t facts, DLDataType own, DLDataType *out); /* 0, or -1: not a number */
+/* Whether such a number keeps the dtype it carries (then the elements of a
+ * nested sequence promote as numpy's, GD_OP_RESULT_TYPE; else by kind). */
+int gd_scalar_keeps_dtype(uint32_t facts);
 
 /* The exchange API along api's prev_api chain that godlpack speaks (C9:
  * major DLPACK_MAJOR_VERSION, minor 2 or later, when the struct appeared),

@@ -84,7 +84,7 @@ func ResultType(where string, dts []DataType) (DataType, error) {
 }
 
 func promoteErr(where string, a, b DataType) error {
-	return WithClass(ClassType, fmt.Sprintf("%s: cannot stack %v with %v without choosing a dtype; pass dtype=",
+	return WithClass(ClassType, fmt.Sprintf("%s: cannot promote %v with %v to one dtype without a choice; pass dtype=",
 		where, a, b), ErrDType)
 }
 

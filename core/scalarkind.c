@@ -50,9 +50,15 @@ DLDataType gd_kind_dtype(int kind) {
   return dt;
 }
 
+int gd_scalar_keeps_dtype(uint32_t facts) {
+  // a numpy scalar keeps its dtype (np.float32(2.5): float32); np.float64
+  // is a Python float too, whose dtype is the same
+  return !(facts & (GD_SF_BOOL | GD_SF_INT | GD_SF_FLOAT | GD_SF_COMPLEX)) && (facts & GD_SF_DTYPE);
+}
+
 int gd_scalar_dtype(uint32_t facts, DLDataType own, DLDataType *out) {
-  if (!(facts & (GD_SF_BOOL | GD_SF_INT | GD_SF_FLOAT | GD_SF_COMPLEX)) && (facts & GD_SF_DTYPE)) {
-    *out = own;  // a numpy scalar keeps its dtype (np.float32(2.5): float32)
+  if (gd_scalar_keeps_dtype(facts)) {
+    *out = own;
     return 0;
   }
   int kind = gd_scalar_kind(facts, own);

@@ -172,7 +172,9 @@ typedef struct {
   PyObject *own_key; /* _scalar_own_key: the dtype of numbers that are not Python's */
   int32_t nd;
   int64_t shape[GD_MAX_NDIM];
-  int kind;
+  int kind;         /* the widest kind of the elements that carry no dtype of their own */
+  DLDataType own[32]; /* the distinct dtypes elements carry (numpy scalars) */
+  int nown;
   int stack;        /* an array-like element was met: Python stacks */
   DLDataType dt;    /* pass 2: the dtype written */
   int64_t itemsize;
@@ -221,7 +223,14 @@ static int gd_leaf_kind(gd_nest *c, PyObject *v) {
   DLDataType own = {0};
   if (gd_scalar_facts(c->own_key, v, &facts, &own) < 0) return -1;
   int k = gd_scalar_kind(facts, own);
-  return k == GD_KIND_NONE ? gd_not_a_number(v) : k;
+  if (k == GD_KIND_NONE) return gd_not_a_number(v);
+  if (gd_scalar_keeps_dtype(facts)) { /* promoted with the others after the scan */
+    int i = 0;
+    while (i < c->nown && memcmp(&c->own[i], &own, sizeof own) != 0) i++;
+    if (i == c->nown && c->nown < 32) c->own[c->nown++] = own;
+    return GD_KIND_NONE;
+  }
+  return k;
 }
 
 static int gd_ragged(void) {
@@ -238,8 +247,8 @@ static int gd_nest_scan(gd_nest *c, PyObject *x, int32_t depth) {
     int s = gd_is_seq(c, x);
     if (s < 0) return -1;
     if (s || c->stack) return c->stack ? 0 : gd_ragged();
-    int k = gd_leaf_kind(c, x);
-    if (k < 0) return -1;
+    int k = gd_leaf_kind(c, x); /* GD_KIND_NONE: an own dtype, or an error */
+    if (PyErr_Occurred()) return -1;
     if (k > c->kind) c->kind = k;
     return 0;
   }
@@ -359,6 +368,13 @@ PyObject *gd_mod_from_nested(PyObject *m, PyObject *args) {
   if (gd_nest_scan(&c, obj, 0) < 0) return NULL;
   if (c.stack) Py_RETURN_NOTIMPLEMENTED;
   c.dt = key >= 0 ? gd_dtype_from_key(key) : gd_kind_dtype(c.kind); /* the widest kind's dtype: core's */
+  if (key < 0 && c.nown > 0) { /* numpy scalars among them: numpy's promotion of all their dtypes, core's */
+    if (c.kind != GD_KIND_NONE && c.nown < 32) c.own[c.nown++] = c.dt;
+    gd_header res = {0};
+    gd_op op = {.op = GD_OP_RESULT_TYPE, .entry = "asarray()", .out = &res, .nints = c.nown, .ptr = c.own};
+    if (c.nown > 1 && gd_run_op(&op, 0) < 0) return NULL;
+    c.dt = c.nown > 1 ? res.dtype : c.own[0];
+  }
   c.itemsize = gd_itemsize(c.dt);
   if (c.itemsize == 0) {
     gd_errf(GD_E_ARG_TYPE,

@@ -94,7 +94,7 @@ func TestResultType(t *testing.T) {
 	_, err = core.ResultType("asarray()", []core.DataType{core.Int8, core.BFloat16})
 	require.ErrorIs(t, err, core.ErrDType)
 	assert.Equal(t, core.ClassType, core.ClassOf(err))
-	assert.True(t, strings.HasPrefix(err.Error(), "asarray(): cannot stack int8 with bfloat16"), err.Error())
+	assert.True(t, strings.HasPrefix(err.Error(), "asarray(): cannot promote int8 with bfloat16"), err.Error())
 	assert.Contains(t, err.Error(), "pass dtype=")
 	_, err = core.ResultType("asarray()", nil)
 	require.ErrorIs(t, err, core.ErrDType)

@@ -277,7 +277,7 @@ def test_strings_rejected():
 
 def test_numpy_scalars_and_other_numbers():
     assert gd.asarray([np.float32(1.5), 2]).tolist() == [1.5, 2.0]
-    assert gd.asarray([np.int8(3), True]).dtype == "int64"
+    assert gd.asarray([np.int8(3), True]).dtype == "int8"  # numpy's: the scalars' dtypes promote
 
     class Idx:
         def __index__(self):
@@ -348,6 +348,19 @@ def test_numpy_scalars_keep_their_dtype():
         want = np.asarray(v).dtype.name
         assert gd.asarray(v).dtype == want, v
         assert gd.full(2, v).dtype == want, v
+
+
+@pytest.mark.parametrize("items", [
+    [np.int8(1), np.int8(2)], [np.int8(1), 2], [np.int8(1), 2.5], [np.float32(1), 2.5], [np.float32(1), 2],
+    [np.uint8(1), np.int8(2)], [True, np.int8(1)], [np.float16(1), 1j], [[np.float32(1)], [np.float32(2)]],
+    [md.bfloat16(1), 1.0], [np.uint64(1), np.int64(1)],
+])
+def test_a_list_of_numpy_scalars_promotes_as_numpy(items):
+    """asarray of a list that holds numpy scalars: numpy's dtype, the
+    promotion of the scalars' dtypes with the Python numbers' (int64,
+    float64, ...), as core/promote.go decides it."""
+    assert gd.asarray(items).dtype == np.asarray(items).dtype.name
+    assert gd.asarray(items).tolist() == np.asarray(items).tolist()
 
 
 def test_stack_shape_mismatch():
