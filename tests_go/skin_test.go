@@ -68,6 +68,18 @@ func TestSkinHoldsNoVersionRule(t *testing.T) {
 	assert.Positive(t, seen, "the skin was not read")
 }
 
+// Which dtype a value gets, and how dtypes promote, core decides
+// (core/scalarkind.c, core/promote.go): the skin compares no dtype names
+// and holds no table of dtype keys.
+func TestSkinHoldsNoDTypeTable(t *testing.T) {
+	names := regexp.MustCompile(`str(?:n)?cmp\([^;]*"(?:bool|u?int|float|complex|bfloat)`)
+	keys := regexp.MustCompile(`\d+\s*\|\s*\d+\s*<<\s*8`)
+	for name, src := range skinSources(t) {
+		assert.Empty(t, names.FindAllString(src, -1), "%s compares dtype names: ask core", name)
+		assert.Empty(t, keys.FindAllString(src, -1), "%s holds dtype keys: ask core (gd_kind_dtype, GD_OP_RESULT_TYPE)", name)
+	}
+}
+
 // No Go file depends on the runtime's private layout or linknamed internals.
 func TestNoRuntimeInternals(t *testing.T) {
 	for _, dir := range []string{"../core", "../pyext", "../backends", "../backends/cpu"} {
