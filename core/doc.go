@@ -48,6 +48,12 @@
 //	fastpath.c, glue.h    C: the zero-crossing twin of the no-copy export
 //	                      and import, and the glue that runs it before the
 //	                      one call into Go (ServeExport / ServeImport)
+//	promote.go, scalarkind.c
+//	                      numpy's promotion of dtypes (PromoteTypes,
+//	                      ResultType) and the dtype of a Python number
+//
+// The conformance checker's judge is package core/conformance, above this
+// one: it imports core, and core reaches it through Judge, which it sets.
 //
 // # Data types and devices
 //

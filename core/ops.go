@@ -6,7 +6,6 @@ package core
 import "C"
 
 import (
-	"encoding/json"
 	"fmt"
 	"unsafe"
 )
@@ -121,34 +120,20 @@ func resultTypeOp(where string, o *C.gd_op, out *Header) error {
 	return err
 }
 
-// judgeOp is GD_OP_JUDGE_EXPORT: JudgeExport (JudgeImport when imports)
-// between JSON texts; an empty case asks for the catalogue.
+// Judge grades one conformance case given as JSON (an ExportCase; an
+// ImportCase when imports; "" asks for the catalogue of checks) and returns
+// the results as JSON. Package core/conformance sets it as it initialises:
+// the judge imports core, not the reverse (GD_OP_JUDGE_EXPORT reaches it).
+var Judge func(in string, managed unsafe.Pointer, imports bool) ([]byte, error)
+
+// judgeOp is GD_OP_JUDGE_EXPORT: Judge between C strings.
 func judgeOp(where string, j *C.gd_judge, imports bool) error {
-	in := C.GoString(j.in)
-	var v any = ExportChecks
-	if imports {
-		v = ImportChecks
+	if Judge == nil {
+		return fmt.Errorf("%s: the conformance judge is not linked (import github.com/godlpack/godlpack/core/conformance): %w", where, ErrInternal)
 	}
-	var err error
-	switch {
-	case in == "":
-	case imports:
-		var c ImportCase
-		if err = json.Unmarshal([]byte(in), &c); err == nil {
-			v = JudgeImport(&c)
-		}
-	default:
-		var c ExportCase
-		if err = json.Unmarshal([]byte(in), &c); err == nil {
-			v = JudgeExport(&c, j.managed)
-		}
-	}
+	out, err := Judge(C.GoString(j.in), j.managed, imports)
 	if err != nil {
-		return fmt.Errorf("%s: the case is not a case in JSON (%v): %w", where, err, ErrArgument)
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("%s: %v: %w", where, err, ErrInternal)
+		return fmt.Errorf("%s: %v: %w", where, err, ErrArgument)
 	}
 	j.out = C.CString(string(out))
 	return nil

@@ -1,5 +1,5 @@
 """`python -m godlpack check`: the conformance checker grades producers by
-core's rules (core/conformance.go). Its self-test: each deliberately broken
+core's rules (core/conformance/). Its self-test: each deliberately broken
 producer of tests_py/broken_dlpack fails exactly the checks it breaks and
 passes every other; godlpack and numpy pass every check."""
 

@@ -3,7 +3,7 @@
 The checker makes TARGET's arrays (every dtype it has; 0-d, empty,
 contiguous, transposed, negative-stride, sliced and read-only), calls their
 ``__dlpack__`` with every keyword combination, and hands each answer to
-godlpack's core (``_native._judge_export`` -> ``core.JudgeExport``), which
+godlpack's core (``_native._judge_export`` -> ``conformance.JudgeExport``, core/conformance), which
 grades it by the same functions godlpack's own exchanges run. This file
 gathers evidence and prints; it decides no rule.
 

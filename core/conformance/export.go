@@ -1,9 +1,10 @@
-package core
+package conformance
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/godlpack/godlpack/core"
 	"strconv"
 	"unsafe"
 )
@@ -11,8 +12,8 @@ import (
 // The DLPack conformance checker's oracle (`python -m godlpack check`): the
 // checker makes another library's arrays, asks them for capsules, and hands
 // what it saw to JudgeExport, which grades each observation by the same
-// functions godlpack's own exchanges run (PlanExport, DescribeVersioned,
-// DescribeLegacy, CopyInto). The Python side gathers evidence; it holds no
+// functions godlpack's own exchanges run (core.PlanExport, core.DescribeVersioned,
+// core.DescribeLegacy, core.CopyInto). The Python side gathers evidence; it holds no
 // rule of its own.
 
 // Check is one graded rule; ID is stable across releases (reports and CI
@@ -52,14 +53,14 @@ var ExportChecks = []Check{
 	{"S.struct", "the managed tensor is well formed: ndim, shape, strides, dtype, device and flags pass the consumer's validation (S1-S8)", LevelMust},
 	{"S.values", "shape, dtype and every element read back bit-exactly equal the array's own (S3, S4)", LevelMust},
 	{"P2.read_only", "a read-only array's memory is exported with READ_ONLY, and never in a legacy capsule, which cannot say so (P2)", LevelShould},
-	{"P3.dl_device", "dl_device=(kDLCPU, 0) of CPU memory is served without a copy; a device the producer cannot reach is refused with BufferError (P3)", LevelMust},
+	{"P3.dl_device", "dl_device=(kDLCPU, 0) of core.CPU memory is served without a copy; a device the producer cannot reach is refused with BufferError (P3)", LevelMust},
 	{"P4.copy", "copy=True returns fresh memory and sets IS_COPIED; copy=False and None on the same device share the array's memory and leave IS_COPIED clear (P4)", LevelMust},
-	{"P5.stream", "on the CPU a stream other than None or -1 is refused: an exception, not a capsule (P5; the standard names no class)", LevelMust},
+	{"P5.stream", "on the core.CPU a stream other than None or -1 is refused: an exception, not a capsule (P5; the standard names no class)", LevelMust},
 	{"P8.device", "__dlpack_device__() names the device the capsule's tensor is on (P8)", LevelMust},
 	{"P6.destructor", "a capsule dropped unconsumed frees its tensor once, through its destructor; a consumed one's destructor leaves the deleter to the consumer (P6)", LevelMust},
 	{"P7.thread", "a consumed tensor's deleter runs once, on a thread without the GIL, and frees it (P7)", LevelMust},
 	{"C9.header", "a type's C exchange API is a \"dlpack_exchange_api\" capsule of version 1.2 or later with every required function (C9)", LevelMust},
-	{"C9.export", "managed_tensor_from_py_object_no_sync serves a CPU array; its tensor passes the checks of __dlpack__'s (C9)", LevelMust},
+	{"C9.export", "managed_tensor_from_py_object_no_sync serves a core.CPU array; its tensor passes the checks of __dlpack__'s (C9)", LevelMust},
 	{"C9.allocator", "managed_tensor_allocator gives a well-formed tensor of the prototype's dtype, shape and device, with a deleter; a device it cannot allocate on is refused through SetError (C9)", LevelMust},
 }
 
@@ -154,19 +155,19 @@ func JudgeExport(c *ExportCase, managed unsafe.Pointer) Judged {
 		*out = append(*out, r)
 	}
 	req := exportRequestOf(c)
-	src := Device{Type: DeviceType(c.Device[0]), ID: int32(c.Device[1])}
-	plan, planErr := PlanExport(src, c.ReadOnly, req)
+	src := core.Device{Type: core.DeviceType(c.Device[0]), ID: int32(c.Device[1])}
+	plan, planErr := core.PlanExport(src, c.ReadOnly, req)
 
 	if c.API != nil {
 		v := c.API.Version
-		add("C9.header", v[0] == int64(DLPackMajor) && v[1] >= 2 && len(c.API.Missing) == 0,
+		add("C9.header", v[0] == int64(core.DLPackMajor) && v[1] >= 2 && len(c.API.Missing) == 0,
 			"the API says version (%d, %d) and lacks %v", v[0], v[1], c.API.Missing)
 		if c.API.How == "allocator" {
 			judgeAllocated(c, src, managed, add)
 			return j
 		}
 		if c.API.RC != 0 || managed == nil {
-			cpu := CPUAccessible(src.Type)
+			cpu := core.CPUAccessible(src.Type)
 			add("C9.export", !cpu, "managed_tensor_from_py_object_no_sync returned %d for an array on %s",
 				c.API.RC, src.Tuple())
 			return j
@@ -185,9 +186,9 @@ func JudgeExport(c *ExportCase, managed unsafe.Pointer) Judged {
 	}
 	// A capsule came back: for a request core refuses, that is the failure.
 	switch {
-	case errors.Is(planErr, ErrStream):
+	case errors.Is(planErr, core.ErrStream):
 		add("P5.stream", false, "asked %s of an array on %s: a capsule came back; the stream must be refused", asked(c), src.Tuple())
-	case errors.Is(planErr, ErrCopyNeeded):
+	case errors.Is(planErr, core.ErrCopyNeeded):
 		add("P4.copy", false, "asked %s of an array on %s: a capsule came back, which needed a copy", asked(c), src.Tuple())
 	}
 	wantName := "dltensor"
@@ -199,38 +200,38 @@ func JudgeExport(c *ExportCase, managed unsafe.Pointer) Judged {
 		return j
 	}
 	versioned := c.Name == "dltensor_versioned"
-	var h Header
-	var shape, strides [MaxNdim]int64
+	var h core.Header
+	var shape, strides [core.MaxNdim]int64
 	var describeErr error
 	var flags uint64
 	if versioned {
-		m := (*DLManagedTensorVersioned)(managed)
+		m := (*core.DLManagedTensorVersioned)(managed)
 		flags = m.Flags
 		major := int64(m.Version.Major)
-		okMajor := major == int64(DLPackMajor) && (req.MaxVersion.Major == 0 || major <= int64(req.MaxVersion.Major))
+		okMajor := major == int64(core.DLPackMajor) && (req.MaxVersion.Major == 0 || major <= int64(req.MaxVersion.Major))
 		add("P1.version", okMajor, "asked %s, got version (%d, %d)", asked(c), m.Version.Major, m.Version.Minor)
 		if !okMajor {
 			return j
 		}
-		describeErr = DescribeVersioned(m, &h, shape[:], strides[:])
+		describeErr = core.DescribeVersioned(m, &h, shape[:], strides[:])
 	} else {
-		describeErr = DescribeLegacy((*DLManagedTensor)(managed), &h, shape[:], strides[:])
+		describeErr = core.DescribeLegacy((*core.DLManagedTensor)(managed), &h, shape[:], strides[:])
 	}
 	add("S.struct", describeErr == nil, "asked %s: %v", asked(c), describeErr)
 	if describeErr != nil {
 		return j
 	}
 	nd := int(h.Ndim)
-	got := Device(h.Device)
+	got := core.Device(h.Device)
 	if c.DeviceError != "" {
 		add("P8.device", false, "__dlpack_device__() returned %s, not a (DLDeviceType, device_id) tuple of ints", c.DeviceError)
 	} else if c.DLDevice == nil {
 		add("P8.device", got == src, "__dlpack_device__() says %s, the capsule's tensor is on %s", src.Tuple(), got.Tuple())
 	} else {
-		want := Device{Type: DeviceType(c.DLDevice[0]), ID: int32(c.DLDevice[1])}
+		want := core.Device{Type: core.DeviceType(c.DLDevice[0]), ID: int32(c.DLDevice[1])}
 		add("P3.dl_device", got == want, "asked dl_device=%s, got a tensor on %s", want.Tuple(), got.Tuple())
 	}
-	if CPUAccessible(got.Type) || Reachable(got) { // a registered backend copies device memory back
+	if core.CPUAccessible(got.Type) || core.Reachable(got) { // a registered backend copies device memory back
 		judgeValues(c, &h, shape[:nd], strides[:nd], add)
 	}
 	// A copy is fresh memory the consumer may write: only the array's own
@@ -238,9 +239,9 @@ func JudgeExport(c *ExportCase, managed unsafe.Pointer) Judged {
 	// told by its address).
 	first := uint64(uintptr(h.Data)) + uint64(h.Offset*h.DType.ItemSize())
 	j.First = first
-	own := flags&FlagIsCopied == 0 && (c.Baseline == 0 || first == c.Baseline || sizeOf(shape[:nd]) == 0)
+	own := flags&core.FlagIsCopied == 0 && (c.Baseline == 0 || first == c.Baseline || sizeOf(shape[:nd]) == 0)
 	if c.ReadOnly && versioned && own {
-		add("P2.read_only", flags&FlagReadOnly != 0, "asked %s of a read-only array: READ_ONLY is not set", asked(c))
+		add("P2.read_only", flags&core.FlagReadOnly != 0, "asked %s of a read-only array: READ_ONLY is not set", asked(c))
 	}
 	if c.ReadOnly && !versioned {
 		add("P2.read_only", false, "asked %s of a read-only array: a legacy capsule came back, which cannot say read-only", asked(c))
@@ -248,17 +249,17 @@ func JudgeExport(c *ExportCase, managed unsafe.Pointer) Judged {
 	if c.Copy != nil && *c.Copy {
 		// a legacy capsule cannot say IS_COPIED: its memory must still be fresh
 		fresh := c.Baseline == 0 || first != c.Baseline || sizeOf(shape[:nd]) == 0
-		add("P4.copy", fresh && (!versioned || flags&FlagIsCopied != 0),
-			"asked %s: IS_COPIED=%v, data at %#x (the array's own memory is at %#x)", asked(c), flags&FlagIsCopied != 0,
+		add("P4.copy", fresh && (!versioned || flags&core.FlagIsCopied != 0),
+			"asked %s: IS_COPIED=%v, data at %#x (the array's own memory is at %#x)", asked(c), flags&core.FlagIsCopied != 0,
 			first, c.Baseline)
-	} else if c.DLDevice == nil || (Device{Type: DeviceType(c.DLDevice[0]), ID: int32(c.DLDevice[1])} == src) {
+	} else if c.DLDevice == nil || (core.Device{Type: core.DeviceType(c.DLDevice[0]), ID: int32(c.DLDevice[1])} == src) {
 		shares := c.Baseline == 0 || first == c.Baseline || sizeOf(shape[:nd]) == 0
 		id := "P4.copy"
 		if c.DLDevice != nil {
 			id = "P3.dl_device"
 		}
-		add(id, shares && flags&FlagIsCopied == 0, "asked %s: IS_COPIED=%v, data at %#x (the array's own memory is at %#x)",
-			asked(c), flags&FlagIsCopied != 0, first, c.Baseline)
+		add(id, shares && flags&core.FlagIsCopied == 0, "asked %s: IS_COPIED=%v, data at %#x (the array's own memory is at %#x)",
+			asked(c), flags&core.FlagIsCopied != 0, first, c.Baseline)
 	}
 	return j
 }
@@ -292,9 +293,9 @@ func judgeRelease(c *ExportCase, add func(string, bool, string, ...any)) {
 // allows); a valid request must be served. Moving to another device is
 // something a producer may do, not must: it may refuse any device other
 // than the array's own, with BufferError (P3).
-func judgeRefusal(c *ExportCase, src Device, planErr error, add func(string, bool, string, ...any)) {
+func judgeRefusal(c *ExportCase, src core.Device, planErr error, add func(string, bool, string, ...any)) {
 	switch {
-	case planErr == nil && c.DLDevice != nil && (Device{Type: DeviceType(c.DLDevice[0]), ID: int32(c.DLDevice[1])}) != src:
+	case planErr == nil && c.DLDevice != nil && (core.Device{Type: core.DeviceType(c.DLDevice[0]), ID: int32(c.DLDevice[1])}) != src:
 		add("P3.dl_device", c.Raised == "BufferError", "asked %s of an array on %s: raised %s, expected BufferError",
 			asked(c), src.Tuple(), c.Raised)
 	case planErr == nil:
@@ -310,12 +311,12 @@ func judgeRefusal(c *ExportCase, src Device, planErr error, add func(string, boo
 			id = "P2.read_only"
 		}
 		add(id, false, "asked %s: raised %s: %s; the request is valid and must be served", asked(c), c.Raised, c.Message)
-	case errors.Is(planErr, ErrReadOnlyLegacy):
+	case errors.Is(planErr, core.ErrReadOnlyLegacy):
 		add("P2.read_only", c.Raised == "BufferError", "asked %s of a read-only array: raised %s, expected BufferError",
 			asked(c), c.Raised)
-	case errors.Is(planErr, ErrStream):
+	case errors.Is(planErr, core.ErrStream):
 		add("P5.stream", true, "")
-	case errors.Is(planErr, ErrCopyNeeded), errors.Is(planErr, ErrDevice):
+	case errors.Is(planErr, core.ErrCopyNeeded), errors.Is(planErr, core.ErrDevice):
 		id := "P3.dl_device"
 		if c.Copy != nil && !*c.Copy {
 			id = "P4.copy"
@@ -328,18 +329,18 @@ func judgeRefusal(c *ExportCase, src Device, planErr error, add func(string, boo
 // core's own copy, with the values the target reported.
 // judgeAllocated grades what managed_tensor_allocator gave for a prototype
 // of the case's dtype, shape and device (managed nil: it failed).
-func judgeAllocated(c *ExportCase, src Device, managed unsafe.Pointer, add func(string, bool, string, ...any)) {
+func judgeAllocated(c *ExportCase, src core.Device, managed unsafe.Pointer, add func(string, bool, string, ...any)) {
 	if c.API.RC != 0 || managed == nil {
 		// a device it cannot allocate on is refused through SetError
-		refused := c.API.RC == -1 && c.API.Message != "" && !CPUAccessible(src.Type)
+		refused := c.API.RC == -1 && c.API.Message != "" && !core.CPUAccessible(src.Type)
 		add("C9.allocator", refused, "managed_tensor_allocator returned %d for a %v %v prototype on %s (%s)", c.API.RC,
 			dtypeOf(c.DType), c.Shape, src.Tuple(), c.API.Message)
 		return
 	}
-	m := (*DLManagedTensorVersioned)(managed)
-	var h Header
-	var shape, strides [MaxNdim]int64
-	err := DescribeVersioned(m, &h, shape[:], strides[:])
+	m := (*core.DLManagedTensorVersioned)(managed)
+	var h core.Header
+	var shape, strides [core.MaxNdim]int64
+	err := core.DescribeVersioned(m, &h, shape[:], strides[:])
 	switch {
 	case err != nil:
 		add("C9.allocator", false, "the allocated tensor: %v", err)
@@ -347,14 +348,14 @@ func judgeAllocated(c *ExportCase, src Device, managed unsafe.Pointer, add func(
 		add("C9.allocator", false, "the allocated tensor has no deleter: its memory cannot be freed")
 	default:
 		nd := int(h.Ndim)
-		ok := h.DType == dtypeOf(c.DType) && equalDims(shape[:nd], c.Shape) && Device(h.Device) == src
+		ok := h.DType == dtypeOf(c.DType) && equalDims(shape[:nd], c.Shape) && core.Device(h.Device) == src
 		add("C9.allocator", ok, "a %v %v prototype on %s gave a %v %v tensor on %s", dtypeOf(c.DType), c.Shape,
-			src.Tuple(), h.DType, shape[:nd], Device(h.Device).Tuple())
+			src.Tuple(), h.DType, shape[:nd], core.Device(h.Device).Tuple())
 	}
 }
 
-func judgeValues(c *ExportCase, h *Header, shape, strides []int64, add func(string, bool, string, ...any)) {
-	want := DataType{Code: DataTypeCode(c.DType[0]), Bits: uint8(c.DType[1]), Lanes: uint16(c.DType[2])}
+func judgeValues(c *ExportCase, h *core.Header, shape, strides []int64, add func(string, bool, string, ...any)) {
+	want := core.DataType{Code: core.DataTypeCode(c.DType[0]), Bits: uint8(c.DType[1]), Lanes: uint16(c.DType[2])}
 	if h.DType != want || !equalDims(shape, c.Shape) {
 		add("S.values", false, "asked %s: got dtype %v shape %v, the array is %v %v", asked(c), h.DType, shape, want, c.Shape)
 		return
@@ -364,14 +365,14 @@ func judgeValues(c *ExportCase, h *Header, shape, strides []int64, add func(stri
 		add("S.values", true, "")
 		return
 	}
-	var dst Header
-	var dstStrides [MaxNdim]int64
-	if err := AllocContiguous(h.DType, shape, &dst, dstStrides[:]); err != nil {
+	var dst core.Header
+	var dstStrides [core.MaxNdim]int64
+	if err := core.AllocContiguous(h.DType, shape, &dst, dstStrides[:]); err != nil {
 		add("S.values", false, "asked %s: cannot read the tensor back: %v", asked(c), err)
 		return
 	}
 	defer dst.Owner.Release()
-	if err := CopyInto(&dst, shape, dstStrides[:len(shape)], h, shape, strides); err != nil {
+	if err := core.CopyInto(&dst, shape, dstStrides[:len(shape)], h, shape, strides); err != nil {
 		add("S.values", false, "asked %s: cannot read the tensor back: %v", asked(c), err)
 		return
 	}
@@ -384,18 +385,18 @@ func judgeValues(c *ExportCase, h *Header, shape, strides []int64, add func(stri
 	add("S.values", true, "")
 }
 
-func exportRequestOf(c *ExportCase) ExportRequest {
-	var r ExportRequest
+func exportRequestOf(c *ExportCase) core.ExportRequest {
+	var r core.ExportRequest
 	if c.MaxVersion != nil {
-		r.HasMaxVersion, r.MaxVersion = true, Version{Major: uint32(max(c.MaxVersion[0], 0)), Minor: uint32(max(c.MaxVersion[1], 0))}
+		r.HasMaxVersion, r.MaxVersion = true, core.Version{Major: uint32(max(c.MaxVersion[0], 0)), Minor: uint32(max(c.MaxVersion[1], 0))}
 	}
 	if c.DLDevice != nil {
-		r.HasDLDevice, r.DLDevice = true, Device{Type: DeviceType(c.DLDevice[0]), ID: int32(c.DLDevice[1])}
+		r.HasDLDevice, r.DLDevice = true, core.Device{Type: core.DeviceType(c.DLDevice[0]), ID: int32(c.DLDevice[1])}
 	}
 	if c.Copy != nil {
-		r.Copy = CopyNever
+		r.Copy = core.CopyNever
 		if *c.Copy {
-			r.Copy = CopyAlways
+			r.Copy = core.CopyAlways
 		}
 	}
 	if c.Stream != nil {
@@ -466,7 +467,7 @@ func firstDiff(a, b []byte, is int) int {
 // (numpy's print of them, near enough: integers exactly, floating point
 // in the fewest digits that read back as the same value of its width), or
 // as bytes where core cannot convert the dtype.
-func valuesFrom(b []byte, i int, dt DataType) string {
+func valuesFrom(b []byte, i int, dt core.DataType) string {
 	is := elementBytes(dt)
 	out := []byte{'['}
 	for k := i; k < i+3 && (k+1)*is <= len(b); k++ {
@@ -484,44 +485,44 @@ func valuesFrom(b []byte, i int, dt DataType) string {
 // elementBytes is the bytes of one element in a case's values: a sub-byte
 // dtype's are one code per byte (the checker unpacks packed data); never 0,
 // so that a walk over the values ends whatever dtype a case names.
-func elementBytes(dt DataType) int {
+func elementBytes(dt core.DataType) int {
 	return max(int(dt.ItemSize()), 1)
 }
 
 // valueText is one element's value as text (its bytes in hex when core
 // has no conversion for the dtype).
-func valueText(e []byte, dt DataType) string {
-	var to DataType
+func valueText(e []byte, dt core.DataType) string {
+	var to core.DataType
 	switch dt.Code {
-	case KDLInt, KDLBool:
-		to = Int64
-	case KDLUInt:
-		to = Uint64
-	case KDLComplex:
-		to = Complex128
+	case core.KDLInt, core.KDLBool:
+		to = core.Int64
+	case core.KDLUInt:
+		to = core.Uint64
+	case core.KDLComplex:
+		to = core.Complex128
 	default:
-		to = Float64
+		to = core.Float64
 	}
-	if f, ok := SubByteToFloat64(dt, e[0]); ok {
+	if f, ok := core.SubByteToFloat64(dt, e[0]); ok {
 		return strconv.FormatFloat(f, 'g', -1, 32)
 	}
 	var v [16]byte
 	dims, strides := []int64{1}, []int64{1}
-	src := Header{Data: unsafe.Pointer(&e[0]), DType: dt, Ndim: 1, Device: CPU}
-	dst := Header{Data: unsafe.Pointer(&v[0]), DType: to, Ndim: 1, Device: CPU}
-	if dt.Lanes != 1 || ConvertInto(&dst, dims, strides, &src, dims, strides) != nil {
+	src := core.Header{Data: unsafe.Pointer(&e[0]), DType: dt, Ndim: 1, Device: core.CPU}
+	dst := core.Header{Data: unsafe.Pointer(&v[0]), DType: to, Ndim: 1, Device: core.CPU}
+	if dt.Lanes != 1 || core.ConvertInto(&dst, dims, strides, &src, dims, strides) != nil {
 		return fmt.Sprintf("0x%x", e)
 	}
 	bits := 64
-	if dt.Bits <= 32 || dt.Code == KDLComplex && dt.Bits <= 64 {
+	if dt.Bits <= 32 || dt.Code == core.KDLComplex && dt.Bits <= 64 {
 		bits = 32
 	}
 	switch to {
-	case Int64:
+	case core.Int64:
 		return strconv.FormatInt(*(*int64)(unsafe.Pointer(&v[0])), 10)
-	case Uint64:
+	case core.Uint64:
 		return strconv.FormatUint(*(*uint64)(unsafe.Pointer(&v[0])), 10)
-	case Complex128:
+	case core.Complex128:
 		return strconv.FormatComplex(*(*complex128)(unsafe.Pointer(&v[0])), 'g', -1, 2*bits)
 	}
 	return strconv.FormatFloat(*(*float64)(unsafe.Pointer(&v[0])), 'g', -1, bits)

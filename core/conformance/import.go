@@ -1,8 +1,9 @@
-package core
+package conformance
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/godlpack/godlpack/core"
 	"strings"
 )
 
@@ -23,7 +24,7 @@ var ImportChecks = []Check{
 	{"C5.read_only", "memory exported with READ_ONLY is never imported writable (C5)", LevelAdvice},
 	{"C.values", "the imported array holds the producer's shape, dtype and elements, bit for bit (S3, S4)", LevelMust},
 	{"C7.copy", "from_dlpack(x, copy=True) gives memory of its own, copy=False the producer's or a ValueError / BufferError (C7)", LevelMust},
-	{"C9.to_py", "managed_tensor_to_py_object_no_sync takes a CPU tensor and its deleter; the object is then judged as an import (values, READ_ONLY, the deleter once) (C9)", LevelMust},
+	{"C9.to_py", "managed_tensor_to_py_object_no_sync takes a core.CPU tensor and its deleter; the object is then judged as an import (values, READ_ONLY, the deleter once) (C9)", LevelMust},
 	{"C7.pass", "from_dlpack's copy and device reach __dlpack__ as copy= and dl_device= (C7)", LevelAdvice},
 	{"C4.refuse", "what the consumer cannot represent (major version 2, dtypes or strides it lacks) is refused: an exception, never imported or crashed on (C4, S1)", LevelMust},
 	{"C4.class", "the consumer's refusal of what it cannot represent is a BufferError (C4, S1; the standard names no class)", LevelAdvice},
@@ -248,8 +249,8 @@ func JudgeImport(c *ImportCase) Judged {
 func judgePassed(c *ImportCase, add func(string, bool, string, ...any)) {
 	kw := c.Asked[0]
 	ok := true
-	pdev := Device{Type: DeviceType(c.ProducerDevice[0]), ID: int32(c.ProducerDevice[1])}
-	if c.Copy != nil && !(*c.Copy && NeedsConsumerStream(pdev)) {
+	pdev := core.Device{Type: core.DeviceType(c.ProducerDevice[0]), ID: int32(c.ProducerDevice[1])}
+	if c.Copy != nil && !(*c.Copy && core.NeedsConsumerStream(pdev)) {
 		// C8: copy=True with a queue is withheld (the consumer copies after waiting)
 		v, has := kw["copy"].(bool)
 		ok = has && v == *c.Copy
@@ -268,8 +269,8 @@ func judgePassed(c *ImportCase, add func(string, bool, string, ...any)) {
 	add("C7.pass", ok, "from_dlpack was given %s; it called __dlpack__(%s)", want, kwString(kw))
 }
 
-func dtypeOf(t [3]int64) DataType {
-	return DataType{Code: DataTypeCode(t[0]), Bits: uint8(t[1]), Lanes: uint16(t[2])}
+func dtypeOf(t [3]int64) core.DataType {
+	return core.DataType{Code: core.DataTypeCode(t[0]), Bits: uint8(t[1]), Lanes: uint16(t[2])}
 }
 
 func firstNumber(v []any) (float64, bool) {
