@@ -8,6 +8,11 @@ const (
 	DLPackMinor = 3
 )
 
+// ExchangeAPIMinMinor is the first minor version of DLPack's C exchange API
+// (DLPackExchangeAPI appeared in 1.2): the oldest godlpack speaks (C9). C
+// twin: GD_EXCHANGE_API_MIN_MINOR in godlpack.h (checked in consts_check.go).
+const ExchangeAPIMinMinor = 2
+
 // DLPackVersion is the version godlpack produces and understands.
 var DLPackVersion = Version{Major: DLPackMajor, Minor: DLPackMinor}
 

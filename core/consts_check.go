@@ -15,6 +15,7 @@ import "github.com/godlpack/godlpack/backends"
 var (
 	_ = [1]struct{}{}[C.DLPACK_MAJOR_VERSION-DLPackMajor]
 	_ = [1]struct{}{}[C.DLPACK_MINOR_VERSION-DLPackMinor]
+	_ = [1]struct{}{}[C.GD_EXCHANGE_API_MIN_MINOR-ExchangeAPIMinMinor]
 
 	_ = [1]struct{}{}[C.kDLCPU-int64(KDLCPU)]
 	_ = [1]struct{}{}[C.kDLCUDA-int64(KDLCUDA)]

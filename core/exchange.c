@@ -282,7 +282,7 @@ const DLPackExchangeAPI *gd_exchange_api_spoken(const DLPackExchangeAPI *api) {
   // The chain is the producer's; a guard against a cycle in it.
   const DLPackExchangeAPIHeader *hd = api ? &api->header : NULL;
   for (int guard = 0; hd != NULL && guard < 16; guard++, hd = hd->prev_api) {
-    if (hd->version.major == DLPACK_MAJOR_VERSION && hd->version.minor >= 2) {
+    if (hd->version.major == DLPACK_MAJOR_VERSION && hd->version.minor >= GD_EXCHANGE_API_MIN_MINOR) {
       const DLPackExchangeAPI *a = (const DLPackExchangeAPI *)hd;
       return a->managed_tensor_from_py_object_no_sync != NULL ? a : NULL;
     }

@@ -638,8 +638,11 @@ int gd_scalar_dtype(uint32_t facts, DLDataType own, DLDataType *out); /* 0, or -
  * nested sequence promote as numpy's, GD_OP_RESULT_TYPE; else by kind). */
 int gd_scalar_keeps_dtype(uint32_t facts);
 
+/* The first minor version of the C exchange API (the struct appeared in
+ * DLPack 1.2): core.ExchangeAPIMinMinor. */
+#define GD_EXCHANGE_API_MIN_MINOR 2
 /* The exchange API along api's prev_api chain that godlpack speaks (C9:
- * major DLPACK_MAJOR_VERSION, minor 2 or later, when the struct appeared),
+ * major DLPACK_MAJOR_VERSION, minor GD_EXCHANGE_API_MIN_MINOR or later),
  * or NULL: none, or one without managed_tensor_from_py_object_no_sync. The
  * skin found api on the producer's type; the decision is here. */
 const DLPackExchangeAPI *gd_exchange_api_spoken(const DLPackExchangeAPI *api);

@@ -30,7 +30,7 @@ import (
 	"unsafe"
 
 	"github.com/godlpack/godlpack/core"
-	_ "github.com/godlpack/godlpack/core/conformance" // the checker's judge (core.Judge, GD_OP_JUDGE_EXPORT)
+	_ "github.com/godlpack/godlpack/core/conformance"  // the checker's judge (core.Judge, GD_OP_JUDGE_EXPORT)
 	_ "github.com/godlpack/godlpack/internal/builtins" // may_share_memory and the probes, in every module
 )
 

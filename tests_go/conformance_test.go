@@ -3,6 +3,7 @@ package tests_go
 import (
 	"encoding/binary"
 	"math"
+	"regexp"
 	"testing"
 	"unsafe"
 
@@ -252,6 +253,17 @@ func TestExportChecksHaveStableUniqueIDs(t *testing.T) {
 	for _, id := range []string{"P1.name", "P1.version", "S.struct", "S.values", "P2.read_only", "P3.dl_device", "P4.copy",
 		"P5.stream", "P8.device", "P6.destructor", "P7.thread"} {
 		assert.True(t, seen[id], "report files compare by ID: %s must stay", id)
+	}
+}
+
+// The rules are the report's words for users: no Go identifier in them
+// (package-qualified names, as a mechanical rename once left).
+func TestCheckRulesAreProse(t *testing.T) {
+	t.Parallel()
+	qualified := regexp.MustCompile(`\b(core|conformance)\.[A-Z]`)
+	for _, c := range append(conformance.ExportChecks[:len(conformance.ExportChecks):len(conformance.ExportChecks)],
+		conformance.ImportChecks...) {
+		assert.False(t, qualified.MatchString(c.Rule), "%s: %q", c.ID, c.Rule)
 	}
 }
 

@@ -53,14 +53,14 @@ var ExportChecks = []Check{
 	{"S.struct", "the managed tensor is well formed: ndim, shape, strides, dtype, device and flags pass the consumer's validation (S1-S8)", LevelMust},
 	{"S.values", "shape, dtype and every element read back bit-exactly equal the array's own (S3, S4)", LevelMust},
 	{"P2.read_only", "a read-only array's memory is exported with READ_ONLY, and never in a legacy capsule, which cannot say so (P2)", LevelShould},
-	{"P3.dl_device", "dl_device=(kDLCPU, 0) of core.CPU memory is served without a copy; a device the producer cannot reach is refused with BufferError (P3)", LevelMust},
+	{"P3.dl_device", "dl_device=(kDLCPU, 0) of CPU memory is served without a copy; a device the producer cannot reach is refused with BufferError (P3)", LevelMust},
 	{"P4.copy", "copy=True returns fresh memory and sets IS_COPIED; copy=False and None on the same device share the array's memory and leave IS_COPIED clear (P4)", LevelMust},
-	{"P5.stream", "on the core.CPU a stream other than None or -1 is refused: an exception, not a capsule (P5; the standard names no class)", LevelMust},
+	{"P5.stream", "on the CPU a stream other than None or -1 is refused: an exception, not a capsule (P5; the standard names no class)", LevelMust},
 	{"P8.device", "__dlpack_device__() names the device the capsule's tensor is on (P8)", LevelMust},
 	{"P6.destructor", "a capsule dropped unconsumed frees its tensor once, through its destructor; a consumed one's destructor leaves the deleter to the consumer (P6)", LevelMust},
 	{"P7.thread", "a consumed tensor's deleter runs once, on a thread without the GIL, and frees it (P7)", LevelMust},
 	{"C9.header", "a type's C exchange API is a \"dlpack_exchange_api\" capsule of version 1.2 or later with every required function (C9)", LevelMust},
-	{"C9.export", "managed_tensor_from_py_object_no_sync serves a core.CPU array; its tensor passes the checks of __dlpack__'s (C9)", LevelMust},
+	{"C9.export", "managed_tensor_from_py_object_no_sync serves a CPU array; its tensor passes the checks of __dlpack__'s (C9)", LevelMust},
 	{"C9.allocator", "managed_tensor_allocator gives a well-formed tensor of the prototype's dtype, shape and device, with a deleter; a device it cannot allocate on is refused through SetError (C9)", LevelMust},
 }
 
@@ -160,7 +160,7 @@ func JudgeExport(c *ExportCase, managed unsafe.Pointer) Judged {
 
 	if c.API != nil {
 		v := c.API.Version
-		add("C9.header", v[0] == int64(core.DLPackMajor) && v[1] >= 2 && len(c.API.Missing) == 0,
+		add("C9.header", v[0] == int64(core.DLPackMajor) && v[1] >= core.ExchangeAPIMinMinor && len(c.API.Missing) == 0,
 			"the API says version (%d, %d) and lacks %v", v[0], v[1], c.API.Missing)
 		if c.API.How == "allocator" {
 			judgeAllocated(c, src, managed, add)

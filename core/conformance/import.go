@@ -24,7 +24,7 @@ var ImportChecks = []Check{
 	{"C5.read_only", "memory exported with READ_ONLY is never imported writable (C5)", LevelAdvice},
 	{"C.values", "the imported array holds the producer's shape, dtype and elements, bit for bit (S3, S4)", LevelMust},
 	{"C7.copy", "from_dlpack(x, copy=True) gives memory of its own, copy=False the producer's or a ValueError / BufferError (C7)", LevelMust},
-	{"C9.to_py", "managed_tensor_to_py_object_no_sync takes a core.CPU tensor and its deleter; the object is then judged as an import (values, READ_ONLY, the deleter once) (C9)", LevelMust},
+	{"C9.to_py", "managed_tensor_to_py_object_no_sync takes a CPU tensor and its deleter; the object is then judged as an import (values, READ_ONLY, the deleter once) (C9)", LevelMust},
 	{"C7.pass", "from_dlpack's copy and device reach __dlpack__ as copy= and dl_device= (C7)", LevelAdvice},
 	{"C4.refuse", "what the consumer cannot represent (major version 2, dtypes or strides it lacks) is refused: an exception, never imported or crashed on (C4, S1)", LevelMust},
 	{"C4.class", "the consumer's refusal of what it cannot represent is a BufferError (C4, S1; the standard names no class)", LevelAdvice},
