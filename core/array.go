@@ -41,7 +41,6 @@ type Array struct {
 	shape   []int64
 	strides []int64
 
-	mu       sync.Mutex
 	released bool
 	pinned   bool
 	borrowed bool // Borrow: holds no owner reference of its own (kit.go)
@@ -73,6 +72,29 @@ func newOwnedArray(h Header, shape, strides []int64) *Array {
 }
 
 func releaseOwner(o *Owner) { o.Release() }
+
+// arrayLocks guard the state of every Array (released, pinned, the owner
+// reference): each Array is guarded by the lock its address picks. A mutex
+// inside the Array would serve as well, but sync.Mutex hands its address
+// to the runtime, where the compiler's escape analysis loses it, so every
+// method that locked would count as keeping its Array, and no function
+// that reads one could be proved to keep none (gofunc.SetNotKept lends
+// arrays to such functions). A lock is held for a few loads and stores,
+// never while another is taken.
+var arrayLocks [64]struct {
+	sync.Mutex
+	_ [64 - unsafe.Sizeof(sync.Mutex{})]byte // one cache line each
+}
+
+// lock takes the lock that guards a and returns it for the caller to
+// unlock: the same lock even if a moved in between (an Array on a
+// goroutine's stack moves when the stack grows).
+func (a *Array) lock() *sync.Mutex {
+	h := uint64(uintptr(unsafe.Pointer(a))) * 0x9e3779b97f4a7c15
+	m := &arrayLocks[h>>58].Mutex
+	m.Lock()
+	return m
+}
 
 // NewArray returns an Array over h with the given shape and strides (in
 // elements; nil strides mean C-contiguous). It retains h.Owner: the caller
@@ -236,8 +258,7 @@ func checkAllocDType(where string, dt DataType) error {
 // Header().Owner is valid only while the array (or another reference) lives.
 // After Release, Owner is nil.
 func (a *Array) Header() Header {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.lock().Unlock()
 	return a.hdr
 }
 
@@ -292,8 +313,7 @@ func (a *Array) NBytes() int64 {
 
 // Released reports whether Release has been called.
 func (a *Array) Released() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.lock().Unlock()
 	return a.released
 }
 
@@ -301,9 +321,9 @@ func (a *Array) Released() bool {
 // frees the memory in C. Release is idempotent and safe to call from several
 // goroutines. Views made from the array keep their own references.
 func (a *Array) Release() {
-	a.mu.Lock()
+	mu := a.lock()
 	if a.released {
-		a.mu.Unlock()
+		mu.Unlock()
 		return
 	}
 	a.released = true
@@ -312,7 +332,7 @@ func (a *Array) Release() {
 	if !a.pinned {
 		a.cleanup.Stop()
 	}
-	a.mu.Unlock()
+	mu.Unlock()
 	if o != nil && !a.borrowed {
 		o.Release()
 	}
@@ -321,8 +341,7 @@ func (a *Array) Release() {
 // pin turns the GC safety net off: memory that a Go slice aliases must only
 // be freed by an explicit Release.
 func (a *Array) pin() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.lock().Unlock()
 	if a.released {
 		return ErrReleased
 	}
@@ -335,8 +354,7 @@ func (a *Array) pin() error {
 
 // live returns the header or ErrReleased.
 func (a *Array) live(where string) (Header, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.lock().Unlock()
 	if a.released {
 		return Header{}, fmt.Errorf("%s: %w", where, ErrReleased)
 	}
@@ -347,8 +365,7 @@ func (a *Array) live(where string) (Header, error) {
 // lock, so a concurrent Release cannot free the memory in between), or
 // ErrReleased. The caller releases h.Owner or hands it to newOwnedArray.
 func (a *Array) acquire(where string) (Header, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.lock().Unlock()
 	if a.released {
 		return Header{}, fmt.Errorf("%s: %w", where, ErrReleased)
 	}

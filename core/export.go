@@ -113,15 +113,13 @@ func ExportLegacyIn(block unsafe.Pointer, h *Header, shape, strides []int64) (*D
 // ExportVersioned exports the array; see the package-level ExportVersioned.
 // A released array gives ErrReleased. Safe against a concurrent Release.
 func (a *Array) ExportVersioned(extraFlags uint64) (*DLManagedTensorVersioned, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.lock().Unlock()
 	return ExportVersioned(&a.hdr, a.shape, a.strides, extraFlags)
 }
 
 // ExportLegacy exports the array; see the package-level ExportLegacy.
 func (a *Array) ExportLegacy() (*DLManagedTensor, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.lock().Unlock()
 	return ExportLegacy(&a.hdr, a.shape, a.strides)
 }
 

@@ -140,44 +140,76 @@ func (a *Array) contiguousData(where string, h Header) (unsafe.Pointer, int64, e
 	return unsafe.Add(h.Data, h.Offset*h.DType.ItemSize()), n, nil
 }
 
+// The typed accessors below are not inlined: inlined into a kit's
+// function, each would call core's instance of AsSlice, whose escape
+// analysis the compiler does not carry across packages; it would then count
+// the kit's array as kept, and the kit's function would lose the proof
+// that lends its arrays (gofunc.SetNotKept). Called, they carry their own.
+
 // Bools is AsSlice[bool]. DLPack bools are bytes holding 0 or 1; other
 // byte values read through a []bool are undefined in Go.
+//
+//go:noinline
 func (a *Array) Bools() ([]bool, error) { return AsSlice[bool](a) }
 
 // Int8s is AsSlice[int8].
+//
+//go:noinline
 func (a *Array) Int8s() ([]int8, error) { return AsSlice[int8](a) }
 
 // Int16s is AsSlice[int16].
+//
+//go:noinline
 func (a *Array) Int16s() ([]int16, error) { return AsSlice[int16](a) }
 
 // Int32s is AsSlice[int32].
+//
+//go:noinline
 func (a *Array) Int32s() ([]int32, error) { return AsSlice[int32](a) }
 
 // Int64s is AsSlice[int64].
+//
+//go:noinline
 func (a *Array) Int64s() ([]int64, error) { return AsSlice[int64](a) }
 
 // Uint8s is AsSlice[uint8].
+//
+//go:noinline
 func (a *Array) Uint8s() ([]uint8, error) { return AsSlice[uint8](a) }
 
 // Uint16s is AsSlice[uint16].
+//
+//go:noinline
 func (a *Array) Uint16s() ([]uint16, error) { return AsSlice[uint16](a) }
 
 // Uint32s is AsSlice[uint32].
+//
+//go:noinline
 func (a *Array) Uint32s() ([]uint32, error) { return AsSlice[uint32](a) }
 
 // Uint64s is AsSlice[uint64].
+//
+//go:noinline
 func (a *Array) Uint64s() ([]uint64, error) { return AsSlice[uint64](a) }
 
 // Float32s is AsSlice[float32].
+//
+//go:noinline
 func (a *Array) Float32s() ([]float32, error) { return AsSlice[float32](a) }
 
 // Float64s is AsSlice[float64].
+//
+//go:noinline
 func (a *Array) Float64s() ([]float64, error) { return AsSlice[float64](a) }
 
 // Complex64s is AsSlice[complex64].
+//
+//go:noinline
 func (a *Array) Complex64s() ([]complex64, error) { return AsSlice[complex64](a) }
 
 // Complex128s is AsSlice[complex128].
+//
+//go:noinline
 func (a *Array) Complex128s() ([]complex128, error) { return AsSlice[complex128](a) }
 
 // elemPtr returns the address of element idx (negative indices count from

@@ -217,12 +217,13 @@ func finish(e *Entry, args, rs []Value, err error, res unsafe.Pointer, f *Frame)
 }
 
 // argArray is the Array over the array in slot c, argument k of a call
-// from the skin: lent from f's slot k for a Quick function, else borrowed
-// afresh (a pointer the function keeps reads ErrReleased for good).
+// from the skin: lent from f's slot k for a Quick function and for one the
+// compiler proved keeps no pointer to it (Lends), else borrowed afresh (a
+// pointer the function keeps reads ErrReleased for good).
 func argArray(e *Entry, f *Frame, k int, c *C.gd_fn_val) *core.Array {
 	H := hdr(unsafe.Pointer(&c.h))
 	nd := int(H.Ndim)
-	if e.Quick {
+	if e.Quick || e.Lends {
 		return f.Lend(k, *H, dims(c.shape, nd), dims(c.strides, nd))
 	}
 	return f.Borrow(*H, dims(c.shape, nd), dims(c.strides, nd))
@@ -231,7 +232,7 @@ func argArray(e *Entry, f *Frame, k int, c *C.gd_fn_val) *core.Array {
 // endArg ends array argument k that argArray made: returned to f's slot
 // (a Quick call's, when f is the frame it was lent from), else released.
 func endArg(e *Entry, f *Frame, k int, a *core.Array) {
-	if e.Quick && f != nil {
+	if (e.Quick || e.Lends) && f != nil {
 		f.lent[k].Return(a)
 	} else {
 		a.Release()

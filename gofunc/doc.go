@@ -67,6 +67,13 @@
 // Read-only inputs (a numpy array with writeable=False) stay read-only:
 // core's typed slices and Set refuse them; core.ReadSlice reads them.
 //
+// A function whose array parameters the Go compiler proves it keeps no
+// pointer to (build-ext runs the escape analysis and calls SetNotKept for
+// each top-level function it clears) gets its arrays lent from the call's
+// frame instead, the same Array objects from call to call: no allocation,
+// and no pointer exists to see the object reused. Every other function
+// borrows a new Array per call.
+//
 // The GIL is released while a Go function runs: other Python threads go on,
 // and the function must not call Python.
 //

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,8 +36,12 @@ type Entry struct {
 	Tuple   bool    // the results form a tuple
 	Context bool    // the Go function takes a context.Context (Ctrl-C cancels it)
 	Quick   bool    // Quick(): the GIL stays held while it runs
-	GoName  string  // the Go function, "import/path.Func"
-	Pkg     string  // the Go package that registered it, "import/path"
+	// Lends: the Go compiler proved that the function keeps no pointer to
+	// its array parameters (SetNotKept): they are lent from the call's
+	// frame, as a Quick function's are, instead of borrowed afresh.
+	Lends  bool
+	GoName string // the Go function, "import/path.Func"
+	Pkg    string // the Go package that registered it, "import/path"
 	// Module is the Python module the function belongs to when the
 	// extension module was composed for several kit packages (Home): its
 	// functions are then bound to that module, not added to the
@@ -105,8 +110,9 @@ var (
 )
 
 type sourceInfo struct {
-	doc    string
-	params []string
+	doc     string
+	params  []string
+	notKept []string // parameters the compiler proved are not kept (SetNotKept)
 }
 
 // SetSource records the doc comment and parameter names of the Go function
@@ -116,7 +122,28 @@ type sourceInfo struct {
 func SetSource(goName, doc string, params ...string) {
 	mu.Lock()
 	defer mu.Unlock()
-	sources[goName] = sourceInfo{doc: doc, params: params}
+	src := sources[goName]
+	src.doc, src.params = doc, params
+	sources[goName] = src
+}
+
+// SetNotKept records the parameters of the Go function goName that the Go
+// compiler's escape analysis proved it keeps no pointer to beyond a call
+// (`go build -gcflags=-m`: "a does not escape"); the module main that
+// build-ext generates calls it from that build's own analysis. When every
+// array parameter is one of them, the function's arrays are lent from the
+// call's frame, the same objects from call to call, as a Quick function's
+// are: no Array is allocated per call, and a kept pointer cannot exist to
+// see the object reused. A function the analysis cannot clear (it stores,
+// returns or hands its array to code the compiler cannot follow, or its
+// parameter is unnamed) borrows a new Array per call, whose kept pointer
+// reads ErrReleased for good.
+func SetNotKept(goName string, params ...string) {
+	mu.Lock()
+	defer mu.Unlock()
+	src := sources[goName]
+	src.notKept = params
+	sources[goName] = src
 }
 
 // badRegs are the registrations that failed (a wrong type, a name used
@@ -207,6 +234,7 @@ func (e *Entry) applySource() {
 	if e.Doc == "" {
 		e.Doc = src.doc
 	}
+	e.Lends = lendsAll(e.goKinds, src)
 	// Go parameter names, the context's skipped, name the Python ones that
 	// Params left unnamed.
 	j := 0
@@ -222,6 +250,22 @@ func (e *Entry) applySource() {
 		}
 		j++
 	}
+}
+
+// lendsAll reports whether src proves that every array parameter (kinds,
+// in Go order) is kept by no pointer: each is named and listed as not kept.
+func lendsAll(kinds []Kind, src sourceInfo) bool {
+	arrays := 0
+	for i, k := range kinds {
+		if k != KindArray {
+			continue
+		}
+		arrays++
+		if i >= len(src.params) || src.params[i] == "" || src.params[i] == "_" || !slices.Contains(src.notKept, src.params[i]) {
+			return false
+		}
+	}
+	return arrays > 0
 }
 
 // register builds the entry; bad registrations are programming errors and

@@ -103,7 +103,7 @@ var (
 		"_oneapi.py", "_engines.py", "_perarray.py", "_objcompare.py", "_markers.py"}
 	pythonTools = []string{"__main__.py", "_tables.py", "_bench.py", "_bench_kits.py", "_bench_loops.py", "_check.py",
 		"_check_targets.py", "_matrix.py", "_buildext.py", "_buildkit.py", "_kitbuild.py", "_initkit.py", "_gobuild.py",
-		"_gofiles.py", "_elf.py", "_kits.py", "kits.py", "kit_backend.py", "build.py"}
+		"_gofiles.py", "_escapes.py", "_elf.py", "_kits.py", "kits.py", "kit_backend.py", "build.py"}
 )
 
 // The skin stays small: pyext's hand-written files (C, headers, Go;

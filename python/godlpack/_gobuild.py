@@ -160,18 +160,31 @@ def scan_functions(pkgdir: str) -> dict[str, tuple[str, list[str]]]:
     return out
 
 
+# the package of the functions in every module (pyext imports it)
+BUILTINS = GODLPACK_MODULE + "/internal/builtins"
+
+
+def _own_functions(imports: Sequence[str], plugin: bool) -> list[str]:
+    """The package of godlpack's own functions, when the module (not a
+    kit's plugin, which the module hosts) does not name it already."""
+    return [] if plugin or BUILTINS in imports else [BUILTINS]
+
+
 def _go_string(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
 
 
 def write_main(workdir: str, fullname: str, pkgs: Sequence[str], gosrc: str | None = None,
-               homes: Mapping[str, str] | None = None, plugin: bool = False) -> str:
+               homes: Mapping[str, str] | None = None, plugin: bool = False,
+               not_kept: Mapping[str, Sequence[str]] | None = None) -> str:
     """Writes the main package of module fullname into workdir (main.go,
     go.mod, go.work, module.map) and returns workdir. homes maps packages
     (as in pkgs) to the Python module of a kit whose functions they are
     (gofunc.Home: a module composed for several kits, godlpack/_kits.py).
     plugin: the main package of a kit's Go plugin instead (build_plugin),
-    which holds the kit's packages only and no module init."""
+    which holds the kit's packages only and no module init. not_kept: what
+    the compiler proved of the functions (_escapes.not_kept), handed to
+    gofunc.SetNotKept."""
     gosrc = gosrc or go_source_root()
     short = fullname.rsplit(".", 1)[-1]
     if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", fullname):
@@ -183,10 +196,15 @@ def write_main(workdir: str, fullname: str, pkgs: Sequence[str], gosrc: str | No
                          "own (python -m godlpack init-kit DIR writes one)")
     os.makedirs(workdir, exist_ok=True)
     sources: list[str] = []
-    for ip in imports:
+    for ip in _own_functions(imports, plugin):
+        dirs[ip] = os.path.join(gosrc, ip[len(GODLPACK_MODULE) + 1:])
+    for ip in imports + _own_functions(imports, plugin):
         for name, (doc, params) in sorted(scan_functions(dirs.get(ip, "")).items()):
             args = "".join(", " + _go_string(p) for p in params)
             sources.append(f"\tgofunc.SetSource({_go_string(ip + '.' + name)}, {_go_string(doc)}{args})")
+    for go_name, proved in sorted((not_kept or {}).items()):
+        args = "".join(", " + _go_string(p) for p in proved)
+        sources.append(f"\tgofunc.SetNotKept({_go_string(go_name)}{args})")
     for spec, module in (homes or {}).items():
         ip = resolve_packages([spec], gosrc)[0][0]
         sources.append(f"\tgofunc.Home({_go_string(ip)}, {_go_string(module)})")
@@ -505,15 +523,32 @@ def build_module(
     gosrc = gosrc or go_source_root()
     print(f"building {fullname} from {', '.join(pkgs) or 'godlpack alone'} with godlpack's Go sources in {gosrc}",
           flush=True)
-    write_main(workdir, fullname, pkgs, gosrc, homes)
     go = shutil.which(os.environ.get("GO", "go")) or "go"
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    cmd, env = go_build_command(go, os.path.abspath(out), workdir, debug=debug)
+    cmd, env = _prepare(go, os.path.abspath(out), workdir, fullname, pkgs, gosrc, debug, os.environ, homes)
     _run_build(cmd, env, workdir, what or fullname, "Go 1.26+ and a C compiler work (`go version`, `go env CC`)")
     header = os.path.splitext(os.path.abspath(out))[0] + ".h"  # c-shared also writes a C header
     if os.path.exists(header):
         os.remove(header)
     write_buildinfo(out, go, env, debug, gosrc)
+
+
+def _prepare(go: str, out: str, workdir: str, fullname: str, pkgs: Sequence[str], gosrc: str, debug: bool,
+             environ: Mapping[str, str], homes: Mapping[str, str] | None, plugin: bool = False,
+             ) -> tuple[list[str], dict[str, str]]:
+    """Writes the main package of fullname in workdir with what the
+    compiler proves of its functions (_escapes: the packages compiled once
+    with the escape analysis printed, nothing linked) and returns the
+    `go build` of it (go_build_command)."""
+    write_main(workdir, fullname, pkgs, gosrc, homes, plugin=plugin)
+    cmd, env = go_build_command(go, out, workdir, debug=debug, environ=environ, plugin=fullname if plugin else None)
+    imports, _, dirs = resolve_packages(list(pkgs) + _own_functions(pkgs, plugin), gosrc)
+    facts = _sibling("_escapes").analyse(cmd, env, workdir, imports, dirs)
+    if facts:
+        write_main(workdir, fullname, pkgs, gosrc, homes, plugin=plugin, not_kept=facts)
+        cmd, env = go_build_command(go, out, workdir, debug=debug, environ=environ,
+                                    plugin=fullname if plugin else None)
+    return cmd, env
 
 
 # What of a module's build a kit's Go plugin must repeat to load into it
@@ -642,11 +677,10 @@ def build_plugin(module: str, pkgs: Sequence[str], out: str, workdir: str, info:
         raise SystemExit(problem)
     recorded = str(info.get("gosrc") or "")
     gosrc = gosrc or (recorded if recorded and _module_path(recorded) == GODLPACK_MODULE else go_source_root())
-    write_main(workdir, module, pkgs, gosrc, homes={p: module for p in pkgs}, plugin=True)
     go = shutil.which(env.get("GO", "go")) or "go"
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    cmd, env = go_build_command(go, os.path.abspath(out), workdir, debug=bool(info.get("debug")), environ=env,
-                                plugin=module)
+    cmd, env = _prepare(go, os.path.abspath(out), workdir, module, pkgs, gosrc, bool(info.get("debug")), env,
+                        {p: module for p in pkgs}, plugin=True)
     print(f"building the Go plugin of the kit {module} from {', '.join(pkgs)} for godlpack "
           f"{info.get('godlpack')} ({info.get('go')}, {info.get('goarch')})", flush=True)
     _run_build(cmd, env, workdir, f"the Go plugin of the kit {module}",

@@ -78,7 +78,7 @@ func index(t *testing.T, name string) int {
 func TestCallThroughTheCABI(t *testing.T) {
 	n, err := gofunc.Open()
 	require.NoError(t, err)
-	require.Equal(t, 18, n)
+	require.Equal(t, 26, n)
 	require.Len(t, gofunc.Opened(), n)
 
 	name, kinds, optional := Describe(func(d unsafe.Pointer) { gofunc.DescribeC(index(t, "greet"), d) })
