@@ -286,19 +286,7 @@ func (p *cplan) exec() {
 	var doff, soff int64
 	for {
 		convRow(p.d, p.s, unsafe.Add(p.dp, doff), unsafe.Add(p.sp, soff), p.shape[n-1], p.ds[n-1], p.ss[n-1])
-		j := n - 2
-		for ; j >= 0; j-- {
-			idx[j]++
-			doff += p.ds[j]
-			soff += p.ss[j]
-			if idx[j] < p.shape[j] {
-				break
-			}
-			doff -= p.ds[j] * p.shape[j]
-			soff -= p.ss[j] * p.shape[j]
-			idx[j] = 0
-		}
-		if j < 0 {
+		if !step(idx[:n-1], p.shape[:n-1], p.ds[:n-1], p.ss[:n-1], &doff, &soff) {
 			return
 		}
 	}

@@ -179,29 +179,49 @@ func cvt[S, D native](dp, sp unsafe.Pointer, n, ds, ss int64) {
 
 // ---- to and from bool ----
 
-func toBoolRow(s convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
-	switch s.k {
+// byWidth is a row kernel instantiated for each storage a bool conversion
+// tells apart: integers by width alone (only v != 0, and 0 and 1, matter),
+// the floats, the complexes. of picks the one for kind k, nil for the
+// narrow floats (their codes are decoded one by one).
+type byWidth [8]func(dp, sp unsafe.Pointer, n, ds, ss int64)
+
+func (r *byWidth) of(k ckind) func(dp, sp unsafe.Pointer, n, ds, ss int64) {
+	switch k {
 	case kBool, kI8, kU8:
-		toBool[uint8](dp, sp, n, ds, ss)
+		return r[0]
 	case kI16, kU16:
-		toBool[uint16](dp, sp, n, ds, ss)
+		return r[1]
 	case kI32, kU32:
-		toBool[uint32](dp, sp, n, ds, ss)
+		return r[2]
 	case kI64, kU64:
-		toBool[uint64](dp, sp, n, ds, ss)
+		return r[3]
 	case kF32:
-		toBool[float32](dp, sp, n, ds, ss)
+		return r[4]
 	case kF64:
-		toBool[float64](dp, sp, n, ds, ss)
+		return r[5]
 	case kC64:
-		toBool[complex64](dp, sp, n, ds, ss)
+		return r[6]
 	case kC128:
-		toBool[complex128](dp, sp, n, ds, ss)
-	default:
-		for i := int64(0); i < n; i++ {
-			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
-			*(*uint8)(pd) = b2u8(loadNarrow(s, ps) != 0) // NaN != 0
-		}
+		return r[7]
+	}
+	return nil
+}
+
+var (
+	toBoolRows = byWidth{toBool[uint8], toBool[uint16], toBool[uint32], toBool[uint64], toBool[float32],
+		toBool[float64], toBool[complex64], toBool[complex128]}
+	fromBoolRows = byWidth{fromBool[uint8], fromBool[uint16], fromBool[uint32], fromBool[uint64],
+		fromBool[float32], fromBool[float64], fromBool[complex64], fromBool[complex128]}
+)
+
+func toBoolRow(s convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
+	if f := toBoolRows.of(s.k); f != nil {
+		f(dp, sp, n, ds, ss)
+		return
+	}
+	for i := int64(0); i < n; i++ {
+		pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+		*(*uint8)(pd) = b2u8(loadNarrow(s, ps) != 0) // NaN != 0
 	}
 }
 
@@ -221,32 +241,17 @@ func toBool[S number](dp, sp unsafe.Pointer, n, ds, ss int64) {
 }
 
 func fromBoolRow(d convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
-	switch d.k {
-	case kI8, kU8:
-		fromBool[uint8](dp, sp, n, ds, ss)
-	case kI16, kU16:
-		fromBool[uint16](dp, sp, n, ds, ss)
-	case kI32, kU32:
-		fromBool[uint32](dp, sp, n, ds, ss)
-	case kI64, kU64:
-		fromBool[uint64](dp, sp, n, ds, ss)
-	case kF32:
-		fromBool[float32](dp, sp, n, ds, ss)
-	case kF64:
-		fromBool[float64](dp, sp, n, ds, ss)
-	case kC64:
-		fromBool[complex64](dp, sp, n, ds, ss)
-	case kC128:
-		fromBool[complex128](dp, sp, n, ds, ss)
-	default: // narrow: the codes of 0 and 1
-		var c [2]uint16
-		for v := range c {
-			c[v] = encodeNarrow(d, float32(v))
-		}
-		for i := int64(0); i < n; i++ {
-			pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
-			storeCode(d, pd, c[b2u8(*(*uint8)(ps) != 0)])
-		}
+	if f := fromBoolRows.of(d.k); f != nil {
+		f(dp, sp, n, ds, ss)
+		return
+	}
+	var c [2]uint16 // narrow: the codes of 0 and 1
+	for v := range c {
+		c[v] = encodeNarrow(d, float32(v))
+	}
+	for i := int64(0); i < n; i++ {
+		pd, ps := unsafe.Add(dp, i*ds), unsafe.Add(sp, i*ss)
+		storeCode(d, pd, c[b2u8(*(*uint8)(ps) != 0)])
 	}
 }
 

@@ -80,24 +80,7 @@ func (l *loop) load(shape, dstStrides, srcStrides []int64, dsize, ssize int64) {
 		}
 		n++
 	}
-	for i := 1; i < n; i++ {
-		for j := i; j > 0 && (l.ds[j] > l.ds[j-1] || l.ds[j] == l.ds[j-1] && abs64(l.ss[j]) > abs64(l.ss[j-1])); j-- {
-			l.shape[j], l.shape[j-1] = l.shape[j-1], l.shape[j]
-			l.ds[j], l.ds[j-1] = l.ds[j-1], l.ds[j]
-			l.ss[j], l.ss[j-1] = l.ss[j-1], l.ss[j]
-		}
-	}
-	m := 0
-	for i := 0; i < n; i++ {
-		if m > 0 && l.ds[m-1] == l.ds[i]*l.shape[i] && l.ss[m-1] == l.ss[i]*l.shape[i] {
-			l.shape[m-1] *= l.shape[i]
-			l.ds[m-1], l.ss[m-1] = l.ds[i], l.ss[i]
-			continue
-		}
-		l.shape[m], l.ds[m], l.ss[m] = l.shape[i], l.ds[i], l.ss[i]
-		m++
-	}
-	l.n = m
+	l.n = orderAxes(l.shape[:n], l.ds[:n], l.ss[:n])
 }
 
 // plan is a copy or fill of elements of k bytes.
@@ -177,19 +160,7 @@ func (p *plan) exec() {
 		} else {
 			p.body2(dp, sp, n)
 		}
-		j := outer - 1
-		for ; j >= 0; j-- {
-			idx[j]++
-			doff += p.ds[j]
-			soff += p.ss[j]
-			if idx[j] < p.shape[j] {
-				break
-			}
-			doff -= p.ds[j] * p.shape[j]
-			soff -= p.ss[j] * p.shape[j]
-			idx[j] = 0
-		}
-		if j < 0 {
+		if !step(idx[:outer], p.shape[:outer], p.ds[:outer], p.ss[:outer], &doff, &soff) {
 			return
 		}
 	}

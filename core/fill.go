@@ -76,17 +76,7 @@ func (p *plan) walk(f func(ptr unsafe.Pointer, n, stride int64)) {
 	var off int64
 	for {
 		f(unsafe.Add(p.dp, off), p.shape[n-1], p.ds[n-1])
-		j := outer - 1
-		for ; j >= 0; j-- {
-			idx[j]++
-			off += p.ds[j]
-			if idx[j] < p.shape[j] {
-				break
-			}
-			off -= p.ds[j] * p.shape[j]
-			idx[j] = 0
-		}
-		if j < 0 {
+		if !step(idx[:outer], p.shape[:outer], p.ds[:outer], nil, &off, nil) {
 			return
 		}
 	}

@@ -71,17 +71,7 @@ func walkIndex(h Header, shape, strides []int64, f func([]int64, unsafe.Pointer)
 		if !f(pub, unsafe.Add(h.Data, off*k)) {
 			return
 		}
-		j := nd - 1
-		for ; j >= 0; j-- {
-			idx[j]++
-			off += strides[j]
-			if idx[j] < shape[j] {
-				break
-			}
-			off -= strides[j] * shape[j]
-			idx[j] = 0
-		}
-		if j < 0 {
+		if !step(idx, shape, strides, nil, &off, nil) {
 			return
 		}
 	}

@@ -567,15 +567,7 @@ func (r *Reduction) End(t *ReduceTarget, failed bool) {
 		v.load(r.acc, unsafe.Add(t.Acc.Data, i*ak))
 		r.finish(&v)
 		storeVal(r.acc, &v, t.Res.DType, unsafe.Add(base, off*k))
-		for j := nout - 1; j >= 0; j-- {
-			idx[j]++
-			off += st[j]
-			if idx[j] < shape[j] {
-				break
-			}
-			off -= st[j] * shape[j]
-			idx[j] = 0
-		}
+		step(idx[:nout], shape, st, nil, &off, nil)
 	}
 }
 

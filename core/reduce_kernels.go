@@ -54,24 +54,7 @@ func (p *redPlan) build(shape, strides, accStrides []int64, k, ak int64) {
 			p.is[i], p.as[i] = -p.is[i], -p.as[i]
 		}
 	}
-	for i := 1; i < n; i++ {
-		for j := i; j > 0 && (p.is[j] > p.is[j-1] || (p.is[j] == p.is[j-1] && abs64(p.as[j]) > abs64(p.as[j-1]))); j-- {
-			p.shape[j], p.shape[j-1] = p.shape[j-1], p.shape[j]
-			p.is[j], p.is[j-1] = p.is[j-1], p.is[j]
-			p.as[j], p.as[j-1] = p.as[j-1], p.as[j]
-		}
-	}
-	m := 0
-	for i := 0; i < n; i++ {
-		if m > 0 && p.is[m-1] == p.is[i]*p.shape[i] && p.as[m-1] == p.as[i]*p.shape[i] {
-			p.shape[m-1] *= p.shape[i]
-			p.is[m-1], p.as[m-1] = p.is[i], p.as[i]
-			continue
-		}
-		p.shape[m], p.is[m], p.as[m] = p.shape[i], p.is[i], p.as[i]
-		m++
-	}
-	p.n = m
+	p.n = orderAxes(p.shape[:n], p.is[:n], p.as[:n])
 }
 
 func (p *redPlan) exec(r *Reduction, acc unsafe.Pointer) {
@@ -92,19 +75,7 @@ func (p *redPlan) exec(r *Reduction, acc unsafe.Pointer) {
 		} else {
 			r.col(ip, ln, is, ap, as)
 		}
-		j := outer - 1
-		for ; j >= 0; j-- {
-			idx[j]++
-			ioff += p.is[j]
-			aoff += p.as[j]
-			if idx[j] < p.shape[j] {
-				break
-			}
-			ioff -= p.is[j] * p.shape[j]
-			aoff -= p.as[j] * p.shape[j]
-			idx[j] = 0
-		}
-		if j < 0 {
+		if !step(idx[:outer], p.shape[:outer], p.is[:outer], p.as[:outer], &ioff, &aoff) {
 			return
 		}
 	}
