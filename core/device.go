@@ -2,6 +2,8 @@ package core
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -232,6 +234,35 @@ func ParseDevice(s string) (Device, error) {
 			ErrDevice)
 	}
 	return Device{Type: t, ID: int32(id)}, nil
+}
+
+// DeviceArg is the device a user's argument names, the one rule for
+// device arguments (GD_OP_DEVICE: godlpack.Device, device=): the text s in
+// ParseDevice's forms, or, when pair, the pair (t, id), which s then only
+// names in messages. The id is a non-negative int32, 0 for the devices
+// whose memory has one id (S8). Errors wrap ErrDevice as a ValueError and
+// start with where.
+func DeviceArg(where, s string, pair bool, t, id int64) (Device, error) {
+	if !pair {
+		d, err := ParseDevice(s)
+		if err != nil {
+			return Device{}, WithClass(ClassValue, where+": "+err.Error(), ErrDevice)
+		}
+		return d, nil
+	}
+	dt := DeviceType(t)
+	if t != int64(dt) || !KnownDeviceType(dt) {
+		return Device{}, WithClass(ClassValue, fmt.Sprintf("%s: unknown DLPack device type %d in %s", where, t, s), ErrDevice)
+	}
+	if id < 0 || id > math.MaxInt32 {
+		return Device{}, WithClass(ClassValue,
+			fmt.Sprintf("%s: invalid device id in %s; use a non-negative int below 2**31", where, s), ErrDevice)
+	}
+	if id != 0 && needsZeroID(dt) {
+		return Device{}, WithClass(ClassValue, fmt.Sprintf("%s: device %s: the id of %s memory must be 0; use \"%s\"",
+			where, s, dt.ShortName(), dt.ShortName()), ErrDevice)
+	}
+	return Device{Type: dt, ID: int32(id)}, nil
 }
 
 func deviceTypeByName(name string) (DeviceType, bool) {

@@ -314,6 +314,8 @@ enum {
                            flag: one import, managed unused) */
   GD_OP_RESULT_TYPE,    /* out's dtype := numpy's promotion of the nints DLDataTypes at ptr (a stacked list's) */
   GD_OP_VIEW_DTYPE,     /* a's memory seen as dtype (a.view(dtype)): a view, as TRANSPOSE's */
+  GD_OP_DEVICE,         /* out's device := the device the UTF-8 text at ptr names, or (nints 2) the pair in
+                           ints, which the text then only names in messages (core.DeviceArg) */
 };
 /* GD_OP_JUDGE_EXPORT: in, a core.ExportCase as JSON, and the capsule's
  * managed tensor (NULL when the call raised); out, the results as JSON

@@ -83,6 +83,14 @@ func RunOp(p unsafe.Pointer) error {
 			*(*unsafe.Pointer)(o.ptr) = q
 		}
 		return err
+	case C.GD_OP_DEVICE:
+		pair, t, id := len(ints) == 2, int64(0), int64(0)
+		if pair {
+			t, id = ints[0], ints[1]
+		}
+		d, err := DeviceArg(where, C.GoString((*C.char)(o.ptr)), pair, t, id)
+		out.Device = d
+		return err
 	case C.GD_OP_CHECK_DEVICE:
 		return CheckImportDevice(ImportRequest{HasDevice: true, Device: dev})
 	case C.GD_OP_COMPARE:

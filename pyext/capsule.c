@@ -85,6 +85,27 @@ int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id
   return ok ? 0 : -1;
 }
 
+/* _device(text, entry[, type, id]): (type, id) of the device a user's
+ * argument names, core's one rule (GD_OP_DEVICE): the text, or the pair,
+ * which text then names; an int beyond int64 reaches core as its bound. */
+PyObject *gd_mod_device(PyObject *m, PyObject *args) {
+  const char *text, *entry;
+  PyObject *pair[2] = {NULL, NULL};
+  if (!PyArg_ParseTuple(args, "ss|OO", &text, &entry, &pair[0], &pair[1])) return NULL;
+  int64_t ints[2];
+  gd_header out = {0};
+  gd_op o = {.op = GD_OP_DEVICE, .entry = entry, .out = &out, .ptr = (void *)text, .ints = ints,
+             .nints = pair[1] != NULL ? 2 : 0};
+  for (int i = 0; i < o.nints; i++) {
+    int of = 0;
+    long long v = PyLong_AsLongLongAndOverflow(pair[i], &of);
+    if (v == -1 && PyErr_Occurred()) return NULL;
+    ints[i] = of > 0 ? INT64_MAX : of < 0 ? INT64_MIN : (int64_t)v;
+  }
+  if (gd_run_op(&o, 0) < 0) return NULL;
+  return Py_BuildValue("ii", (int)out.device.device_type, (int)out.device.device_id);
+}
+
 /* A producer's __dlpack__ raised (not for our keywords): the error names
  * the entry point the user called and what was asked. BufferError, and
  * ValueError / RuntimeError / NotImplementedError of producers that use

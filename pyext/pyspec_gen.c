@@ -594,6 +594,8 @@ static PyMethodDef gd_module_methods[] = {
      NULL},
     {"_view_dtype", (PyCFunction)(void (*)(void))gd_mod_view_dtype, METH_VARARGS,
      NULL},
+    {"_device", (PyCFunction)(void (*)(void))gd_mod_device, METH_VARARGS,
+     NULL},
     {"_scalar_dtype", (PyCFunction)(void (*)(void))gd_mod_scalar_dtype, METH_VARARGS,
      NULL},
     {"_from_nested", (PyCFunction)(void (*)(void))gd_mod_from_nested, METH_VARARGS,

@@ -54,6 +54,7 @@ PyObject *gd_mod_convert(PyObject *m, PyObject *arg);
 PyObject *gd_mod_stack_into(PyObject *m, PyObject *arg);
 PyObject *gd_mod_result_type(PyObject *m, PyObject *arg);
 PyObject *gd_mod_view_dtype(PyObject *m, PyObject *arg);
+PyObject *gd_mod_device(PyObject *m, PyObject *arg);
 PyObject *gd_mod_scalar_dtype(PyObject *m, PyObject *arg);
 PyObject *gd_mod_from_nested(PyObject *m, PyObject *arg);
 PyObject *gd_mod_from_buffer(PyObject *m, PyObject *arg);

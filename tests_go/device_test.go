@@ -118,6 +118,46 @@ func TestParseDeviceErrors(t *testing.T) {
 	}
 }
 
+// DeviceArg is the one rule for device arguments: text in ParseDevice's
+// forms, or a (type, id) pair; a refusal is ErrDevice as a ValueError that
+// starts with the entry point and names the argument.
+func TestDeviceArg(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		s       string
+		pair    bool
+		typ, id int64
+		want    core.Device
+		refusal string // "" when accepted
+	}{
+		{"cuda:1", false, 0, 0, core.Device{Type: core.KDLCUDA, ID: 1}, ""},
+		{"cpu", false, 0, 0, core.Device{Type: core.KDLCPU}, ""},
+		{"(2, 1)", true, 2, 1, core.Device{Type: core.KDLCUDA, ID: 1}, ""},
+		{"(2, 2147483647)", true, 2, 2147483647, core.Device{Type: core.KDLCUDA, ID: 2147483647}, ""},
+		{"(1, 0)", true, 1, 0, core.Device{Type: core.KDLCPU}, ""},
+		{"gpu", false, 0, 0, core.Device{}, `E(): unknown device "gpu"`},
+		{"cpu:1", false, 0, 0, core.Device{}, `E(): device "cpu:1": the id of cpu memory must be 0`},
+		{"(99, 0)", true, 99, 0, core.Device{}, "E(): unknown DLPack device type 99 in (99, 0)"},
+		{"(5, 0)", true, 5, 0, core.Device{}, "E(): unknown DLPack device type 5 in (5, 0)"},
+		{"(4294967298, 0)", true, 1<<32 + 2, 0, core.Device{}, "E(): unknown DLPack device type 4294967298"},
+		{"(2, -1)", true, 2, -1, core.Device{}, "E(): invalid device id in (2, -1)"},
+		{"(2, 2147483648)", true, 2, 2147483648, core.Device{}, "E(): invalid device id in (2, 2147483648)"},
+		{"(1, 1)", true, 1, 1, core.Device{}, `E(): device (1, 1): the id of cpu memory must be 0; use "cpu"`},
+		{"(13, 2)", true, 13, 2, core.Device{}, "the id of cuda_managed memory must be 0"},
+	} {
+		d, err := core.DeviceArg("E()", c.s, c.pair, c.typ, c.id)
+		if c.refusal == "" {
+			require.NoError(t, err, c.s)
+			assert.Equal(t, c.want, d, c.s)
+			continue
+		}
+		require.Error(t, err, c.s)
+		assert.Contains(t, err.Error(), c.refusal)
+		assert.ErrorIs(t, err, core.ErrDevice, c.s)
+		assert.Equal(t, core.ClassValue, core.ClassOf(err), c.s)
+	}
+}
+
 func TestValidateDevice(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -80,6 +80,15 @@ func TestSkinHoldsNoDTypeTable(t *testing.T) {
 	}
 }
 
+// Which device ids are valid core decides (core.DeviceArg, GD_OP_DEVICE):
+// the skin holds no id bound and no list of the devices whose id is 0.
+func TestSkinHoldsNoDeviceRule(t *testing.T) {
+	rule := regexp.MustCompile(`MAX_DEVICE_ID|ZERO_ID|2147483647|2\s*\*\*\s*31`)
+	for name, src := range skinSources(t) {
+		assert.Empty(t, rule.FindAllString(src, -1), "%s holds a device-id rule: ask core (_native._device)", name)
+	}
+}
+
 // No Go file depends on the runtime's private layout or linknamed internals.
 func TestNoRuntimeInternals(t *testing.T) {
 	for _, dir := range []string{"../core", "../pyext", "../backends", "../backends/cpu"} {

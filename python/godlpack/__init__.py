@@ -154,7 +154,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'godlpack' has no attribute {name!r}")
 
 
-_CPU = Device("cpu")
+_CPU = _types.CPU
 _native._init(
     _types._BY_KEY, Device, _types.device_types, _CPU, _types._device_pair, _sequence_operand
 )

@@ -161,6 +161,7 @@ def _convert(a: Array, key: int, entry: str, /) -> Array: ...
 def _stack_into(out: Array, i: int, a: Array, entry: str, /) -> None: ...
 def _result_type(keys: tuple[int, ...], entry: str, /) -> int: ...  # numpy's promotion (core/promote.go)
 def _view_dtype(a: Array, key: int, /) -> Array: ...  # a.view(dtype), the layout core's
+def _device(text: str, entry: str, type: int = ..., id: int = ..., /) -> tuple[int, int]: ...  # core.DeviceArg
 def _from_nested(obj: Any, key: int, own_key: Callable[[Any], int], /) -> Any: ...  # Array or NotImplemented
 def _scalar_dtype(v: Any, own_key: Callable[[Any], int], /) -> int: ...  # core/scalarkind.c's dtype key for v
 def _arange(n: int, kind: int, key: int, start: float, step: float, /) -> Array: ...  # kind 0/1/2: int64/uint64/float64

@@ -189,7 +189,7 @@ def _arrow_array(self: _native.Array, type: Any = None) -> Any:
     return out if type is None or out.type == type else out.cast(type)
 
 
-_CPU = _types.Device("cpu")
+_CPU = _types.CPU
 
 
 def install(dtype_cls: type) -> None:

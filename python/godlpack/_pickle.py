@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # typing stays unimported at run time, as in __init__
 
 
 
-_CPU = _types.Device("cpu")
+_CPU = _types.CPU
 
 
 def _bytes_of(a: _native.Array, entry: str) -> tuple[_native.Array, bool]:

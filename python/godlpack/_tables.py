@@ -9,9 +9,6 @@ DLPACK_VERSION = (1, 3)
 #: core.MaxNdim: the largest ndim godlpack imports or creates.
 MAX_NDIM = 64
 
-#: The largest device id: core.Device.ID is an int32.
-MAX_DEVICE_ID = 2147483647
-
 #: DLDeviceType value -> (enum name, short name): core.DeviceTypes,
 #: DeviceType.String and DeviceType.ShortName.
 DEVICE_TYPES = {
@@ -32,9 +29,6 @@ DEVICE_TYPES = {
     17: ("kDLMAIA", "maia"),
     18: ("kDLTrn", "trn"),
 }
-
-#: Device types whose id must be 0 (core.ValidateDevice refuses id 1).
-ZERO_ID_DEVICE_TYPES = (1, 3, 13)
 
 #: conformance.CheckLevels: the levels of the conformance checks, strictest first.
 CHECK_LEVELS = ("MUST", "SHOULD", "godlpack")

@@ -12,7 +12,7 @@ from . import _oneapi
 
 import sys
 
-from . import _tables
+from . import _native, _tables
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,17 +24,6 @@ __all__ = ["DLDeviceType", "DType", "Device"]
 
 # short names used by Device strings ("cpu:0", "cuda:1"), by device type value
 _SHORT = {t: short for t, (_, short) in _tables.DEVICE_TYPES.items()}
-# short name or enum name -> device type value, built by the first parse of a name
-_BY_NAME: dict = {}
-
-
-def _device_names() -> dict:
-    for t, (enum_name, short) in _tables.DEVICE_TYPES.items():
-        _BY_NAME[short] = t
-        _BY_NAME[enum_name] = t
-    return _BY_NAME
-
-
 # DLDeviceType is an IntEnum, and `enum` (with functools and collections)
 # costs more than the rest of `import godlpack`: the class is built by its
 # first use (godlpack.DLDeviceType, Device.type, __dlpack_device__), or as soon
@@ -141,59 +130,48 @@ class Device:
 DeviceLike = str | tuple[int, int] | Device
 
 
-def _check_id(t: int, i: Any, spec: Any) -> int:
+def _check_id(t: int, i: Any, spec: Any, entry: str = "Device()") -> int:
     if isinstance(i, bool) or not isinstance(i, int):
-        raise TypeError(f"device id must be an int, got {i!r}")
-    if i < 0 or i > _tables.MAX_DEVICE_ID:
-        raise ValueError(f"invalid device id {i} in {spec!r}; use a non-negative int")
-    if i != 0 and t in _tables.ZERO_ID_DEVICE_TYPES:
-        raise ValueError(f"device {spec!r}: the id of {_SHORT[t]} memory must be 0; use \"{_SHORT[t]}\"")
-    return i
+        raise TypeError(f"{entry}: device id must be an int, got {i!r}")
+    return _native._device(repr(spec), entry, t, i)[1]
 
 
-def _parse_device(spec: Any) -> tuple[int, int]:
-    """Parses a device spec into (device type value, id); raises TypeError/ValueError."""
+def _parse_device(spec: Any, entry: str = "Device()") -> tuple[int, int]:
+    """Parses a device spec into (device type value, id): core's rule
+    (core.DeviceArg); raises TypeError/ValueError starting with entry."""
     if isinstance(spec, Device):
         return spec._type, spec._id
-    if isinstance(spec, str):
-        name, sep, idtext = spec.partition(":")
-        t = (_BY_NAME or _device_names()).get(name)
-        if t is None:
-            raise ValueError(
-                f"unknown device {spec!r}; use \"cpu\", \"cuda:N\" or another DLPack device name such as \"oneapi:0\""
-            )
-        i = 0
-        if sep:
-            if not idtext.isdigit() or not idtext.isascii():
-                raise ValueError(f"invalid device id in {spec!r}; use a non-negative integer, e.g. \"{_SHORT[t]}:0\"")
-            i = int(idtext)
-        return t, _check_id(t, i, spec)
     if isinstance(spec, tuple):
         if not all(isinstance(x, int) and not isinstance(x, bool) for x in spec):
-            raise TypeError(f"a device tuple must be (device_type, device_id) of ints, got {spec!r}")
+            raise TypeError(f"{entry}: a device tuple must be (device_type, device_id) of ints, got {spec!r}")
         if len(spec) != 2:
-            raise ValueError(f"a device tuple must have two items (device_type, device_id), got {spec!r}")
-        t = int(spec[0])
-        if t not in _SHORT:
-            raise ValueError(f"unknown DLPack device type {spec[0]} in {spec!r}")
-        return t, _check_id(t, spec[1], spec)
-    raise TypeError(
-        f"expected a device: \"cpu\", \"cuda:N\", a godlpack.Device or a (device_type, device_id) tuple, got {spec!r}"
-    )
+            raise ValueError(f"{entry}: a device tuple must have two items (device_type, device_id), got {spec!r}")
+    elif not isinstance(spec, str):
+        raise TypeError(f"{entry}: expected a device: \"cpu\", \"cuda:N\", a godlpack.Device or a (device_type, "
+                        f"device_id) tuple, got {spec!r}")
+    if (got := _SEEN.get(spec)) is None:
+        got = _native._device(spec, entry) if isinstance(spec, str) else _native._device(repr(spec), entry, *spec)
+        if len(_SEEN) < 64:
+            _SEEN[spec] = got
+    return got
+
+
+# specs core accepted: a device= that names one again costs no call into Go
+_SEEN: dict[Any, tuple[int, int]] = {}
 
 
 def _device_pair(spec: Any, entry: str | None = None) -> tuple[int, int]:
     """Used by the C skin: device spec -> (int type, int id), a refusal
-    starting with the entry point the user called when given."""
-    try:
-        t, i = _parse_device(spec)
-    except (TypeError, ValueError) as e:
-        if entry is None:
-            raise
-        raise type(e)(f"{entry}: {e}") from None
+    starting with the entry point the user called."""
+    t, i = _parse_device(spec, entry or "Device()")
     if t == _oneapi.KDL_ONEAPI:
         _oneapi.ensure()
     return t, i
+
+
+CPU = Device.__new__(Device)  # Device("cpu"), made without a call into core: import runs no Go code
+object.__setattr__(CPU, "_type", next(t for t, (_, short) in _tables.DEVICE_TYPES.items() if short == "cpu"))
+object.__setattr__(CPU, "_id", 0)
 
 
 # ---------------------------------------------------------------- dtypes

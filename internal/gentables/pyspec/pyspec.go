@@ -86,6 +86,7 @@ var Module = []Fn{
 	{"_stack_into", "gd_mod_stack_into", varArgs, "", ""},
 	{"_result_type", "gd_mod_result_type", varArgs, "", ""},
 	{"_view_dtype", "gd_mod_view_dtype", varArgs, "", ""},
+	{"_device", "gd_mod_device", varArgs, "", ""},
 	{"_scalar_dtype", "gd_mod_scalar_dtype", varArgs, "", ""},
 	{"_from_nested", "gd_mod_from_nested", varArgs, "", ""},
 	{"_from_buffer", "gd_mod_from_buffer", oneArg, "", ""},

@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
-	"unsafe"
 
 	"github.com/godlpack/godlpack/core"
 	"github.com/godlpack/godlpack/core/conformance"
@@ -37,10 +36,6 @@ func Render() []byte {
 	p("#: core.MaxNdim: the largest ndim godlpack imports or creates.\n")
 	p("MAX_NDIM = %d\n\n", core.MaxNdim)
 
-	var d core.Device
-	p("#: The largest device id: core.Device.ID is an int%d.\n", 8*unsafe.Sizeof(d.ID))
-	p("MAX_DEVICE_ID = %d\n\n", int64(1)<<(8*unsafe.Sizeof(d.ID)-1)-1)
-
 	p("#: DLDeviceType value -> (enum name, short name): core.DeviceTypes,\n")
 	p("#: DeviceType.String and DeviceType.ShortName.\n")
 	p("DEVICE_TYPES = {\n")
@@ -49,16 +44,6 @@ func Render() []byte {
 	}
 	p("}\n\n")
 
-	p("#: Device types whose id must be 0 (core.ValidateDevice refuses id 1).\n")
-	p("ZERO_ID_DEVICE_TYPES = (")
-	sep := ""
-	for _, t := range core.DeviceTypes {
-		if core.ValidateDevice(core.Device{Type: t, ID: 1}) != nil {
-			p("%s%d", sep, t)
-			sep = ", "
-		}
-	}
-	p(")\n\n")
 
 	p("#: conformance.CheckLevels: the levels of the conformance checks, strictest first.\n")
 	p("CHECK_LEVELS = (")
