@@ -276,7 +276,7 @@ def test_import_under_an_address_space_limit_works_or_raises_import_error(kib, h
     if kib < 1_300_000:
         assert verdict == "import-error", said
         assert "the address-space limit" in said and "ulimit -v" in said, said
-    need = gd._GO_ADDRESS_SPACE + gd._GO_THREAD_SPACE * (os.cpu_count() or 1) + (64 << 20)  # + the interpreter
+    need = gd._tables.GO_ADDRESS_SPACE + gd._tables.GO_THREAD_SPACE * (os.cpu_count() or 1) + (64 << 20)  # + the interpreter
     if kib << 10 >= need:
         assert verdict in ("imported", "worked"), said
 
@@ -293,7 +293,7 @@ def test_the_address_space_check_counts_the_threads_of_gomaxprocs(kib, procs):
 
     verdict, said = run(kib, "threads", procs)
     assert verdict != "ended", said
-    need = gd._GO_ADDRESS_SPACE + gd._GO_THREAD_SPACE * max(procs, os.cpu_count() or 1)
+    need = gd._tables.GO_ADDRESS_SPACE + gd._tables.GO_THREAD_SPACE * max(procs, os.cpu_count() or 1)
     if kib << 10 < need:
         assert verdict == "import-error", said
 

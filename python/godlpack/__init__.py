@@ -14,12 +14,10 @@ module holds the Python value types and the creation functions.
 from __future__ import annotations
 
 # Address space the extension needs when it loads (docs/reliability.md,
-# "Address-space limits"): Go's runtime reserves about 1.2 GiB of it
-# (virtual, not memory) as it starts, and a thread for each of its Ms, and it
+# "Address-space limits"), core's figures (core/addrspace.go): Go's runtime
 # ends the process, not the import, when a limit (ulimit -v, RLIMIT_AS)
-# forbids either. Measured by tests_py/ulimit_sweep.py.
-_GO_ADDRESS_SPACE = 1300 << 20
-_GO_THREAD_SPACE = 8 << 20  # a thread's stack, for each thread Go may start per CPU
+# refuses what it reserves, and no code of the extension runs before it.
+from . import _tables
 
 
 def _go_procs(os: Any) -> int:
@@ -58,7 +56,7 @@ def _check_address_space() -> None:
                     pass
             with open("/proc/self/statm", "rb") as f:
                 used = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-            need = _GO_ADDRESS_SPACE + _GO_THREAD_SPACE * _go_procs(os)
+            need = _tables.GO_ADDRESS_SPACE + _tables.GO_THREAD_SPACE * _go_procs(os)
             free = int(soft) - used
             if free < need:
                 raise ImportError(
@@ -77,7 +75,7 @@ _check_address_space()
 from . import _markers  # noqa: E402
 
 _markers.load_native()  # the native module composed with the installed Go kits, if any (godlpack/_kits.py)
-from . import _native, _tables, _types  # noqa: E402
+from . import _native, _types  # noqa: E402
 from ._native import Array, from_dlpack  # noqa: E402
 from ._types import DType, Device, _as_dtype  # noqa: E402
 

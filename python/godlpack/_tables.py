@@ -9,6 +9,11 @@ DLPACK_VERSION = (1, 3)
 #: core.MaxNdim: the largest ndim godlpack imports or creates.
 MAX_NDIM = 64
 
+#: core.RuntimeAddressSpace and core.ThreadAddressSpace: the address space the Go runtime
+#: reserves as it starts, and per thread it may start for each P (checked before it loads).
+GO_ADDRESS_SPACE = 1363148800
+GO_THREAD_SPACE = 8388608
+
 #: DLDeviceType value -> (enum name, short name): core.DeviceTypes,
 #: DeviceType.String and DeviceType.ShortName.
 DEVICE_TYPES = {

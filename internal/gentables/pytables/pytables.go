@@ -36,6 +36,11 @@ func Render() []byte {
 	p("#: core.MaxNdim: the largest ndim godlpack imports or creates.\n")
 	p("MAX_NDIM = %d\n\n", core.MaxNdim)
 
+	p("#: core.RuntimeAddressSpace and core.ThreadAddressSpace: the address space the Go runtime\n")
+	p("#: reserves as it starts, and per thread it may start for each P (checked before it loads).\n")
+	p("GO_ADDRESS_SPACE = %d\n", core.RuntimeAddressSpace)
+	p("GO_THREAD_SPACE = %d\n\n", core.ThreadAddressSpace)
+
 	p("#: DLDeviceType value -> (enum name, short name): core.DeviceTypes,\n")
 	p("#: DeviceType.String and DeviceType.ShortName.\n")
 	p("DEVICE_TYPES = {\n")
