@@ -220,27 +220,6 @@ void gd_import_next(gd_import_state *s, gd_import_step *st) {
   s->asked_kw = st->kind == GD_STEP_ASK && st->kw_max_version;
 }
 
-/* numpy's ndarray as numpy's C API lays it out after the object head
- * (PyArrayObject_fields in numpy/ndarraytypes.h), and the start of its
- * dtype object (PyArray_Descr after its head): every field read here is
- * where it was from numpy 1.7 to 2.x (numpy 2 moved elsize, which is not
- * read: the element size follows from type_num). */
-typedef struct {
-  char *data;
-  int nd;
-  const int64_t *dimensions, *strides;
-  void *base;
-  const char *descr;
-  int flags;
-} gd_np_array;
-typedef struct {
-  void *typeobj;
-  char kind, type, byteorder, former_flags;
-  int type_num;
-} gd_np_descr;
-#define GD_NPY_WRITEABLE 0x0400
-#define GD_NPY_WARN_ON_WRITE (1u << 31)
-
 /* numpy's builtin type numbers (NPY_TYPES, LP64) whose __dlpack__ export is
  * the plain DLPack dtype; the others (longdouble, object, strings, dates,
  * structured, user-defined) are left to __dlpack__. */
@@ -260,17 +239,14 @@ static int gd_np_dtype(int type_num, DLDataType *dt) {
   return 1;
 }
 
-int gd_numpy_route(const void *array, int64_t head, gd_numpy_view *out) {
-  const gd_np_array *a = (const gd_np_array *)((const char *)array + head);
-  if ((a->flags & GD_NPY_WRITEABLE) == 0 || ((unsigned)a->flags & GD_NPY_WARN_ON_WRITE) != 0) return 0;
-  if (a->nd < 0 || a->nd > GD_MAX_NDIM || a->descr == NULL) return 0;
-  const gd_np_descr *d = (const gd_np_descr *)(a->descr + head);
-  if ((d->byteorder != '=' && d->byteorder != '|') || !gd_np_dtype(d->type_num, &out->dtype)) return 0;
+int gd_numpy_route(const gd_numpy_fields *a, gd_numpy_view *out) {
+  if (!a->writeable || a->warn_on_write || a->nd < 0 || a->nd > GD_MAX_NDIM) return 0;
+  if ((a->byteorder != '=' && a->byteorder != '|') || !gd_np_dtype(a->type_num, &out->dtype)) return 0;
   int shift = __builtin_ctz(out->dtype.bits / 8u); /* a power of two: no division per dimension */
   for (int i = 0; i < a->nd; i++) {
     int64_t st = a->strides[i];
-    if (a->dimensions[i] <= 1 || (st & ((INT64_C(1) << shift) - 1)) != 0) return 0;
-    out->shape[i] = a->dimensions[i];
+    if (a->dims[i] <= 1 || (st & ((INT64_C(1) << shift) - 1)) != 0) return 0;
+    out->shape[i] = a->dims[i];
     out->strides[i] = st >> shift; /* exact: st is a multiple of the itemsize (negative too) */
   }
   out->data = a->data;

@@ -601,22 +601,27 @@ typedef struct {
 extern const gd_type_fact gd_type_facts[GD_TYPE_FACTS];
 
 /* numpy's fact for the Go-function route: an exact numpy.ndarray whose
- * memory numpy's C API lays out (read in place, no buffer, no capsule)
- * describes what its __dlpack__ would export when it is writable (and
- * does not warn on write), of a builtin bool, integer, float16/32/64 or
- * complex64/128 dtype in native byte order, with every dimension longer
- * than 1 (numpy rewrites the strides of the others) and strides in whole
- * elements. array is the object, head the size of its object head (the
- * same for its dtype object). Returns 1 with out filled (shape and strides
- * in its arrays), else 0 (take __dlpack__). Tested against the pinned
- * numpy by tests_py/test_gofunc_ndarray.py. */
+ * fields the skin reads in place (pyext/gofunc.c knows numpy's C layout; no
+ * buffer, no capsule) describes what its __dlpack__ would export when it is
+ * writable (and does not warn on write), of a builtin bool, integer,
+ * float16/32/64 or complex64/128 dtype (numpy's type number) in native byte
+ * order, with every dimension longer than 1 (numpy rewrites the strides of
+ * the others) and strides in whole elements. Returns 1 with out filled
+ * (shape and strides in its arrays), else 0 (take __dlpack__). Tested
+ * against the pinned numpy by tests_py/test_gofunc_ndarray.py. */
+typedef struct {
+  void *data;
+  const int64_t *dims, *strides; /* nd of each, in bytes for strides */
+  int32_t nd, type_num, writeable, warn_on_write;
+  char byteorder; /* the dtype's: '=', '|', '<' or '>' */
+} gd_numpy_fields;
 typedef struct {
   void *data;
   DLDataType dtype;
   int32_t ndim;
   int64_t shape[GD_MAX_NDIM], strides[GD_MAX_NDIM];
 } gd_numpy_view;
-int gd_numpy_route(const void *array, int64_t head, gd_numpy_view *out);
+int gd_numpy_route(const gd_numpy_fields *a, gd_numpy_view *out);
 
 /* ---- Python numbers as array elements (core/scalarkind.c) ---------------
  * What the skin reads of a number (GD_SF_*), and numpy's answer: a kind per

@@ -227,6 +227,33 @@ static void gd_fn_obj_release(void *p) {
 static gd_owner *gd_fn_spare;       /* an owner block gd_fn_unown kept for the next call (the GIL guards it) */
 static PyTypeObject *gd_fn_np_type; /* numpy.ndarray once seen (a reference kept for the process) */
 
+/* numpy's ndarray after the object head as numpy's C API lays it out
+ * (PyArrayObject_fields, ndarraytypes.h), and its dtype object's start
+ * (PyArray_Descr): every field read is where it was from numpy 1.7 to 2.x. */
+typedef struct {
+  char *data;
+  int nd;
+  const int64_t *dimensions, *strides;
+  void *base;
+  const char *descr;
+  int flags;
+} gd_np_array;
+typedef struct {
+  void *typeobj;
+  char kind, type, byteorder, former_flags;
+  int type_num;
+} gd_np_descr;
+
+static int gd_numpy_read(PyObject *o, gd_numpy_fields *f) {
+  const gd_np_array *a = (const gd_np_array *)((const char *)o + sizeof(PyObject));
+  if (a->descr == NULL) return 0;
+  const gd_np_descr *d = (const gd_np_descr *)(a->descr + sizeof(PyObject));
+  *f = (gd_numpy_fields){.data = a->data, .dims = a->dimensions, .strides = a->strides, .nd = a->nd,
+                         .type_num = d->type_num, .writeable = (a->flags & 0x0400) != 0, /* NPY_ARRAY_WRITEABLE */
+                         .warn_on_write = ((unsigned)a->flags >> 31) != 0, .byteorder = d->byteorder};
+  return 1;
+}
+
 static int gd_fn_ndarray(gd_state *st, gd_fn *f, PyObject *o, gd_fn_val *v, int64_t *dims) {
   PyTypeObject *tp = Py_TYPE(o);
   if (tp != gd_fn_np_type) {
@@ -236,8 +263,9 @@ static int gd_fn_ndarray(gd_state *st, gd_fn *f, PyObject *o, gd_fn_val *v, int6
     gd_fn_np_type = tp;
     Py_XDECREF((PyObject *)old);
   }
+  gd_numpy_fields nf;
   gd_numpy_view nv;
-  if (!gd_numpy_route(o, sizeof(PyObject), &nv)) return 0;
+  if (!gd_numpy_read(o, &nf) || !gd_numpy_route(&nf, &nv)) return 0;
   if (gd_describe_host(nv.data, nv.dtype, nv.ndim, nv.shape, nv.strides, 0, &v->h, dims, dims + GD_MAX_NDIM,
                        f->entry) < 0) {
     PyErr_Clear();
