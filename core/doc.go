@@ -20,7 +20,8 @@
 //	constants.go          DLPackVersion (1.3), MaxNdim, Alignment, Header flags
 //	dtype.go, tables.go   predefined DataTypes, names, ParseDataType, sizes,
 //	                      ValidateDataType; the aliases Python's tables use
-//	device.go             device type names, ParseDevice, ValidateDevice, and
+//	device.go             device type names, ParseDevice, ValidateDevice,
+//	                      DeviceArg (a user's device argument), and
 //	                      the device facts: CPUAccessible, FoldsByteOffset
 //	backend.go            the backends.Backend of a device
 //	negotiate.go          PlanExport (rules P1–P5), PlanImport (C5–C7, C9)
@@ -39,8 +40,9 @@
 //	                      Reshape), zero-allocation descriptor kernels
 //	                      (ApplyIndex, ReshapeDesc), typed access, iteration
 //	                      (All, Values; Rows, ReadRows: rows as slices)
-//	copy.go, fill.go, sum.go, float16.go
-//	                      CopyInto, Fill, Sum, float16/bfloat16 decoding
+//	copy.go, fill.go, sum.go, float16.go, walk.go
+//	                      CopyInto, Fill, Sum, float16/bfloat16 decoding,
+//	                      the kernels' walks (orderAxes, step)
 //	owner.c               C: owner refcounting and deleters
 //	arrow.c               C: an array as Arrow's C data interface
 //	chunk.c               C: the chunks of a long operation (Ctrl-C between them)
@@ -51,6 +53,8 @@
 //	promote.go, scalarkind.c
 //	                      numpy's promotion of dtypes (PromoteTypes,
 //	                      ResultType) and the dtype of a Python number
+//	arange.c              C: numpy's arange (length, dtype, arithmetic)
+//	addrspace.go          the address space the Go runtime reserves
 //
 // The conformance checker's judge is package core/conformance, above this
 // one: it imports core, and core reaches it through Judge, which it sets.

@@ -645,6 +645,33 @@ int gd_scalar_dtype(uint32_t facts, DLDataType own, DLDataType *out); /* 0, or -
  * nested sequence promote as numpy's, GD_OP_RESULT_TYPE; else by kind). */
 int gd_scalar_keeps_dtype(uint32_t facts);
 
+/* ---- arange (core/arange.c) ---------------------------------------------
+ * The three numbers (start, stop, step) as the skin read them: integers
+ * (ints; each hi:lo, two's complement in 128 bits; wide: one is beyond
+ * that) or reals (f); the dtype asked for (has_dtype). The plan: n values
+ * of dtype, computed as GD_ARANGE_I64 or _U64 (integers modulo 2**64 from
+ * lo: exact), _F64 (f0 + i*fd) or _TRUNC (f0 + i*fd truncated toward zero,
+ * real bounds into an integer dtype). gd_arange returns GD_OK with the
+ * plan, or a GD_ERR_* class with msg (cap bytes, starting "arange(): "). */
+#define GD_ARANGE_I64 0
+#define GD_ARANGE_U64 1
+#define GD_ARANGE_F64 2
+#define GD_ARANGE_TRUNC 3
+typedef struct {
+  int32_t ints, wide, has_dtype;
+  DLDataType dtype;
+  int64_t hi[3];
+  uint64_t lo[3];
+  double f[3];
+} gd_arange_req;
+typedef struct {
+  int64_t n;
+  int32_t kind;
+  DLDataType dtype;
+  double f0, fd;
+} gd_arange_plan;
+int gd_arange(const gd_arange_req *r, gd_arange_plan *p, char *msg, size_t cap);
+
 /* The first minor version of the C exchange API (the struct appeared in
  * DLPack 1.2): core.ExchangeAPIMinMinor. */
 #define GD_EXCHANGE_API_MIN_MINOR 2

@@ -6,6 +6,7 @@
  * DLDeviceType classes and hands them to _init(); the state caches them so the
  * hot paths (__dlpack_device__, .dtype, from_dlpack) build no Python objects
  * they can reuse. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,36 +172,52 @@ PyObject *gd_mod_full(PyObject *m, PyObject *args) {
   return gd_alloc_array(gd_state_of_module(m), dt, nd, dims, e, NULL, entry);
 }
 
-/* _arange(n, kind, key, start, step): start + i*step for i < n, computed
- * as int64 (kind 0), uint64 (1) or float64 (2), whichever the Python side
- * found to hold every value (integers modulo 2**64: exact), and stored as
- * dtype key by core's element codec (gd_elem_write, the one codec of each
+/* The int v as 128 bits, hi:lo: 0, 1 when it is beyond them, -1 with an
+ * exception. */
+static int gd_int128(PyObject *v, int64_t *hi, uint64_t *lo) {
+  int of = 0;
+  long long x = PyLong_AsLongLongAndOverflow(v, &of);
+  *lo = PyLong_AsUnsignedLongLongMask(v); /* v modulo 2**64 */
+  if (!of) *hi = x < 0 ? -1 : 0;
+  PyObject *k = of ? PyLong_FromLong(64) : NULL, *h = k ? PyNumber_Rshift(v, k) : NULL;
+  if (h != NULL) *hi = PyLong_AsLongLongAndOverflow(h, &of);
+  Py_XDECREF(k);
+  Py_XDECREF(h);
+  return PyErr_Occurred() ? -1 : of != 0;
+}
+
+/* _arange(start, stop, step, key): core's plan (gd_arange: the length, the
+ * dtype, key's or -1 for numpy's default, and the arithmetic), filled here
+ * through core's element codec (gd_elem_write, the one codec of each
  * dtype). Pure C, so a forked child can too; Ctrl-C is honoured between
  * blocks of elements. */
 PyObject *gd_mod_arange(PyObject *m, PyObject *args) {
-  long long n;
-  int kind;
+  PyObject *v[3];
   long key;
-  PyObject *start, *step;
-  if (!PyArg_ParseTuple(args, "LilOO", &n, &kind, &key, &start, &step)) return NULL;
-  DLDataType dt = gd_dtype_from_key(key);
-  int64_t is = gd_itemsize(dt), dims[1] = {n < 0 ? 0 : n};
-  int to = gd_elem_kind(dt);
-  if (kind < 0 || kind > 2 || is == 0 || to == GD_ELEM_NONE || (kind == 2 && (to == GD_ELEM_INT || to == GD_ELEM_UINT)))
-    return gd_errf(GD_E_ARGUMENT, "arange(): cannot compute in kind %d into dtype key %ld", kind, key);
-  double f0 = kind == 2 ? PyFloat_AsDouble(start) : 0, fd = kind == 2 ? PyFloat_AsDouble(step) : 0;
-  uint64_t u0 = kind < 2 ? PyLong_AsUnsignedLongLongMask(start) : 0, ud = kind < 2 ? PyLong_AsUnsignedLongLongMask(step) : 0;
-  if (PyErr_Occurred()) return NULL;
+  if (!PyArg_ParseTuple(args, "OOOl", &v[0], &v[1], &v[2], &key)) return NULL;
+  gd_arange_req q = {.ints = PyLong_Check(v[0]) && PyLong_Check(v[1]) && PyLong_Check(v[2]), .has_dtype = key >= 0};
+  if (key >= 0) q.dtype = gd_dtype_from_key(key);
+  for (int k = 0; k < 3; k++) {
+    int w = q.ints ? gd_int128(v[k], &q.hi[k], &q.lo[k]) : (q.f[k] = PyFloat_AsDouble(v[k]), 0);
+    if (w < 0 || PyErr_Occurred()) return NULL;
+    q.wide |= w;
+  }
+  gd_arange_plan p;
+  char msg[256];
+  int cls = gd_arange(&q, &p, msg, sizeof msg);
+  if (cls != GD_OK) return gd_raise(cls, msg);
+  int64_t is = gd_itemsize(p.dtype), dims[1] = {p.n};
   gd_array *a;
-  PyObject *r = gd_alloc_array(gd_state_of_module(m), dt, 1, dims, NULL, &a, "arange()");
-  char *p = r ? (char *)a->h.data + a->h.offset * is : NULL;
-  gd_elem e = {.kind = to};
-  for (int64_t i = 0; r != NULL && i < dims[0]; i++) {
-    uint64_t u = u0 + (uint64_t)i * ud;
-    e.re = kind == 2 ? f0 + (double)i * fd : kind == 1 ? (double)u : (double)(int64_t)u;
-    e.u = u;
-    e.i = to == GD_ELEM_BOOL ? (kind == 2 ? e.re != 0 : u != 0) : (int64_t)u;
-    if (gd_elem_write(dt, &e, p + i * is) != 0) { /* the Python side checked the bounds */
+  PyObject *r = gd_alloc_array(gd_state_of_module(m), p.dtype, 1, dims, NULL, &a, "arange()");
+  char *out = r ? (char *)a->h.data + a->h.offset * is : NULL;
+  gd_elem e = {.kind = gd_elem_kind(p.dtype)};
+  for (int64_t i = 0; r != NULL && i < p.n; i++) {
+    uint64_t u = q.lo[0] + (uint64_t)i * q.lo[2];
+    double f = p.kind == GD_ARANGE_TRUNC ? trunc(p.f0 + (double)i * p.fd) : p.f0 + (double)i * p.fd;
+    e.re = p.kind >= GD_ARANGE_F64 ? f : p.kind == GD_ARANGE_U64 ? (double)u : (double)(int64_t)u;
+    e.u = p.kind == GD_ARANGE_TRUNC ? (f < 0 ? (uint64_t)(int64_t)f : (uint64_t)f) : u;
+    e.i = e.kind == GD_ELEM_BOOL ? (p.kind >= GD_ARANGE_F64 ? e.re != 0 : u != 0) : (int64_t)e.u;
+    if (gd_elem_write(p.dtype, &e, out + i * is) != 0) { /* core checked the bounds */
       Py_CLEAR(r);
       gd_errf(GD_E_ARGUMENT, "arange(): a value is out of bounds for the dtype");
     } else if ((i & 0xfffff) == 0xfffff && PyErr_CheckSignals() < 0) {

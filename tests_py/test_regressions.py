@@ -194,6 +194,18 @@ def test_arange_beyond_int64_matches_numpy(start, stop, step, dt):
     assert got.tolist() == np.arange(start, stop, step, dtype=dt).tolist()
 
 
+@requires("numpy")
+@pytest.mark.parametrize("args", [(5,), (0,), (-3,), (2, 5), (5, 2), (5, 0, -2), (0, 10, 3), (10, 0, -3), (-3, 3, 2),
+                                  (3, -3, -2), (0, 1, 0.25), (0, 1, 0.3), (0.5, 2.25, 0.5), (0, 2.5, 0.5), (-5.5, 5.5, 1.5),
+                                  (1e-3, 1, 1e-3), (0, 1, 2**62), (-(2**62), 2**62, 2**61)], ids=repr)
+def test_arange_length_and_dtype_are_numpys(args):
+    """core/arange.c's plan: numpy's length ceil((stop - start) / step) and
+    default dtype (int64 for integers, float64 else)."""
+    got, want = gd.arange(*args), np.arange(*args)
+    assert got.shape == want.shape and got.dtype == str(want.dtype)
+    assert got.tolist() == ([args[0] + i * args[2] for i in range(got.size)] if len(args) == 3 else want.tolist())
+
+
 @pytest.mark.parametrize(
     "start,stop,step,dt",
     [(2**63 - 2, 2**63 + 1, 1, "int64"), (-1, 2, 1, "uint64"), (2**64, 2**64 + 1, 1, "uint64"), (2**200, 2**200 + 2, 1, "int32")],

@@ -248,48 +248,10 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, devic
             not hasattr(v, "__index__") and not hasattr(v, "__float__")
         ):
             raise TypeError(f"arange(): start, stop and step must be real numbers, got {v!r}")
-    if step == 0:
-        raise ValueError("arange(): step must not be zero")
     ints = all(isinstance(v, int) or hasattr(v, "__index__") for v in (start, stop, step))
-    if ints:
-        start, stop, step = int(start), int(stop), int(step)
-        n = max(0, -((start - stop) // step))
-    else:
-        import math
-
-        start, stop, step = float(start), float(stop), float(step)
-        length = (stop - start) / step
-        if not math.isfinite(length):
-            raise ValueError(f"arange(): cannot compute the length of [{start}, {stop}) in steps of {step}; "
-                             f"pass finite bounds")
-        n = max(0, math.ceil(length))
-    if n > 2**63 - 1:
-        raise ValueError(f"arange(): {n} elements is more than an array can hold (Maximum allowed size exceeded, "
-                         f"as numpy says); narrow the range or raise the step")
-    dt = (_INT64 if ints else _FLOAT64) if dtype is None else _as_dtype(dtype, "arange()")
-    if not ints and dt.name.startswith(("int", "uint")):
-        # integer dtype with float bounds: compute in float, store truncated
-        return asarray([int(start + i * step) for i in range(n)], dtype=dt)
-    if ints:
-        # computed in int64 or uint64, whichever holds every value (they are
-        # monotone: the first and the last decide); a real dtype takes values
-        # beyond both through float64
-        lo, hi = sorted((start, start + (n - 1) * step)) if n else (0, 0)
-        if dt.code in (0, 1):  # kDLInt, kDLUInt
-            bounds = _int_bounds(dt)
-            for v in (lo, hi):
-                if not bounds[0] <= v <= bounds[1]:
-                    raise OverflowError(f"arange(): Python integer {v} out of bounds for {dt.name}")
-        kind = 0 if lo >= -(2**63) and hi < 2**63 else 1 if lo >= 0 and hi < 2**64 else 2
-        return _native._arange(n, kind, dt._key, start, step)
-    return _native._arange(n, 2, dt._key, start, step)
-
-
-def _int_bounds(dt: DType) -> tuple[int, int]:
-    """The smallest and the largest value of an integer dtype."""
-    if dt.code == 1:  # kDLUInt
-        return 0, 2**dt.bits - 1
-    return -(2 ** (dt.bits - 1)), 2 ** (dt.bits - 1) - 1
+    key = -1 if dtype is None else _as_dtype(dtype, "arange()")._key
+    # core/arange.c plans (the length, the dtype, the arithmetic) as numpy does
+    return _native._arange(*(int(v) if ints else float(v) for v in (start, stop, step)), key)
 
 
 # ---------------------------------------------------------------- asarray
