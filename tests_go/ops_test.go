@@ -3,6 +3,7 @@ package tests_go
 import (
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -209,4 +210,35 @@ func TestRunOpAllocExport(t *testing.T) {
 	m := (*core.DLManagedTensorVersioned)(o.PtrOut)
 	assert.Equal(t, int32(2), m.DLTensor.Ndim)
 	cfixture.DeleteVersioned(o.PtrOut)
+}
+
+// GD_OP_DEVICE reads the text at ptr, or the pair in ints (the text then
+// names it), and writes the device into out's header: core.DeviceArg's
+// verdict, its refusals starting with the entry point.
+func TestRunOpDevice(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		ints []int64
+		want core.Device
+		err  string
+	}{
+		{"cuda:2", nil, core.Device{Type: core.KDLCUDA, ID: 2}, ""},
+		{"(2, 3)", []int64{2, 3}, core.Device{Type: core.KDLCUDA, ID: 3}, ""},
+		{"gpu", nil, core.Device{}, `d(): unknown device "gpu"`},
+		{"(1, 4)", []int64{1, 4}, core.Device{}, "d(): device (1, 4): the id of cpu memory must be 0"},
+	} {
+		p := cfixture.Alloc(int64(len(c.text) + 1))
+		copy(unsafe.Slice((*byte)(p), len(c.text)+1), c.text+"\x00")
+		var out core.Header
+		err := cfixture.RunOp(&cfixture.Op{Op: cfixture.OpDevice, Entry: "d()", Ptr: p, Ints: c.ints, Out: &out})
+		cfixture.FreeMem(p)
+		if c.err != "" {
+			require.Error(t, err, c.text)
+			assert.Contains(t, err.Error(), c.err)
+			assert.Equal(t, core.ClassValue, core.ClassOf(err))
+			continue
+		}
+		require.NoError(t, err, c.text)
+		assert.Equal(t, c.want, out.Device, c.text)
+	}
 }

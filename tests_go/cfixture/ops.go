@@ -65,6 +65,7 @@ const (
 	OpAllocExport = int(C.GD_OP_ALLOC_EXPORT)
 	OpStream      = int(C.GD_OP_STREAM)
 	OpCheckDevice = int(C.GD_OP_CHECK_DEVICE)
+	OpDevice      = int(C.GD_OP_DEVICE)
 )
 
 func putDims(dst *[C.GD_MAX_NDIM]C.int64_t, src []int64) *C.int64_t {
