@@ -14,49 +14,6 @@
 /* ------------------------------------------------------------------ */
 /* DLPack producer                                                     */
 
-static int gd_kw_is(PyObject *name, PyObject *interned, const char *ascii) {
-  if (name == interned) return 1;
-  return PyUnicode_CompareWithASCIIString(name, ascii) == 0;
-}
-
-static int gd_kw_code(gd_state *st, PyObject *k) {
-  if (k == st->s_max_version) return GD_KW_MAX_VERSION; /* interned: pointers first */
-  if (k == st->s_copy) return GD_KW_COPY;
-  if (k == st->s_dl_device) return GD_KW_DL_DEVICE;
-  if (k == st->s_stream) return GD_KW_STREAM;
-  if (gd_kw_is(k, st->s_max_version, "max_version")) return GD_KW_MAX_VERSION;
-  if (gd_kw_is(k, st->s_copy, "copy")) return GD_KW_COPY;
-  if (gd_kw_is(k, st->s_dl_device, "dl_device")) return GD_KW_DL_DEVICE;
-  if (gd_kw_is(k, st->s_stream, "stream")) return GD_KW_STREAM;
-  return -1;
-}
-
-/* Codes of the keywords in kwnames (-1: unknown), cached per tuple. Returns
- * the cached codes or fills buf. */
-static const signed char *gd_kw_codes(gd_state *st, PyObject *kwnames, Py_ssize_t nkw, signed char *buf) {
-  for (int i = 0; i < st->kw_cache_n; i++)
-    if (st->kw_cache[i].kwnames == kwnames) return st->kw_cache[i].code;
-  int all_known = nkw <= GD_KW_MAX;
-  for (Py_ssize_t i = 0; i < nkw && i < GD_KW_MAX; i++) {
-    buf[i] = (signed char)gd_kw_code(st, PyTuple_GetItem(kwnames, i));
-    if (buf[i] < 0) all_known = 0;
-  }
-  /* Cache a tuple seen twice in a row (a caller's constant kwnames; calls
-   * with **kwargs build a new tuple each time). The pointer in kw_last is
-   * only compared, never used: a cached tuple is decoded from the object
-   * itself and kept alive by the cache. */
-  int again = st->kw_last == (void *)kwnames;
-  st->kw_last = kwnames;
-  if (again && all_known && st->kw_cache_n < GD_KW_CACHE) {
-    gd_kw_entry *e = &st->kw_cache[st->kw_cache_n++];
-    Py_INCREF(kwnames);
-    e->kwnames = kwnames;
-    memcpy(e->code, buf, GD_KW_MAX);
-    return e->code;
-  }
-  return buf;
-}
-
 /* max_version: None or a 2-tuple of ints (P1). */
 static int gd_parse_max_version(PyObject *v, gd_export_req *req) {
   if (v == Py_None) return 0;
@@ -100,68 +57,49 @@ int gd_parse_copy(PyObject *copy, int32_t *mode, const char *entry) {
 PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames) {
   gd_array *a = (gd_array *)self;
-  gd_state *st = gd_st(self);
-  if (nargs != 0) {
-    gd_errf(GD_E_ARG_TYPE,
-                    "__dlpack__(): takes keyword arguments only (stream, max_version, dl_device, copy)");
-    return NULL;
-  }
+  PyObject *kw[4]; /* stream, max_version, dl_device, copy */
+  if (gd_args___dlpack__(args, nargs, kwnames, kw) < 0) return NULL;
   gd_export_req req;
   memset(&req, 0, sizeof(req));
-  Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
-  signed char buf[GD_KW_MAX];
-  const signed char *codes = nkw ? gd_kw_codes(st, kwnames, nkw, buf) : buf;
-  for (Py_ssize_t i = 0; i < nkw; i++) {
-    PyObject *v = args[i];
-    int code = i < GD_KW_MAX ? codes[i] : gd_kw_code(st, PyTuple_GetItem(kwnames, i));
-    if (code == GD_KW_MAX_VERSION) {
-      if (gd_parse_max_version(v, &req) < 0) return NULL;
-    } else if (code == GD_KW_COPY) {
-      if (v != Py_None && gd_parse_copy(v, &req.copy, "__dlpack__()") < 0) return NULL;
-    } else if (code == GD_KW_DL_DEVICE) {
-      if (v != Py_None) {
-        if (!PyTuple_Check(v) || PyTuple_Size(v) != 2 || !PyLong_Check(PyTuple_GetItem(v, 0)) ||
-            !PyLong_Check(PyTuple_GetItem(v, 1))) {
-          gd_errf(GD_E_DL_DEVICE_ARG,
-                       "__dlpack__(): dl_device must be None or a 2-tuple (device_type, device_id) "
-                       "of ints, got %R; pass e.g. dl_device=(1, 0)",
-                       v);
-          return NULL;
-        }
-        int ovt = 0, ovd = 0; /* a huge int is an unsupported device too (P3) */
-        long t = PyLong_AsLongAndOverflow(PyTuple_GetItem(v, 0), &ovt);
-        long d = PyLong_AsLongAndOverflow(PyTuple_GetItem(v, 1), &ovd);
-        if (PyErr_Occurred()) return NULL;
-        if (ovt || ovd || t < INT32_MIN || t > INT32_MAX || d < INT32_MIN || d > INT32_MAX) {
-          gd_errf(GD_E_DEVICE, "__dlpack__(): unsupported dl_device %R; pass dl_device=None", v);
-          return NULL;
-        }
-        req.has_dl_device = 1;
-        req.dl_type = (int32_t)t;
-        req.dl_id = (int32_t)d;
-      }
-    } else if (code == GD_KW_STREAM) {
-      if (v != Py_None && !PyLong_Check(v)) {
-        /* An object: core decides whether the array's device takes it
-         * (core.streamOK: a dpctl.SyclQueue for oneAPI). */
-        req.has_stream = 1;
-        req.stream_object = gd_type_is((PyObject *)Py_TYPE(v), GD_TYPE_SYCL_QUEUE) ? 1 : 2;
-      } else if (v != Py_None) {
-        int of = 0;
-        long long s = PyLong_AsLongLongAndOverflow(v, &of);
-        if (s == -1 && PyErr_Occurred()) return NULL;
-        if (of != 0) {
-          gd_errf(GD_E_STREAM, "__dlpack__(): stream %R is out of range; pass stream=None", v);
-          return NULL;
-        }
-        req.has_stream = 1;
-        req.stream = s;
-      }
-    } else {
-      gd_errf(GD_E_ARG_TYPE, "__dlpack__() got an unexpected keyword argument '%U'",
-                   PyTuple_GetItem(kwnames, i));
+  if (kw[1] != NULL && gd_parse_max_version(kw[1], &req) < 0) return NULL;
+  if (kw[3] != NULL && kw[3] != Py_None && gd_parse_copy(kw[3], &req.copy, "__dlpack__()") < 0) return NULL;
+  PyObject *v = kw[2];
+  if (v != NULL && v != Py_None) {
+    if (!PyTuple_Check(v) || PyTuple_Size(v) != 2 || !PyLong_Check(PyTuple_GetItem(v, 0)) ||
+        !PyLong_Check(PyTuple_GetItem(v, 1))) {
+      gd_errf(GD_E_DL_DEVICE_ARG,
+              "__dlpack__(): dl_device must be None or a 2-tuple (device_type, device_id) "
+              "of ints, got %R; pass e.g. dl_device=(1, 0)",
+              v);
       return NULL;
     }
+    int ovt = 0, ovd = 0; /* a huge int is an unsupported device too (P3) */
+    long t = PyLong_AsLongAndOverflow(PyTuple_GetItem(v, 0), &ovt);
+    long d = PyLong_AsLongAndOverflow(PyTuple_GetItem(v, 1), &ovd);
+    if (PyErr_Occurred()) return NULL;
+    if (ovt || ovd || t < INT32_MIN || t > INT32_MAX || d < INT32_MIN || d > INT32_MAX) {
+      gd_errf(GD_E_DEVICE, "__dlpack__(): unsupported dl_device %R; pass dl_device=None", v);
+      return NULL;
+    }
+    req.has_dl_device = 1;
+    req.dl_type = (int32_t)t;
+    req.dl_id = (int32_t)d;
+  }
+  if ((v = kw[0]) != NULL && v != Py_None && !PyLong_Check(v)) {
+    /* An object: core decides whether the array's device takes it
+     * (core.streamOK: a dpctl.SyclQueue for oneAPI). */
+    req.has_stream = 1;
+    req.stream_object = gd_type_is((PyObject *)Py_TYPE(v), GD_TYPE_SYCL_QUEUE) ? 1 : 2;
+  } else if (v != NULL && v != Py_None) {
+    int of = 0;
+    long long s = PyLong_AsLongLongAndOverflow(v, &of);
+    if (s == -1 && PyErr_Occurred()) return NULL;
+    if (of != 0) {
+      gd_errf(GD_E_STREAM, "__dlpack__(): stream %R is out of range; pass stream=None", v);
+      return NULL;
+    }
+    req.has_stream = 1;
+    req.stream = s;
   }
   /* Go plans first (one call); a long copy it plans is left to the C skin,
    * which copies in interruptible chunks and asks Go again to export that

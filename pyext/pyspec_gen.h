@@ -9,9 +9,6 @@
 
 /* Module state. */
 typedef struct {
-  gd_kw_entry kw_cache[GD_KW_CACHE]; /* __dlpack__ kwnames tuples seen (producer.c) */
-  int kw_cache_n;
-  const void *kw_last; /* last uncached kwnames, for comparison only */
   gd_api_entry api_cache[GD_API_CACHE]; /* what the imports learnt per producer type (capsule.c) */
   int api_cache_n;
   unsigned api_cache_next; /* next entry replaced once the cache is full */
@@ -76,6 +73,7 @@ PyObject *gd_mod_test_go_gc(PyObject *m, PyObject *arg);
 
 /* Generated argument parsers (pyspec.Parsed): 0, or -1 with a TypeError. */
 int gd_args_from_dlpack(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[3]);
+int gd_args___dlpack__(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[4]);
 int gd_args_sum(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[4]);
 int gd_args_prod(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[4]);
 int gd_args_min(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[3]);

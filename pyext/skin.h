@@ -67,17 +67,6 @@ typedef struct {
   int kw;
 } gd_api_entry;
 
-/* Cache of __dlpack__ kwnames tuples (callers pass the same constant tuple
- * on every call; numpy's holds non-interned strings): tuple (strong ref) ->
- * code per keyword (GD_KW_*). */
-#define GD_KW_CACHE 8
-#define GD_KW_MAX 4
-enum { GD_KW_MAX_VERSION = 0, GD_KW_COPY = 1, GD_KW_DL_DEVICE = 2, GD_KW_STREAM = 3 };
-typedef struct {
-  PyObject *kwnames;
-  signed char code[GD_KW_MAX];
-} gd_kw_entry;
-
 /* The module state (gd_state) and the functions of the tables CPython is
  * given: generated from internal/gentables/pyspec. */
 #include "pyspec_gen.h"

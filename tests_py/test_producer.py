@@ -68,6 +68,29 @@ def test_unknown_keyword():
         gd.zeros((2,)).__dlpack__(foo=1)
 
 
+def test_keyword_errors_name_the_signature():
+    """__dlpack__'s keywords go through the generated parser (pyspec's Parsed)."""
+    a = gd.zeros((2,))
+    with pytest.raises(TypeError, match=r"^__dlpack__\(\): takes keyword arguments only \(stream, max_version, "
+                                        r"dl_device and copy\)$"):
+        a.__dlpack__(None)
+    with pytest.raises(TypeError, match=r"^__dlpack__\(\): unsupported keyword argument 'foo'"):
+        a.__dlpack__(foo=1)
+
+
+def test_constant_keyword_tuples_are_learnt_once_and_kept_apart():
+    """numpy calls __dlpack__ with constant kwnames tuples of strings that are
+    not interned; the parser learns each one seen twice in a row, and two
+    tuples (numpy's with and without copy=) interleaved keep their meanings."""
+    np = pytest.importorskip("numpy")
+    a = gd.arange(4.0)
+    for _ in range(4):
+        view, copy = np.from_dlpack(a), np.from_dlpack(a, copy=True)
+        view2 = np.from_dlpack(a)
+        assert np.shares_memory(view, np.from_dlpack(a)) and np.shares_memory(view2, view)
+        assert not np.shares_memory(copy, view) and copy.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
 # ---------------------------------------------------------------- P2: read-only arrays
 
 

@@ -116,7 +116,7 @@ var Module = []Fn{
 // gets gd_args_<name>(args, nargs, kwnames, vals), vals in the order of the
 // signature's parameters, NULL where not given; a wrong call is a TypeError
 // of ErrArgType naming the entry point and the parameters it takes.
-var Parsed = []string{"from_dlpack", "sum", "prod", "min", "max", "any", "all", "mean"}
+var Parsed = []string{"from_dlpack", "__dlpack__", "sum", "prod", "min", "max", "any", "all", "mean"}
 
 // Probes lists the functions of the module that only builds with the test
 // probes have (GD_PROBES: the godlpack_probes tag, pyext/probes.go).
@@ -292,10 +292,6 @@ const ModuleDoc = "The CPython skin of godlpack (C, abi3) around its Go core."
 
 // State lists the module state's members.
 var State = []Field{
-	{Kind: "cache", Type: "gd_kw_entry", Name: "kw_cache", Len: "GD_KW_CACHE", Key: "kwnames", Count: "kw_cache_n",
-		Doc: "__dlpack__ kwnames tuples seen (producer.c)"},
-	{Kind: "plain", Type: "int", Name: "kw_cache_n"},
-	{Kind: "plain", Type: "const void *", Name: "kw_last", Doc: "last uncached kwnames, for comparison only"},
 	{Kind: "cache", Type: "gd_api_entry", Name: "api_cache", Len: "GD_API_CACHE", Key: "type", Count: "api_cache_n",
 		Doc: "what the imports learnt per producer type (capsule.c)"},
 	{Kind: "plain", Type: "int", Name: "api_cache_n"},
@@ -444,7 +440,7 @@ func RenderH() []byte {
 func RenderC() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "//go:build pyext\n\n/* %s\n * What CPython is told about godlpack._native and godlpack.Array. */\n"+
-		"#include <stddef.h>\n\n#include \"skin.h\"\n#include \"structmember.h\" /* T_PYSSIZET, READONLY: the limited API of 3.11 */\n\n", header)
+		"#include <stddef.h>\n#include <string.h>\n\n#include \"skin.h\"\n#include \"structmember.h\" /* T_PYSSIZET, READONLY: the limited API of 3.11 */\n\n", header)
 	for _, a := range Ariths {
 		if a.Arity == 1 {
 			fmt.Fprintf(&b, "PyObject *%s(PyObject *v) { return gd_arith_unary(%s); }\n", a.C, cstr(a.Op))
@@ -776,27 +772,63 @@ func parsedFns() []Fn {
 
 // renderParsers writes the shared parser and one entry per Parsed row.
 func renderParsers(b *bytes.Buffer) {
-	b.WriteString(`/* Sorts a METH_FASTCALL | METH_KEYWORDS call into vals (borrowed, NULL when
- * not given) by its signature: n parameters named names, the first npos of
- * them positional (the first nposonly positional only), the first nreq
- * required; the keywords of the others are kwlist. */
-static int gd_parse_args(const char *entry, const char *const *names, int n, int npos, int nposonly, int nreq,
-                         const char *kwlist, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                         PyObject **vals) {
+	b.WriteString(`/* What a parser keeps between calls: its names interned, and the kwnames
+ * tuples seen twice in a row (a caller's constant tuple: numpy's holds
+ * strings that are not interned) with the parameter of each keyword, each
+ * tuple kept alive by the cache for the process. The GIL guards it. */
+#define GD_PARSE_MAX 8 /* parameters of a parsed function */
+#define GD_PARSE_SEEN 4
+typedef struct {
+  PyObject *interned[GD_PARSE_MAX];
+  struct {
+    PyObject *kwnames;
+    signed char param[GD_PARSE_MAX];
+  } seen[GD_PARSE_SEEN];
+  int nseen;
+  const void *last; /* the last kwnames not cached: compared, never used */
+} gd_parse_cache;
+
+/* The parameter keyword key names, or n: by pointer first (a keyword
+ * written in the call is interned), else by its text. */
+static int gd_parse_kw(PyObject *key, const char *const *names, PyObject *const *interned, int from, int n) {
+  int k = from;
+  while (k < n && key != interned[k]) k++;
+  if (k == n)
+    for (k = from; k < n && PyUnicode_CompareWithASCIIString(key, names[k]) != 0;) k++;
+  return k;
+}
+
+/* Sorts a METH_FASTCALL | METH_KEYWORDS call into vals (borrowed, NULL when
+ * not given) by its signature: n (at most GD_PARSE_MAX) parameters named
+ * names, the first npos of them positional (the first nposonly positional
+ * only), the first nreq required; the keywords of the others are kwlist. */
+static int gd_parse_args(const char *entry, const char *const *names, gd_parse_cache *pc, int n, int npos,
+                         int nposonly, int nreq, const char *kwlist, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames, PyObject **vals) {
   for (int i = 0; i < n; i++) vals[i] = NULL;
+  for (int k = 0; pc->interned[n - 1] == NULL && k < n; k++)
+    if (pc->interned[k] == NULL && (pc->interned[k] = PyUnicode_InternFromString(names[k])) == NULL) return -1;
+  if (nargs > npos && npos == 0) {
+    gd_errf(GD_E_ARG_TYPE, "%s: takes keyword arguments only (%s)", entry, kwlist);
+    return -1;
+  }
   if (nargs > npos) {
     gd_errf(GD_E_ARG_TYPE, "%s: takes at most %d positional argument%s (%zd given); pass the others by keyword",
             entry, npos, npos == 1 ? "" : "s", nargs);
     return -1;
   }
   for (Py_ssize_t i = 0; i < nargs; i++) vals[i] = args[i];
+  if (kwnames == NULL && nreq <= nargs) return 0;
   Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_Size(kwnames);
+  const signed char *seen = NULL;
+  for (int c = 0; c < pc->nseen && nkw > 0; c++)
+    if (pc->seen[c].kwnames == kwnames) seen = pc->seen[c].param;
+  signed char param[GD_PARSE_MAX];
   for (Py_ssize_t i = 0; i < nkw; i++) {
-    PyObject *key = PyTuple_GetItem(kwnames, i);
-    int k = nposonly;
-    while (k < n && PyUnicode_CompareWithASCIIString(key, names[k]) != 0) k++;
+    int k = seen != NULL ? seen[i] : gd_parse_kw(PyTuple_GetItem(kwnames, i), names, pc->interned, nposonly, n);
     if (k == n) {
-      gd_errf(GD_E_ARG_TYPE, "%s: unsupported keyword argument %R; godlpack supports %s", entry, key, kwlist);
+      gd_errf(GD_E_ARG_TYPE, "%s: unsupported keyword argument %R; godlpack supports %s", entry,
+              PyTuple_GetItem(kwnames, i), kwlist);
       return -1;
     }
     if (vals[k] != NULL) {
@@ -804,7 +836,13 @@ static int gd_parse_args(const char *entry, const char *const *names, int n, int
       return -1;
     }
     vals[k] = args[nargs + i];
+    if (i < GD_PARSE_MAX) param[i] = (signed char)k;
   }
+  if (seen == NULL && nkw > 0 && nkw <= GD_PARSE_MAX && kwnames == pc->last && pc->nseen < GD_PARSE_SEEN) {
+    pc->seen[pc->nseen].kwnames = Py_NewRef(kwnames);
+    memcpy(pc->seen[pc->nseen++].param, param, sizeof param);
+  }
+  pc->last = kwnames;
   for (int k = 0; k < nreq; k++) {
     if (vals[k] == NULL) {
       gd_errf(GD_E_ARG_TYPE, "%s: missing required argument '%s'", entry, names[k]);
@@ -844,7 +882,11 @@ static int gd_parse_args(const char *entry, const char *const *names, int n, int
 		fmt.Fprintf(b, "/* %s(%s) */\nint gd_args_%s(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *vals[%d]) {\n",
 			f.Name, f.Sig, f.Name, len(ps))
 		fmt.Fprintf(b, "  static const char *const names[%d] = {%s};\n", len(ps), strings.Join(names, ", "))
-		fmt.Fprintf(b, "  return gd_parse_args(%s, names, %d, %d, %d, %d, %s, args, nargs, kwnames, vals);\n}\n\n",
+		if len(ps) > 8 {
+			panic("pyspec: " + f.Name + " has more than GD_PARSE_MAX (8) parameters to parse")
+		}
+		b.WriteString("  static gd_parse_cache cache;\n")
+		fmt.Fprintf(b, "  return gd_parse_args(%s, names, &cache, %d, %d, %d, %d, %s, args, nargs, kwnames, vals);\n}\n\n",
 			cstr(f.Name+"()"), len(ps), npos, nposonly, nreq, cstr(kwlist))
 	}
 }
