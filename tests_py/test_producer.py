@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import godlpack as gd
-from _helpers import CapsuleInfo, capsule_name, collect, gd_ptr, is_capsule
+from _helpers import CapsuleInfo, capsule_name, collect, gd_ptr, is_capsule, requires
 
 LEGACY_VERSIONS = [None, (0, 0), (0, 8), (0, 99)]
 VERSIONED_VERSIONS = [(1, 0), (1, 3), (1, 99), (2, 0), (10, 10), (100, 3)]
@@ -78,11 +78,12 @@ def test_keyword_errors_name_the_signature():
         a.__dlpack__(foo=1)
 
 
+@requires("numpy")
 def test_constant_keyword_tuples_are_learnt_once_and_kept_apart():
     """numpy calls __dlpack__ with constant kwnames tuples of strings that are
     not interned; the parser learns each one seen twice in a row, and two
     tuples (numpy's with and without copy=) interleaved keep their meanings."""
-    np = pytest.importorskip("numpy")
+    import numpy as np
     a = gd.arange(4.0)
     for _ in range(4):
         view, copy = np.from_dlpack(a), np.from_dlpack(a, copy=True)
