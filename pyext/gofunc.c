@@ -243,14 +243,16 @@ typedef struct {
   char kind, type, byteorder, former_flags;
   int type_num;
 } gd_np_descr;
+#define GD_NPY_WRITEABLE 0x0400        /* NPY_ARRAY_WRITEABLE */
+#define GD_NPY_WARN_ON_WRITE (1u << 31) /* numpy's flag on views that warn before a write */
 
 static int gd_numpy_read(PyObject *o, gd_numpy_fields *f) {
   const gd_np_array *a = (const gd_np_array *)((const char *)o + sizeof(PyObject));
   if (a->descr == NULL) return 0;
   const gd_np_descr *d = (const gd_np_descr *)(a->descr + sizeof(PyObject));
   *f = (gd_numpy_fields){.data = a->data, .dims = a->dimensions, .strides = a->strides, .nd = a->nd,
-                         .type_num = d->type_num, .writeable = (a->flags & 0x0400) != 0, /* NPY_ARRAY_WRITEABLE */
-                         .warn_on_write = ((unsigned)a->flags >> 31) != 0, .byteorder = d->byteorder};
+                         .type_num = d->type_num, .writeable = (a->flags & GD_NPY_WRITEABLE) != 0,
+                         .warn_on_write = ((unsigned)a->flags & GD_NPY_WARN_ON_WRITE) != 0, .byteorder = d->byteorder};
   return 1;
 }
 

@@ -3,6 +3,7 @@
 /* producer.c: Array.__dlpack__ and __dlpack_device__. Turns the keywords
  * into a gd_export_req (types and ranges only: core.PlanExport decides P1-P5)
  * and the managed tensor into a capsule. */
+#include <limits.h>
 #include <string.h>
 
 #include "_cgo_export.h"
@@ -14,29 +15,33 @@
 /* ------------------------------------------------------------------ */
 /* DLPack producer                                                     */
 
-/* max_version: None or a 2-tuple of ints (P1). */
-static int gd_parse_max_version(PyObject *v, gd_export_req *req) {
-  if (v == Py_None) return 0;
-  if (!PyTuple_Check(v) || PyTuple_Size(v) != 2 || !PyLong_Check(PyTuple_GetItem(v, 0)) ||
-      !PyLong_Check(PyTuple_GetItem(v, 1))) {
-    gd_errf(GD_E_MAX_VERSION,
-                 "__dlpack__(): max_version must be None or a 2-tuple of ints, got %R; "
-                 "pass e.g. max_version=(1, 3)",
-                 v);
-    return -1;
+/* v as a 2-tuple of ints: 1 with both in x (beyond int64: its bound, and
+ * wide set), 0 when v is not one, -1 with an exception. */
+static int gd_int_pair(PyObject *v, long long x[2], int *wide) {
+  *wide = 0;
+  if (!PyTuple_Check(v) || PyTuple_Size(v) != 2) return 0;
+  for (int i = 0; i < 2; i++) {
+    PyObject *e = PyTuple_GetItem(v, i);
+    int of = 0;
+    if (!PyLong_Check(e)) return 0;
+    x[i] = PyLong_AsLongLongAndOverflow(e, &of);
+    if (x[i] == -1 && PyErr_Occurred()) return -1;
+    if (of) x[i] = of > 0 ? LLONG_MAX : LLONG_MIN, *wide = 1;
   }
-  int of = 0;
-  long long maj = PyLong_AsLongLongAndOverflow(PyTuple_GetItem(v, 0), &of);
-  if (maj == -1 && PyErr_Occurred()) return -1;
-  if (of > 0 || maj > UINT32_MAX) maj = UINT32_MAX;
-  if (of < 0 || maj < 0) maj = 0;
-  long long min = PyLong_AsLongLongAndOverflow(PyTuple_GetItem(v, 1), &of);
-  if (min == -1 && PyErr_Occurred()) return -1;
-  if (of > 0 || min > UINT32_MAX) min = UINT32_MAX;
-  if (of < 0 || min < 0) min = 0;
+  return 1;
+}
+
+/* max_version: None or a 2-tuple of ints (P1), clamped to uint32. */
+static int gd_parse_max_version(PyObject *v, gd_export_req *req) {
+  long long x[2];
+  int wide, r = v == Py_None ? 2 : gd_int_pair(v, x, &wide);
+  if (r == 0)
+    gd_errf(GD_E_MAX_VERSION, "__dlpack__(): max_version must be None or a 2-tuple of ints, got %R; "
+            "pass e.g. max_version=(1, 3)", v);
+  if (r != 1) return r == 2 ? 0 : -1;
   req->has_max_version = 1;
-  req->max_major = (uint32_t)maj;
-  req->max_minor = (uint32_t)min;
+  req->max_major = (uint32_t)(x[0] < 0 ? 0 : x[0] > UINT32_MAX ? UINT32_MAX : x[0]);
+  req->max_minor = (uint32_t)(x[1] < 0 ? 0 : x[1] > UINT32_MAX ? UINT32_MAX : x[1]);
   return 0;
 }
 
@@ -65,25 +70,18 @@ PyObject *gd_array_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t narg
   if (kw[3] != NULL && kw[3] != Py_None && gd_parse_copy(kw[3], &req.copy, "__dlpack__()") < 0) return NULL;
   PyObject *v = kw[2];
   if (v != NULL && v != Py_None) {
-    if (!PyTuple_Check(v) || PyTuple_Size(v) != 2 || !PyLong_Check(PyTuple_GetItem(v, 0)) ||
-        !PyLong_Check(PyTuple_GetItem(v, 1))) {
-      gd_errf(GD_E_DL_DEVICE_ARG,
-              "__dlpack__(): dl_device must be None or a 2-tuple (device_type, device_id) "
-              "of ints, got %R; pass e.g. dl_device=(1, 0)",
-              v);
-      return NULL;
-    }
-    int ovt = 0, ovd = 0; /* a huge int is an unsupported device too (P3) */
-    long t = PyLong_AsLongAndOverflow(PyTuple_GetItem(v, 0), &ovt);
-    long d = PyLong_AsLongAndOverflow(PyTuple_GetItem(v, 1), &ovd);
-    if (PyErr_Occurred()) return NULL;
-    if (ovt || ovd || t < INT32_MIN || t > INT32_MAX || d < INT32_MIN || d > INT32_MAX) {
-      gd_errf(GD_E_DEVICE, "__dlpack__(): unsupported dl_device %R; pass dl_device=None", v);
-      return NULL;
-    }
+    long long x[2];
+    int wide, r = gd_int_pair(v, x, &wide);
+    if (r < 0) return NULL;
+    if (r == 0)
+      return gd_errf(GD_E_DL_DEVICE_ARG, "__dlpack__(): dl_device must be None or a 2-tuple (device_type, device_id) "
+                     "of ints, got %R; pass e.g. dl_device=(1, 0)", v);
+    /* what the request's int32 fields cannot hold is an unsupported device too (P3) */
+    if (wide || x[0] < INT32_MIN || x[0] > INT32_MAX || x[1] < INT32_MIN || x[1] > INT32_MAX)
+      return gd_errf(GD_E_DEVICE, "__dlpack__(): unsupported dl_device %R; pass dl_device=None", v);
     req.has_dl_device = 1;
-    req.dl_type = (int32_t)t;
-    req.dl_id = (int32_t)d;
+    req.dl_type = (int32_t)x[0];
+    req.dl_id = (int32_t)x[1];
   }
   if ((v = kw[0]) != NULL && v != Py_None && !PyLong_Check(v)) {
     /* An object: core decides whether the array's device takes it

@@ -196,9 +196,9 @@ def write_main(workdir: str, fullname: str, pkgs: Sequence[str], gosrc: str | No
                          "own (python -m godlpack init-kit DIR writes one)")
     os.makedirs(workdir, exist_ok=True)
     sources: list[str] = []
-    for ip in _own_functions(imports, plugin):
-        dirs[ip] = os.path.join(gosrc, ip[len(GODLPACK_MODULE) + 1:])
-    for ip in imports + _own_functions(imports, plugin):
+    own = _own_functions(imports, plugin)
+    dirs.update(resolve_packages(own, gosrc)[2])
+    for ip in imports + own:
         for name, (doc, params) in sorted(scan_functions(dirs.get(ip, "")).items()):
             args = "".join(", " + _go_string(p) for p in params)
             sources.append(f"\tgofunc.SetSource({_go_string(ip + '.' + name)}, {_go_string(doc)}{args})")

@@ -63,7 +63,7 @@ func lentRecord(a *core.Array) (float64, error)                 { lentSeen = a; 
 // proved not kept; numbers need no proof, and a function without arrays
 // lends nothing.
 func TestLendsNeedsEveryArrayProved(t *testing.T) {
-	gofunc.Open() //nolint:errcheck // opened already; a later test's refused registration is its error
+	gofunc.Open() //nolint:errcheck // as in arrayCaller
 	for name, want := range map[string]bool{
 		"lentSize": true, "lentBoth": true,
 		"lentOtherName": false, "lentOneOfTwo": false, "lentUnnamed": false, "lentNoFacts": false,
@@ -73,30 +73,35 @@ func TestLendsNeedsEveryArrayProved(t *testing.T) {
 	}
 }
 
-// A function proved not to keep its array gets it lent from the call's
-// frame: no Array allocated per call, and the object reads ErrReleased
-// once the call ends. One without the proof borrows a new Array per call.
-func TestLendsAllocatesNoArray(t *testing.T) {
-	gofunc.Open() //nolint:errcheck // as above
-	a, err := core.Zeros(core.Float64, 16)
+// arrayCaller returns a call of a registered function with one float64
+// array of n elements (what make bench row 10 calls), which returns the
+// result's slot; what it made is freed when the test ends.
+func arrayCaller(t *testing.T, n int64) func(name string) float64 {
+	gofunc.Open() //nolint:errcheck // opened already; a later test's refused registration is its error
+	a, err := core.Zeros(core.Float64, n)
 	require.NoError(t, err)
-	defer a.Release()
 	args, res := NewSlots(1), NewSlots(1)
-	defer args.Free()
-	defer res.Free()
-	bytes := func(name string) uint64 {
-		i := index(t, name)
-		call := func() {
-			args.SetArray(0, a.Header(), []int64{16}, []int64{1})
-			if _, _, err := gofunc.CallC(i, args.Ptr(), 1, res.Ptr(), 0); err != nil || res.Float(0) != 16 {
-				panic(fmt.Sprint(name, err, res.Float(0)))
-			}
+	t.Cleanup(func() { args.Free(); res.Free(); a.Release() })
+	return func(name string) float64 {
+		args.SetArray(0, a.Header(), []int64{n}, []int64{1})
+		if _, _, err := gofunc.CallC(index(t, name), args.Ptr(), 1, res.Ptr(), 0); err != nil {
+			panic(fmt.Sprint(name, ": ", err))
 		}
-		call()
+		return res.Float(0)
+	}
+}
+
+// A function proved not to keep its array gets it lent from the call's
+// frame: no Array allocated per call. One without the proof borrows a new
+// Array per call.
+func TestLendsAllocatesNoArray(t *testing.T) {
+	call := arrayCaller(t, 16)
+	bytes := func(name string) uint64 {
+		require.Equal(t, float64(16), call(name))
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
 		for range 1000 {
-			call()
+			call(name)
 		}
 		runtime.ReadMemStats(&m1)
 		return m1.TotalAlloc - m0.TotalAlloc
@@ -108,24 +113,15 @@ func TestLendsAllocatesNoArray(t *testing.T) {
 // The lent Array is the frame's: a call that ends returns it (ErrReleased),
 // and the next call through the same frame is lent the same object.
 func TestLendsReturnsTheArray(t *testing.T) {
-	gofunc.Open() //nolint:errcheck // as above
-	a, err := core.Zeros(core.Float64, 4)
-	require.NoError(t, err)
-	defer a.Release()
-	args, res := NewSlots(1), NewSlots(1)
-	defer args.Free()
-	defer res.Free()
+	call := arrayCaller(t, 4)
 	var first *core.Array
-	for call := range 3 {
-		args.SetArray(0, a.Header(), []int64{4}, []int64{1})
-		_, _, err = gofunc.CallC(index(t, "lentRecord"), args.Ptr(), 1, res.Ptr(), 0)
-		require.NoError(t, err)
-		assert.Equal(t, float64(4), res.Float(0))
-		if call == 0 {
+	for n := range 3 {
+		assert.Equal(t, float64(4), call("lentRecord"))
+		if n == 0 {
 			first = lentSeen
 		}
-		assert.Same(t, first, lentSeen, "call %d: the entry's spare frame's Array", call)
-		_, err = lentSeen.Float64s()
-		assert.ErrorIs(t, err, core.ErrReleased, "call %d: returned when the call ended", call)
+		assert.Same(t, first, lentSeen, "call %d: the entry's spare frame's Array", n)
+		_, err := lentSeen.Float64s()
+		assert.ErrorIs(t, err, core.ErrReleased, "call %d: returned when the call ended", n)
 	}
 }

@@ -49,7 +49,6 @@ func Render() []byte {
 	}
 	p("}\n\n")
 
-
 	p("#: conformance.CheckLevels: the levels of the conformance checks, strictest first.\n")
 	p("CHECK_LEVELS = (")
 	for i, l := range conformance.CheckLevels {
