@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strconv"
 	"unsafe"
+
+	"github.com/godlpack/godlpack/core/kernels"
 )
 
 // Element-wise comparisons (==, !=, <, <=, >, >=) of two arrays, or of an
@@ -314,7 +316,7 @@ func npShape(dims []int64) string {
 // CompareInto writes op(x, y) for the elements [start, stop) in C order of
 // the broadcast result into dst, a C-contiguous CPU bool array of the
 // broadcast shape dstShape (CompareShape's): the Python skin fills a big
-// result in interruptible ranges. A range of at least parallelMin bytes of
+// result in interruptible ranges. A range of at least kernels.ParallelMin bytes of
 // work is split over GOMAXPROCS goroutines unless SetSerial(true); it does
 // not allocate on the Go heap otherwise.
 //
@@ -362,12 +364,12 @@ func CompareInto(op CompareOp, dst *Header, dstShape []int64, x, y *Operand, sta
 	p.build(op, dstShape, x, y)
 	out := unsafe.Add(dst.Data, dst.Offset)
 	w := int64(runtime.GOMAXPROCS(0))
-	if Serial() || w < 2 || (stop-start)*max(x.H.DType.ItemSize(), 8) < parallelMin {
+	if Serial() || w < 2 || (stop-start)*max(x.H.DType.ItemSize(), 8) < kernels.ParallelMin {
 		p.run(out, start, stop)
 		return nil
 	}
 	q := p // the goroutines' copy: p stays on the stack on the serial path
-	splitRange(start, stop, w, func(lo, hi int64) { q.run(out, lo, hi) })
+	kernels.SplitRange(start, stop, w, func(lo, hi int64) { q.run(out, lo, hi) })
 	return nil
 }
 

@@ -5,7 +5,10 @@ package core
 */
 import "C"
 
-import "github.com/godlpack/godlpack/backends"
+import (
+	"github.com/godlpack/godlpack/backends"
+	"github.com/godlpack/godlpack/core/kernels"
+)
 
 // Build-time proof that every number C and Go share has one value: the
 // DLPack enums and flag bits of dlpack.h, and godlpack's own constants of
@@ -91,3 +94,13 @@ var (
 
 // core and its backends agree on the alignment of allocations.
 var _ = [1]struct{}{}[backends.Alignment-Alignment]
+
+// core and its kernels agree on the most axes, and on the order of the
+// float8 kinds (elemKind adds a code's distance from kDLFloat8_e3m4).
+var (
+	_ = [1]struct{}{}[kernels.MaxNdim-MaxNdim]
+	_ = [1]struct{}{}[MaxNdim-kernels.MaxNdim]
+	_ = [1]struct{}{}[int(kernels.Float8E8M0FNU-kernels.Float8E3M4)-int(KDLFloat8E8M0FNU-KDLFloat8E3M4)]
+	_ = [1]struct{}{}[int(kernels.Float8E4M3FN-kernels.Float8E3M4)-int(KDLFloat8E4M3FN-KDLFloat8E3M4)]
+	_ = [1]struct{}{}[int(kernels.Float8E5M2-kernels.Float8E3M4)-int(KDLFloat8E5M2-KDLFloat8E3M4)]
+)

@@ -1,129 +1,23 @@
 package core
 
+// Conversions between dtypes (astype): the checks and the dtype of each
+// side here; the kernels' conversion (core/kernels/convert.go) gives
+// numpy's casting results.
+
 import (
 	"fmt"
-	"runtime"
 	"unsafe"
+
+	"github.com/godlpack/godlpack/core/kernels"
 )
-
-// Conversions between dtypes (astype), with numpy's casting results:
-// float -> int truncates toward zero (out of range and NaN give whatever
-// the hardware gives, as in numpy: never a crash); complex -> real drops
-// the imaginary part; x -> bool is x != 0 (NaN is true); bool -> x is 0 or
-// 1; int -> float and float -> narrower float round to nearest even;
-// float16, bfloat16 and float8 as in narrow.go.
-//
-// A conversion is planned like a copy (copy.go): dimensions of length 1
-// dropped, negative destination strides flipped, dimensions ordered by
-// decreasing destination stride and merged where both sides allow; then a
-// row kernel chosen once for the dtype pair runs under an odometer over the
-// outer dimensions. Large conversions split along the outermost dimension
-// across GOMAXPROCS goroutines unless SetSerial(true). Nothing is allocated
-// on the Go heap on the serial path.
-
-// ckind is a dtype as the conversion kernels see it.
-type ckind uint8
-
-const (
-	kBool ckind = iota
-	kI8
-	kI16
-	kI32
-	kI64
-	kU8
-	kU16
-	kU32
-	kU64
-	kF32
-	kF64 // last native kind: Go has a type for kBool+1..kF64
-	kC64
-	kC128
-	kF16
-	kBF16
-	kF8
-)
-
-func (k ckind) native() bool  { return k >= kI8 && k <= kF64 }
-func (k ckind) complex() bool { return k == kC64 || k == kC128 }
-func (k ckind) narrow() bool  { return k >= kF16 }
-
-// convSide is one side of a conversion: its kind, float8 table index and
-// element size in bytes.
-type convSide struct {
-	k    ckind
-	f8   uint8
-	size int64
-}
-
-// convSideOf maps a dtype to its conversion kind; ok is false for dtypes
-// the kernels do not convert (sub-byte, lanes != 1, unknown).
-func convSideOf(dt DataType) (convSide, bool) {
-	if dt.Lanes != 1 {
-		return convSide{}, false
-	}
-	s := convSide{size: dt.ItemSize()}
-	switch dt.Code {
-	case KDLBool:
-		s.k = kBool
-		return s, dt.Bits == 8
-	case KDLInt, KDLUInt:
-		base := kI8
-		if dt.Code == KDLUInt {
-			base = kU8
-		}
-		switch dt.Bits {
-		case 8:
-			s.k = base
-		case 16:
-			s.k = base + 1
-		case 32:
-			s.k = base + 2
-		case 64:
-			s.k = base + 3
-		default:
-			return s, false
-		}
-		return s, true
-	case KDLFloat:
-		switch dt.Bits {
-		case 16:
-			s.k = kF16
-		case 32:
-			s.k = kF32
-		case 64:
-			s.k = kF64
-		default:
-			return s, false
-		}
-		return s, true
-	case KDLBfloat:
-		s.k = kBF16
-		return s, dt.Bits == 16
-	case KDLComplex:
-		switch dt.Bits {
-		case 64:
-			s.k = kC64
-		case 128:
-			s.k = kC128
-		default:
-			return s, false
-		}
-		return s, true
-	}
-	if dt.Code >= KDLFloat8E3M4 && dt.Code <= KDLFloat8E8M0FNU && dt.Bits == 8 {
-		s.k, s.f8 = kF8, uint8(dt.Code-KDLFloat8E3M4)
-		return s, true
-	}
-	return s, false
-}
 
 // CanConvert reports whether ConvertInto converts between from and to:
 // every pair of byte-sized dtypes of the DLPack table (bool, int, uint,
 // float16/32/64, bfloat16, complex, float8). Packed sub-byte dtypes
 // (float6, float4) are not converted.
 func CanConvert(from, to DataType) bool {
-	_, ok1 := convSideOf(from)
-	_, ok2 := convSideOf(to)
+	_, ok1 := elemKind(from)
+	_, ok2 := elemKind(to)
 	return ok1 && ok2
 }
 
@@ -154,8 +48,8 @@ func ConvertInto(dst *Header, dstShape, dstStrides []int64, src *Header, srcShap
 	if dst.ReadOnly() {
 		return fmt.Errorf("%s: destination is read-only: %w", where, ErrReadOnly)
 	}
-	ds, ok1 := convSideOf(dst.DType)
-	ss, ok2 := convSideOf(src.DType)
+	dk, ok1 := elemKind(dst.DType)
+	sk, ok2 := elemKind(src.DType)
 	if !ok1 || !ok2 {
 		return convertTypeErr(where, src.DType, dst.DType)
 	}
@@ -181,25 +75,25 @@ func ConvertInto(dst *Header, dstShape, dstStrides []int64, src *Header, srcShap
 	if dst.Data == nil || src.Data == nil {
 		return fmt.Errorf("%s: %w", where, ErrNullData)
 	}
-	dp := unsafe.Add(dst.Data, dst.Offset*ds.size)
-	sp := unsafe.Add(src.Data, src.Offset*ss.size)
-	dlo, dhi := extent(dp, dstShape, dstStrides, ds.size)
-	slo, shi := extent(sp, srcShape, srcStrides, ss.size)
+	dp := unsafe.Add(dst.Data, dst.Offset*dk.Size())
+	sp := unsafe.Add(src.Data, src.Offset*sk.Size())
+	dlo, dhi := extent(dp, dstShape, dstStrides, dk.Size())
+	slo, shi := extent(sp, srcShape, srcStrides, sk.Size())
 	if dlo < shi && slo < dhi {
 		// Overlap: convert into a contiguous temporary, then copy.
 		host := hostBackend()
-		tmp, err := host.Allocate(0, size*ds.size, false)
+		tmp, err := host.Allocate(0, size*dk.Size(), false)
 		if err != nil {
-			return fmt.Errorf("%s: cannot allocate a %d-byte temporary: %w", where, size*ds.size, ErrNoMemory)
+			return fmt.Errorf("%s: cannot allocate a %d-byte temporary: %w", where, size*dk.Size(), ErrNoMemory)
 		}
 		defer host.Free(tmp)
 		var cs [MaxNdim]int64
 		cStrides(dstShape, cs[:nd])
-		convertRaw(tmp, cs[:nd], ds, sp, srcStrides, ss, dstShape, size)
-		copyRaw(dp, dstStrides, tmp, cs[:nd], dstShape, ds.size, size)
+		kernels.Convert(tmp, cs[:nd], dk, sp, srcStrides, sk, dstShape, size)
+		kernels.Copy(dp, dstStrides, tmp, cs[:nd], dstShape, dk.Size(), size)
 		return nil
 	}
-	convertRaw(dp, dstStrides, ds, sp, srcStrides, ss, dstShape, size)
+	kernels.Convert(dp, dstStrides, dk, sp, srcStrides, sk, dstShape, size)
 	return nil
 }
 
@@ -237,57 +131,4 @@ func (a *Array) AsType(dt DataType) (*Array, error) {
 		return nil, err
 	}
 	return newOwnedArray(out, a.shape, st[:nd]), nil
-}
-
-// cplan is a planned conversion, strides in bytes.
-type cplan struct {
-	loop
-	d, s convSide
-}
-
-func convertRaw(dp unsafe.Pointer, dstStrides []int64, d convSide, sp unsafe.Pointer, srcStrides []int64, s convSide,
-	shape []int64, size int64) {
-	var p cplan
-	p.dp, p.sp, p.d, p.s = dp, sp, d, s
-	p.load(shape, dstStrides, srcStrides, d.size, s.size)
-	if p.n >= 1 && size*max(d.size, s.size) >= convertSplitMin && !Serial() {
-		if w := min(int64(runtime.GOMAXPROCS(0)), p.shape[0]); w > 1 {
-			p.runParallel(w)
-			return
-		}
-	}
-	p.exec()
-}
-
-// convertSplitMin is the byte size (of the wider side) from which a
-// conversion runs on several goroutines. Below it the rows come from the
-// last-level cache, where one goroutine converts about as fast as the
-// memory serves, and waking a second one costs more than it saves.
-const convertSplitMin = 16 << 20
-
-func (p *cplan) runParallel(w int64) {
-	q := *p
-	splitRange(0, q.shape[0], w, func(lo, hi int64) {
-		sub := q
-		sub.shape[0] = hi - lo
-		sub.dp = unsafe.Add(q.dp, lo*q.ds[0])
-		sub.sp = unsafe.Add(q.sp, lo*q.ss[0])
-		sub.exec()
-	})
-}
-
-func (p *cplan) exec() {
-	n := p.n
-	if n == 0 {
-		convRow(p.d, p.s, p.dp, p.sp, 1, 0, 0)
-		return
-	}
-	var idx [MaxNdim]int64
-	var doff, soff int64
-	for {
-		convRow(p.d, p.s, unsafe.Add(p.dp, doff), unsafe.Add(p.sp, soff), p.shape[n-1], p.ds[n-1], p.ss[n-1])
-		if !step(idx[:n-1], p.shape[:n-1], p.ds[:n-1], p.ss[:n-1], &doff, &soff) {
-			return
-		}
-	}
 }

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/godlpack/godlpack/backends"
+	"github.com/godlpack/godlpack/core/kernels"
 )
 
 // Copies and fills that touch memory the CPU cannot address (HeaderHost
@@ -162,7 +163,7 @@ staged:
 		return err
 	}
 	defer ds.free()
-	copyRaw(ds.elem0, dstStrides, ss.elem0, srcStrides, shape, k, size)
+	kernels.Copy(ds.elem0, dstStrides, ss.elem0, srcStrides, shape, k, size)
 	return ds.flush(where, dst.Device)
 }
 
@@ -174,11 +175,6 @@ func fillDevice(where string, h *Header, shape, strides []int64, elem []byte, k,
 		return err
 	}
 	defer s.free()
-	var p plan
-	p.k, p.fill = k, true
-	p.dp = s.elem0
-	p.sp = unsafe.Pointer(&elem[0])
-	p.build(shape, strides, nil)
-	p.run(size)
+	kernels.Fill(s.elem0, strides, unsafe.Pointer(&elem[0]), shape, k, size)
 	return s.flush(where, h.Device)
 }

@@ -3,6 +3,8 @@ package core
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/godlpack/godlpack/core/kernels"
 )
 
 // Predefined data types: every scalar type DLPack 1.3 defines, lanes 1.
@@ -333,4 +335,53 @@ func ValidateDataType(d DataType, flags uint64) error {
 
 func dtypeErr(d DataType, sentinel *Error, why string) error {
 	return fmt.Errorf("%w (code=%d, bits=%d, lanes=%d): %s", sentinel, d.Code, d.Bits, d.Lanes, why)
+}
+
+// elemKind is dt as the kernels see it; ok is false for the data types no
+// kernel takes (sub-byte, vector, opaque, or a width the code lacks).
+func elemKind(dt DataType) (kernels.Kind, bool) {
+	if dt.Lanes != 1 {
+		return 0, false
+	}
+	switch dt.Code {
+	case KDLBool:
+		return kernels.Bool, dt.Bits == 8
+	case KDLInt, KDLUInt:
+		base := kernels.Int8
+		if dt.Code == KDLUInt {
+			base = kernels.Uint8
+		}
+		switch dt.Bits {
+		case 8:
+			return base, true
+		case 16:
+			return base + 1, true
+		case 32:
+			return base + 2, true
+		case 64:
+			return base + 3, true
+		}
+	case KDLFloat:
+		switch dt.Bits {
+		case 16:
+			return kernels.Float16, true
+		case 32:
+			return kernels.Float32, true
+		case 64:
+			return kernels.Float64, true
+		}
+	case KDLBfloat:
+		return kernels.BFloat16, dt.Bits == 16
+	case KDLComplex:
+		switch dt.Bits {
+		case 64:
+			return kernels.Complex64, true
+		case 128:
+			return kernels.Complex128, true
+		}
+	}
+	if dt.Code >= KDLFloat8E3M4 && dt.Code <= KDLFloat8E8M0FNU && dt.Bits == 8 {
+		return kernels.Float8E3M4 + kernels.Kind(dt.Code-KDLFloat8E3M4), true
+	}
+	return 0, false
 }

@@ -3,6 +3,8 @@ package core
 import (
 	"fmt"
 	"unsafe"
+
+	"github.com/godlpack/godlpack/core/kernels"
 )
 
 // Fill writes the element elem (exactly one element's bytes, native byte
@@ -37,12 +39,7 @@ func Fill(h *Header, shape, strides []int64, elem []byte) error {
 	if err != nil || size == 0 {
 		return err
 	}
-	var p plan
-	p.k, p.fill = k, true
-	p.dp = unsafe.Add(h.Data, h.Offset*k)
-	p.sp = unsafe.Pointer(&elem[0])
-	p.build(shape, strides, nil)
-	p.run(size)
+	kernels.Fill(unsafe.Add(h.Data, h.Offset*k), strides, unsafe.Pointer(&elem[0]), shape, k, size)
 	return nil
 }
 
@@ -62,22 +59,4 @@ func checkWalk(where string, h *Header, shape, strides []int64) (int64, error) {
 		return 0, fmt.Errorf("%s: %w", where, ErrNullData)
 	}
 	return size, nil
-}
-
-// walk calls f for every innermost row of a (fill-built) plan, serially.
-func (p *plan) walk(f func(ptr unsafe.Pointer, n, stride int64)) {
-	n := p.n
-	if n == 0 {
-		f(p.dp, 1, 0)
-		return
-	}
-	outer := n - 1
-	var idx [MaxNdim]int64
-	var off int64
-	for {
-		f(unsafe.Add(p.dp, off), p.shape[n-1], p.ds[n-1])
-		if !step(idx[:outer], p.shape[:outer], p.ds[:outer], nil, &off, nil) {
-			return
-		}
-	}
 }

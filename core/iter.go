@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"iter"
 	"unsafe"
+
+	"github.com/godlpack/godlpack/core/kernels"
 )
 
 // All returns an iterator over the elements of a in C (row-major) order,
@@ -71,7 +73,7 @@ func walkIndex(h Header, shape, strides []int64, f func([]int64, unsafe.Pointer)
 		if !f(pub, unsafe.Add(h.Data, off*k)) {
 			return
 		}
-		if !step(idx, shape, strides, nil, &off, nil) {
+		if !kernels.Step(idx, shape, strides, nil, &off, nil) {
 			return
 		}
 	}

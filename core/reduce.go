@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"unsafe"
+
+	"github.com/godlpack/godlpack/core/kernels"
 )
 
 // Reductions: sum, prod, min, max, any, all and mean over all axes or some,
@@ -567,7 +569,7 @@ func (r *Reduction) End(t *ReduceTarget, failed bool) {
 		v.load(r.acc, unsafe.Add(t.Acc.Data, i*ak))
 		r.finish(&v)
 		storeVal(r.acc, &v, t.Res.DType, unsafe.Add(base, off*k))
-		step(idx[:nout], shape, st, nil, &off, nil)
+		kernels.Step(idx[:nout], shape, st, nil, &off, nil)
 	}
 }
 

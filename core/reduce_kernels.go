@@ -54,7 +54,7 @@ func (p *redPlan) build(shape, strides, accStrides []int64, k, ak int64) {
 			p.is[i], p.as[i] = -p.is[i], -p.as[i]
 		}
 	}
-	p.n = orderAxes(p.shape[:n], p.is[:n], p.as[:n])
+	p.n = kernels.OrderAxes(p.shape[:n], p.is[:n], p.as[:n])
 }
 
 func (p *redPlan) exec(r *Reduction, acc unsafe.Pointer) {
@@ -75,7 +75,7 @@ func (p *redPlan) exec(r *Reduction, acc unsafe.Pointer) {
 		} else {
 			r.col(ip, ln, is, ap, as)
 		}
-		if !step(idx[:outer], p.shape[:outer], p.is[:outer], p.as[:outer], &ioff, &aoff) {
+		if !kernels.Step(idx[:outer], p.shape[:outer], p.is[:outer], p.as[:outer], &ioff, &aoff) {
 			return
 		}
 	}
@@ -382,10 +382,10 @@ const contigSplitMin = 16 << 20
 // multiple of 8), or 0 when it runs on one: one CPU, SetSerial(true), or a
 // row too short to pay for waking a second thread (a contiguous row under
 // contigSplitMin bytes, which the AVX2 kernels finish in about as long; a
-// strided one under parallelMin). Only the top level splits: two
+// strided one under kernels.ParallelMin). Only the top level splits: two
 // goroutines saturate the memory bus these rows need.
 func splitRow(n, st int64) int64 {
-	min := int64(parallelMin)
+	min := int64(kernels.ParallelMin)
 	if st == 8 {
 		min = contigSplitMin
 	}

@@ -1,10 +1,8 @@
-package core
+package kernels
 
 import (
 	"math"
 	"unsafe"
-
-	"github.com/godlpack/godlpack/core/kernels"
 )
 
 // Row kernels of ConvertInto: n elements from sp (byte stride ss) to dp
@@ -50,11 +48,11 @@ func convRow(d, s convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
 func contigRow(d, s ckind, dp, sp unsafe.Pointer, n int64) bool {
 	switch {
 	case s == kF64 && d == kF32:
-		kernels.Float64ToFloat32(unsafe.Slice((*float32)(dp), n), unsafe.Slice((*float64)(sp), n))
+		Float64ToFloat32(unsafe.Slice((*float32)(dp), n), unsafe.Slice((*float64)(sp), n))
 	case s == kF32 && d == kBF16:
-		kernels.Float32ToBFloat16(unsafe.Slice((*uint16)(dp), n), unsafe.Slice((*float32)(sp), n))
+		Float32ToBFloat16(unsafe.Slice((*uint16)(dp), n), unsafe.Slice((*float32)(sp), n))
 	case s == kI64 && d == kF64:
-		kernels.Int64ToFloat64(unsafe.Slice((*float64)(dp), n), unsafe.Slice((*int64)(sp), n))
+		Int64ToFloat64(unsafe.Slice((*float64)(dp), n), unsafe.Slice((*int64)(sp), n))
 	default:
 		return false
 	}

@@ -1,4 +1,4 @@
-package core
+package kernels
 
 import "math"
 
@@ -42,14 +42,14 @@ var (
 	fmtF16  = nfmt{ebits: 5, mbits: 10, bias: 15, style: styleIEEE, maxCode: 0x7bff}
 	fmtBF16 = nfmt{ebits: 8, mbits: 7, bias: 127, style: styleIEEE, maxCode: 0x7f7f}
 	fmtF8   = [8]nfmt{
-		KDLFloat8E3M4 - KDLFloat8E3M4:        {ebits: 3, mbits: 4, bias: 3, style: styleIEEE, maxCode: 0x6f},
-		KDLFloat8E4M3 - KDLFloat8E3M4:        {ebits: 4, mbits: 3, bias: 7, style: styleIEEE, maxCode: 0x77},
-		KDLFloat8E4M3B11FNUZ - KDLFloat8E3M4: {ebits: 4, mbits: 3, bias: 11, style: styleFNUZ, maxCode: 0x7f},
-		KDLFloat8E4M3FN - KDLFloat8E3M4:      {ebits: 4, mbits: 3, bias: 7, style: styleFN, maxCode: 0x7e},
-		KDLFloat8E4M3FNUZ - KDLFloat8E3M4:    {ebits: 4, mbits: 3, bias: 8, style: styleFNUZ, maxCode: 0x7f},
-		KDLFloat8E5M2 - KDLFloat8E3M4:        {ebits: 5, mbits: 2, bias: 15, style: styleIEEE, maxCode: 0x7b},
-		KDLFloat8E5M2FNUZ - KDLFloat8E3M4:    {ebits: 5, mbits: 2, bias: 16, style: styleFNUZ, maxCode: 0x7f},
-		KDLFloat8E8M0FNU - KDLFloat8E3M4:     {ebits: 8, mbits: 0, bias: 127, style: styleE8M0, maxCode: 0xfe},
+		Float8E3M4 - Float8E3M4:        {ebits: 3, mbits: 4, bias: 3, style: styleIEEE, maxCode: 0x6f},
+		Float8E4M3 - Float8E3M4:        {ebits: 4, mbits: 3, bias: 7, style: styleIEEE, maxCode: 0x77},
+		Float8E4M3B11FNUZ - Float8E3M4: {ebits: 4, mbits: 3, bias: 11, style: styleFNUZ, maxCode: 0x7f},
+		Float8E4M3FN - Float8E3M4:      {ebits: 4, mbits: 3, bias: 7, style: styleFN, maxCode: 0x7e},
+		Float8E4M3FNUZ - Float8E3M4:    {ebits: 4, mbits: 3, bias: 8, style: styleFNUZ, maxCode: 0x7f},
+		Float8E5M2 - Float8E3M4:        {ebits: 5, mbits: 2, bias: 15, style: styleIEEE, maxCode: 0x7b},
+		Float8E5M2FNUZ - Float8E3M4:    {ebits: 5, mbits: 2, bias: 16, style: styleFNUZ, maxCode: 0x7f},
+		Float8E8M0FNU - Float8E3M4:     {ebits: 8, mbits: 0, bias: 127, style: styleE8M0, maxCode: 0xfe},
 	}
 	// f8Decode[k][code] is the float32 value of code in float8 kind k.
 	f8Decode = buildF8Tables()
@@ -250,3 +250,40 @@ func bf16FromF32(x float32) uint16 {
 	}
 	return uint16(r)
 }
+
+// Float16ToFloat32 converts IEEE 754 half-precision bits to float32
+// (exactly: every float16 is a float32).
+func Float16ToFloat32(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	man := uint32(h) & 0x3ff
+	switch {
+	case exp == 0x1f: // Inf / NaN
+		return math.Float32frombits(sign | 0x7f800000 | man<<13)
+	case exp == 0:
+		if man == 0 {
+			return math.Float32frombits(sign)
+		}
+		// Subnormal: value = man * 2^-24.
+		f := float32(man) * (1.0 / (1 << 24))
+		if sign != 0 {
+			return -f
+		}
+		return f
+	default:
+		return math.Float32frombits(sign | (exp+127-15)<<23 | man<<13)
+	}
+}
+
+// BFloat16ToFloat32 converts bfloat16 bits to float32 (exactly).
+func BFloat16ToFloat32(b uint16) float32 { return math.Float32frombits(uint32(b) << 16) }
+
+// Float64ToFloat16 rounds f to float16 bits as numpy converts float64 to
+// float16: nearest, ties to even, ±Inf beyond the range, NaN stays NaN
+// (f16FromF64).
+func Float64ToFloat16(f float64) uint16 { return f16FromF64(f) }
+
+// Float64ToBFloat16 rounds f to bfloat16 bits as ml_dtypes and torch store a
+// Python float: to float32 first, then nearest, ties to even; NaN quiet
+// (bf16FromF32).
+func Float64ToBFloat16(f float64) uint16 { return bf16FromF32(float32(f)) }

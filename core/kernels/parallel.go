@@ -1,6 +1,22 @@
-package core
+package kernels
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// parallelMin is the byte size from which kernels use several goroutines.
+const parallelMin = 4 << 20
+
+var serialOnly atomic.Bool
+
+// SetSerial forces every kernel to run on the calling goroutine when on is
+// true: a forked child cannot start goroutines, and tests cover the serial
+// path with it.
+func SetSerial(on bool) { serialOnly.Store(on) }
+
+// Serial reports whether kernels must stay on the calling goroutine.
+func Serial() bool { return serialOnly.Load() }
 
 // splitRange runs do over w near-equal parts of [start, stop): the first on
 // the calling goroutine, the others on goroutines of their own; it returns

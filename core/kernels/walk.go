@@ -1,8 +1,12 @@
-package core
+package kernels
 
 // The walks of the kernels: a nest of loops over the axes of one or two
 // operands, byte strides per axis, the innermost axis run by the kernel's
 // row function and the outer ones stepped here.
+
+// MaxNdim is the most axes a walk takes (core.MaxNdim, checked there at
+// build time).
+const MaxNdim = 64
 
 // orderAxes sorts the axes of a two-operand walk, shape with the byte
 // strides a of the operand that leads and b of the other, by decreasing a
@@ -31,11 +35,11 @@ func orderAxes(shape, a, b []int64) int {
 	return m
 }
 
-// step moves the index idx over shape (one entry per axis, the last
+// Step moves the index idx over shape (one entry per axis, the last
 // fastest) to the next element, and the offsets offA and offB with it by
 // the strides a and b (b and offB nil for a walk of one operand). It
 // returns false after the last element, idx back at zero.
-func step(idx, shape, a, b []int64, offA, offB *int64) bool {
+func Step(idx, shape, a, b []int64, offA, offB *int64) bool {
 	for j := len(idx) - 1; j >= 0; j-- {
 		idx[j]++
 		*offA += a[j]
@@ -52,4 +56,11 @@ func step(idx, shape, a, b []int64, offA, offB *int64) bool {
 		idx[j] = 0
 	}
 	return false
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }
