@@ -134,7 +134,7 @@ static int gd_cmp_operand(gd_state *st, PyObject *self, PyObject *o, gd_cmp_req 
   }
   if (PyType_Check(o)) return 0; /* a == np.ndarray: the class, not an array */
   if (PyObject_HasAttr(o, st->s_dlpack)) {
-    *y = gd_from_dlpack_impl(st, o, NULL, NULL, 0);
+    *y = gd_from_dlpack_impl(st, o, NULL, NULL, 0, NULL);
     if (*y == NULL) {
       gd_cmp_import_failed(entry);
       return -1;

@@ -2,7 +2,7 @@
 
 // Package pyext is the CPython skin shared by every extension module built
 // with godlpack (godlpack._native and the modules of the extension kit): a C
-// skin (module.c, array.c, capsule.c, scalar.c, errors.c; abi3, limited API
+// skin (module.c, array.c, import.c, scalar.c, errors.c; abi3, limited API
 // 3.11) around the Go core. This file holds every crossing from C into Go: one
 // exported function per Python operation, each taking plain C pointers and
 // integers, returning 0 or a core.Class with a message written into the

@@ -27,14 +27,14 @@ gd_state *gd_state_of_type(PyTypeObject *tp) { return (gd_state *)PyType_GetModu
 PyObject *gd_mod_from_dlpack(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   PyObject *v[3]; /* x, device, copy: the parser pyspec generates from the signature */
   if (gd_args_from_dlpack(args, nargs, kwnames, v) < 0) return NULL;
-  return gd_from_dlpack_impl(gd_state_of_module(m), v[0], v[1] ? v[1] : Py_None, v[2] ? v[2] : Py_None, 0);
+  return gd_from_dlpack_impl(gd_state_of_module(m), v[0], v[1] ? v[1] : Py_None, v[2] ? v[2] : Py_None, 0, NULL);
 }
 
 /* _asarray_dlpack(x, device, copy): from_dlpack with asarray's messages. */
 PyObject *gd_mod_asarray_dlpack(PyObject *m, PyObject *args) {
   PyObject *x, *device, *copy;
   if (!PyArg_ParseTuple(args, "OOO", &x, &device, &copy)) return NULL;
-  return gd_from_dlpack_impl(gd_state_of_module(m), x, device, copy, 1);
+  return gd_from_dlpack_impl(gd_state_of_module(m), x, device, copy, 1, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -531,4 +531,40 @@ static int gd_kit_adopt(PyObject *m, const char *fullname) {
   PyErr_Restore(et, ev, etb);
   (void)fullname;
   return -1;
+}
+
+int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id, const char *entry) {
+  /* One parser for every device argument: godlpack.Device's (the Python
+   * package, built from core's tables), so that device= of from_dlpack and
+   * Device(...) accept and refuse the same values with the same errors,
+   * worded from entry. */
+  if (st->parse_device == NULL) {
+    gd_errf(GD_E_INTERNAL, "%s: godlpack is not initialised; import godlpack first", entry);
+    return -1;
+  }
+  PyObject *pair = PyObject_CallFunction(st->parse_device, "Os", obj, entry);
+  int ok = pair != NULL && PyArg_ParseTuple(pair, "ii", type, id);
+  Py_XDECREF(pair);
+  return ok ? 0 : -1;
+}
+
+/* _device(text, entry[, type, id]): (type, id) of the device a user's
+ * argument names, core's one rule (GD_OP_DEVICE): the text, or the pair,
+ * which text then names; an int beyond int64 reaches core as its bound. */
+PyObject *gd_mod_device(PyObject *m, PyObject *args) {
+  const char *text, *entry;
+  PyObject *pair[2] = {NULL, NULL};
+  if (!PyArg_ParseTuple(args, "ss|OO", &text, &entry, &pair[0], &pair[1])) return NULL;
+  int64_t ints[2];
+  gd_header out = {0};
+  gd_op o = {.op = GD_OP_DEVICE, .entry = entry, .out = &out, .ptr = (void *)text, .ints = ints,
+             .nints = pair[1] != NULL ? 2 : 0};
+  for (int i = 0; i < o.nints; i++) {
+    int of = 0;
+    long long v = PyLong_AsLongLongAndOverflow(pair[i], &of);
+    if (v == -1 && PyErr_Occurred()) return NULL;
+    ints[i] = of > 0 ? INT64_MAX : of < 0 ? INT64_MIN : (int64_t)v;
+  }
+  if (gd_run_op(&o, 0) < 0) return NULL;
+  return Py_BuildValue("ii", (int)out.device.device_type, (int)out.device.device_id);
 }

@@ -158,3 +158,34 @@ PyObject *gd_array_usm_data(PyObject *self, PyObject *unused) {
   gd_array *a = (gd_array *)self;
   return Py_BuildValue("(KL)", (unsigned long long)(uintptr_t)a->h.data, (long long)a->h.offset);
 }
+
+/* ---- the capsule: its destructor calls the deleter only while the capsule still has its
+ * unused name (P6); a consumer renames it to "used_*" ---- */
+
+static const char gd_name_versioned[] = GD_CAPSULE_VERSIONED;
+static const char gd_name_legacy[] = GD_CAPSULE_LEGACY;
+
+static void gd_capsule_destructor_versioned(PyObject *cap) {
+  /* PyCapsule_IsValid sets no exception; a renamed capsule is left alone. */
+  if (!PyCapsule_IsValid(cap, gd_name_versioned)) return;
+  DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)PyCapsule_GetPointer(cap, gd_name_versioned);
+  if (m != NULL && m->deleter != NULL) m->deleter(m);
+}
+
+static void gd_capsule_destructor_legacy(PyObject *cap) {
+  if (!PyCapsule_IsValid(cap, gd_name_legacy)) return;
+  DLManagedTensor *m = (DLManagedTensor *)PyCapsule_GetPointer(cap, gd_name_legacy);
+  if (m != NULL && m->deleter != NULL) m->deleter(m);
+}
+
+PyObject *gd_capsule_wrap(void *managed, int versioned) {
+  PyObject *cap;
+  if (versioned) {
+    cap = PyCapsule_New(managed, gd_name_versioned, gd_capsule_destructor_versioned);
+    if (cap == NULL) gd_call_deleter_versioned((DLManagedTensorVersioned *)managed);
+  } else {
+    cap = PyCapsule_New(managed, gd_name_legacy, gd_capsule_destructor_legacy);
+    if (cap == NULL) gd_call_deleter_legacy((DLManagedTensor *)managed);
+  }
+  return cap;
+}

@@ -9,7 +9,7 @@
 
 /* Module state. */
 typedef struct {
-  gd_api_entry api_cache[GD_API_CACHE]; /* what the imports learnt per producer type (capsule.c) */
+  gd_api_entry api_cache[GD_API_CACHE]; /* what the imports learnt per producer type (import.c) */
   int api_cache_n;
   unsigned api_cache_next; /* next entry replaced once the cache is full */
   uint64_t host_copy_types; /* core.AsksHostCopy per device type (gd_import_state) */

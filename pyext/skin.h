@@ -140,9 +140,7 @@ int gd_bool_like(PyObject *o);
 /* Whether type tp is of a library's kind (GD_TYPE_*, core's gd_type_facts). */
 int gd_type_is(PyObject *tp, int kind);
 
-/* capsule.c */
-PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device,
-                              PyObject *copy, int entry_asarray);
+/* import.c */
 /* from_dlpack(x)'s import without the Array: the tensor described into
  * *into (shape and strides: caller buffers of GD_MAX_NDIM), holding one
  * owner reference the caller drops with gd_owner_decref. 0, or -1 with an
@@ -152,9 +150,16 @@ typedef struct gd_import_into {
   int64_t *shape;
   int64_t *strides;
 } gd_import_into;
+/* from_dlpack(x) and asarray(x): the new Array, or (into not NULL) None and
+ * the tensor in *into. */
+PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray,
+                              gd_import_into *into);
 int gd_import_describe(gd_state *st, PyObject *x, gd_import_into *into);
 /* Whether tp is exactly numpy.ndarray, from the imports' per-type cache. */
 int gd_type_is_ndarray(gd_state *st, PyTypeObject *tp);
+
+/* producer.c: the managed tensor in a capsule (its deleter called if that
+ * fails). */
 PyObject *gd_capsule_wrap(void *managed, int versioned);
 
 /* exchange.c: our DLPackExchangeAPI (type(a).__dlpack_c_exchange_api__). */

@@ -12,7 +12,7 @@ import (
 
 // The exchange model (core/exchange.c, docs/rules.md C1 C6-C9): each case
 // is a script of the steps from_dlpack must take and what the producer
-// answers to each, as pyext/capsule.c executes them.
+// answers to each, as pyext/import.c executes them.
 
 type want struct {
 	kind     int

@@ -1,6 +1,6 @@
 """Array.astype and the stacking half of asarray(list of arrays).
 
-The conversions themselves run in the Go core (core/convert.go) through
+The conversions themselves run in the Go core (core/convert.go, core/kernels/convert.go) through
 _native._convert and _native._stack_into, and core chooses the stacked dtype
 (core/promote.go, _native._result_type); this module parses arguments.
 """

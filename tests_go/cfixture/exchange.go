@@ -35,7 +35,7 @@ import (
 
 // The exchange model of core/exchange.c, driven from Go: a test sets the
 // facts, asks for each step and reports what the producer did, as the skin
-// (pyext/capsule.c, gd_from_dlpack_into) does.
+// (pyext/import.c, gd_from_dlpack_into) does.
 
 // Step kinds and outcomes (GD_STEP_*, GD_OUT_*).
 const (

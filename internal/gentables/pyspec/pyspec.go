@@ -293,7 +293,7 @@ const ModuleDoc = "The CPython skin of godlpack (C, abi3) around its Go core."
 // State lists the module state's members.
 var State = []Field{
 	{Kind: "cache", Type: "gd_api_entry", Name: "api_cache", Len: "GD_API_CACHE", Key: "type", Count: "api_cache_n",
-		Doc: "what the imports learnt per producer type (capsule.c)"},
+		Doc: "what the imports learnt per producer type (import.c)"},
 	{Kind: "plain", Type: "int", Name: "api_cache_n"},
 	{Kind: "plain", Type: "unsigned", Name: "api_cache_next", Doc: "next entry replaced once the cache is full"},
 	{Kind: "plain", Type: "uint64_t", Name: "host_copy_types",

@@ -1,18 +1,20 @@
 //go:build pyext
 
-/* capsule.c: DLPack capsules, both directions.
- *
- * Producer: gd_capsule_wrap puts a managed tensor made by Go (core export)
- * into a capsule named "dltensor_versioned" or "dltensor". The destructor
- * calls the tensor's deleter only while the capsule still has its unused name
- * (P6); a consumer renames it to "used_*" when it takes ownership.
- *
- * Consumer: gd_from_dlpack_impl asks the object for a capsule (C1), checks the
- * name before reading anything (C2), validates, describes and takes ownership
- * in gd_serve_import (gocall.h and core/glue.h: the pure-C fast path of core/fastpath.c for a
- * no-copy CPU tensor, else ONE Go call, core.ServeImport), then renames the
- * capsule (C3). A refusal before ownership leaves the capsule to its own
- * destructor (C4).
+/* import.c: from_dlpack(x) and asarray(x) of a DLPack producer, read top to
+ * bottom in the order core's plan runs (core/exchange.c, gd_import_next:
+ * C1, C5-C9); this file executes each step and reports, it decides nothing.
+ * The import of a torch.Tensor on the CPU, for example:
+ *   1. setup: copy= and device= parsed; type(x) looked up once and cached: torch's exchange
+ *      API capsule (C9, unless a subclass's own __dlpack__ shadows it), and that it is torch's;
+ *   2. GD_STEP_TORCH: the checks torch's exchange API skips (is_neg, ...);
+ *   3. GD_STEP_API: the API hands over a DLManagedTensorVersioned, served by gd_serve_import
+ *      (core/fastpath.c's pure C, else ONE Go call, core.ServeImport); a device whose stream
+ *      must be negotiated, or a refusal, declines to the next step;
+ *   4. GD_STEP_DEVICE / GD_STEP_ASK: __dlpack_device__(), then __dlpack__(max_version=...,
+ *      [dl_device, copy, stream]); C1 asks again without keywords after a TypeError;
+ *   5. take the capsule: the name decides the struct (C2), served as in 3,
+ *      then renamed "used_..." (C3) or left to its destructor (C4);
+ *   6. GD_STEP_RAISE / GD_STEP_DONE: the producer's error worded, or the Array.
  */
 #include <string.h>
 
@@ -21,39 +23,13 @@
 #include "skin.h"
 #include "chunk.h"
 
-/* Capsule names must outlive the capsules: static strings. */
+/* Capsule names outlive the capsules renamed to them: static strings. */
 static const char gd_name_versioned[] = GD_CAPSULE_VERSIONED;
 static const char gd_name_versioned_used[] = GD_CAPSULE_VERSIONED_USED;
 static const char gd_name_legacy[] = GD_CAPSULE_LEGACY;
 static const char gd_name_legacy_used[] = GD_CAPSULE_LEGACY_USED;
 
-static void gd_capsule_destructor_versioned(PyObject *cap) {
-  /* PyCapsule_IsValid sets no exception; a renamed capsule is left alone. */
-  if (!PyCapsule_IsValid(cap, gd_name_versioned)) return;
-  DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)PyCapsule_GetPointer(cap, gd_name_versioned);
-  if (m != NULL && m->deleter != NULL) m->deleter(m);
-}
-
-static void gd_capsule_destructor_legacy(PyObject *cap) {
-  if (!PyCapsule_IsValid(cap, gd_name_legacy)) return;
-  DLManagedTensor *m = (DLManagedTensor *)PyCapsule_GetPointer(cap, gd_name_legacy);
-  if (m != NULL && m->deleter != NULL) m->deleter(m);
-}
-
-PyObject *gd_capsule_wrap(void *managed, int versioned) {
-  PyObject *cap;
-  if (versioned) {
-    cap = PyCapsule_New(managed, gd_name_versioned, gd_capsule_destructor_versioned);
-    if (cap == NULL) gd_call_deleter_versioned((DLManagedTensorVersioned *)managed);
-  } else {
-    cap = PyCapsule_New(managed, gd_name_legacy, gd_capsule_destructor_legacy);
-    if (cap == NULL) gd_call_deleter_legacy((DLManagedTensor *)managed);
-  }
-  return cap;
-}
-
-/* ------------------------------------------------------------------ */
-/* consumer                                                            */
+/* ---- the end of every import: an Array, or the error worded ---- */
 
 /* The end of every import: a new godlpack.Array over the described tensor,
  * or, for gd_import_describe, the description itself in *into (its owner
@@ -70,163 +46,6 @@ static PyObject *gd_import_result(gd_state *st, const gd_header *h, const int64_
   Py_RETURN_NONE;
 }
 
-int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id, const char *entry) {
-  /* One parser for every device argument: godlpack.Device's (the Python
-   * package, built from core's tables), so that device= of from_dlpack and
-   * Device(...) accept and refuse the same values with the same errors,
-   * worded from entry. */
-  if (st->parse_device == NULL) {
-    gd_errf(GD_E_INTERNAL, "%s: godlpack is not initialised; import godlpack first", entry);
-    return -1;
-  }
-  PyObject *pair = PyObject_CallFunction(st->parse_device, "Os", obj, entry);
-  int ok = pair != NULL && PyArg_ParseTuple(pair, "ii", type, id);
-  Py_XDECREF(pair);
-  return ok ? 0 : -1;
-}
-
-/* _device(text, entry[, type, id]): (type, id) of the device a user's
- * argument names, core's one rule (GD_OP_DEVICE): the text, or the pair,
- * which text then names; an int beyond int64 reaches core as its bound. */
-PyObject *gd_mod_device(PyObject *m, PyObject *args) {
-  const char *text, *entry;
-  PyObject *pair[2] = {NULL, NULL};
-  if (!PyArg_ParseTuple(args, "ss|OO", &text, &entry, &pair[0], &pair[1])) return NULL;
-  int64_t ints[2];
-  gd_header out = {0};
-  gd_op o = {.op = GD_OP_DEVICE, .entry = entry, .out = &out, .ptr = (void *)text, .ints = ints,
-             .nints = pair[1] != NULL ? 2 : 0};
-  for (int i = 0; i < o.nints; i++) {
-    int of = 0;
-    long long v = PyLong_AsLongLongAndOverflow(pair[i], &of);
-    if (v == -1 && PyErr_Occurred()) return NULL;
-    ints[i] = of > 0 ? INT64_MAX : of < 0 ? INT64_MIN : (int64_t)v;
-  }
-  if (gd_run_op(&o, 0) < 0) return NULL;
-  return Py_BuildValue("ii", (int)out.device.device_type, (int)out.device.device_id);
-}
-
-/* A producer's __dlpack__ raised (not for our keywords): the error names
- * the entry point the user called and what was asked. BufferError, and
- * ValueError / RuntimeError / NotImplementedError of producers that use
- * those for "cannot export" (torch's "Found no NVIDIA driver"), become
- * BufferError; a TypeError stays one; the producer's exception is the
- * __cause__. Others (MemoryError, KeyboardInterrupt) pass unchanged. */
-static void gd_wrap_producer_error(PyObject *x, const gd_import_req *req, const char *entry) {
-  PyObject *cls;
-  if (PyErr_ExceptionMatches(PyExc_TypeError)) {
-    cls = gd_exc_for(GD_E_ARG_TYPE); /* a TypeError stays one */
-  } else if (PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_ValueError) ||
-             PyErr_ExceptionMatches(PyExc_RuntimeError) || PyErr_ExceptionMatches(PyExc_NotImplementedError)) {
-    cls = gd_exc_for(GD_E_PRODUCER);
-  } else {
-    return;
-  }
-  PyObject *type, *value, *tb;
-  PyErr_Fetch(&type, &value, &tb);
-  PyErr_NormalizeException(&type, &value, &tb);
-  if (tb != NULL && value != NULL) PyException_SetTraceback(value, tb);
-  PyObject *tn = PyType_GetQualName(Py_TYPE(x));
-  PyObject *en = type ? PyType_GetQualName((PyTypeObject *)type) : NULL;
-  if (tn == NULL || en == NULL || value == NULL) {
-    Py_XDECREF(tn);
-    Py_XDECREF(en);
-    PyErr_Restore(type, value, tb);
-    return;
-  }
-  char asked[64] = "";
-  if (req->has_device) snprintf(asked, sizeof asked, "dl_device=(%d, %d)", (int)req->dev_type, (int)req->dev_id);
-  PyErr_Format(cls, "%s: %U.__dlpack__(%s) failed: %U: %S; %s", entry, tn, asked, en, value,
-               req->has_device ? "pass device=None to keep the tensor where it is, or copy it with its own library"
-                               : "the producer cannot export this tensor; convert it with its own library first");
-  PyObject *t2, *v2, *tb2;
-  PyErr_Fetch(&t2, &v2, &tb2);
-  PyErr_NormalizeException(&t2, &v2, &tb2);
-  if (v2 != NULL) PyException_SetCause(v2, value); /* steals value */
-  else Py_DECREF(value);
-  PyErr_Restore(t2, v2, tb2);
-  Py_XDECREF(type);
-  Py_XDECREF(tb);
-  Py_DECREF(tn);
-  Py_DECREF(en);
-}
-
-/* The cache entry of tp, or NULL. Valid until Python code runs. */
-static gd_api_entry *gd_api_find(gd_state *st, PyTypeObject *tp) {
-  for (int i = 0; i < st->api_cache_n; i++)
-    if (st->api_cache[i].type == (PyObject *)tp) return &st->api_cache[i];
-  return NULL;
-}
-
-static void gd_api_note_kw(gd_state *st, PyTypeObject *tp, int kw) {
-  gd_api_entry *e = gd_api_find(st, tp);
-  if (e != NULL) e->kw = kw;
-}
-
-/* x.__dlpack__ with the keywords step names (max_version is always ours).
- * One gd_call_method (on 3.12+ no bound method, no kwargs dict); the common
- * call, max_version only, uses a prebuilt kwnames tuple. Returns a new
- * reference, or NULL with the producer's exception; *missing when x has no
- * __dlpack__ at all (a TypeError is then raised). */
-static PyObject *gd_call_dlpack(gd_state *st, PyObject *x, const gd_import_step *step, PyObject *copy_obj,
-                                PyObject *stream, int *missing) {
-  PyObject *args[5] = {x, st->max_version, NULL, NULL, NULL};
-  PyObject *kwnames = step->kw_max_version ? st->kw_max_version : NULL, *dev = NULL;
-  Py_ssize_t nkw = 1;
-  *missing = 0;
-  if (step->kw_dl_device || step->kw_copy || step->kw_stream) {
-    PyObject *names[4] = {st->s_max_version, NULL, NULL, NULL};
-    if (step->kw_dl_device) {
-      dev = Py_BuildValue("(ii)", (int)step->dl_device.device_type, (int)step->dl_device.device_id);
-      if (dev == NULL) return NULL;
-      names[nkw] = st->s_dl_device;
-      args[1 + nkw++] = dev;
-    }
-    if (step->kw_copy) {
-      names[nkw] = st->s_copy;
-      args[1 + nkw++] = copy_obj;
-    }
-    if (step->kw_stream) {
-      names[nkw] = st->s_stream;
-      args[1 + nkw++] = stream;
-    }
-    kwnames = PyTuple_New(nkw);
-    if (kwnames == NULL) {
-      Py_XDECREF(dev);
-      return NULL;
-    }
-    for (Py_ssize_t i = 0; i < nkw; i++) {
-      Py_INCREF(names[i]);
-      PyTuple_SetItem(kwnames, i, names[i]);
-    }
-  }
-  PyObject *cap = gd_call_method(st->s_dlpack, args, 1 | GD_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
-  if (kwnames != NULL && kwnames != st->kw_max_version) Py_DECREF(kwnames);
-  Py_XDECREF(dev);
-  if (cap == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
-    /* No __dlpack__ at all (an AttributeError raised inside one propagates). */
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    if (PyObject_HasAttr(x, st->s_dlpack)) {
-      PyErr_Restore(type, value, tb);
-      return NULL;
-    }
-    Py_XDECREF(type);
-    Py_XDECREF(value);
-    Py_XDECREF(tb);
-    *missing = 1;
-    PyObject *tn = PyType_GetQualName(Py_TYPE(x));
-    if (tn == NULL) return NULL;
-    gd_errf(GD_E_ARG_TYPE,
-                 "from_dlpack(): '%U' object has no __dlpack__ method; pass an object that implements "
-                 "the DLPack protocol (numpy.ndarray, torch.Tensor, ...) or a DLPack capsule, or use "
-                 "godlpack.asarray() for sequences and buffer objects",
-                 tn);
-    Py_DECREF(tn);
-  }
-  return cap;
-}
-
 /* Raises a Go error; asarray() shows its own entry point. */
 static PyObject *gd_raise_import(int cls, const char *msg, int entry_asarray) {
   if (entry_asarray && strncmp(msg, "from_dlpack(): ", 15) == 0) {
@@ -237,8 +56,14 @@ static PyObject *gd_raise_import(int cls, const char *msg, int entry_asarray) {
   return gd_raise(cls, msg);
 }
 
-/* ------------------------------------------------------------------ */
-/* the C exchange API (C9): type(x).__dlpack_c_exchange_api__            */
+/* ---- 1. setup: the arguments and what type(x) offers (cached per type) ---- */
+
+/* The cache entry of tp, or NULL. Valid until Python code runs. */
+static gd_api_entry *gd_api_find(gd_state *st, PyTypeObject *tp) {
+  for (int i = 0; i < st->api_cache_n; i++)
+    if (st->api_cache[i].type == (PyObject *)tp) return &st->api_cache[i];
+  return NULL;
+}
 
 static const DLPackExchangeAPI *gd_exchange_api_lookup(PyObject *tp) {
   /* Only a PyCapsule named "dlpack_exchange_api" (DLPack 1.3) is trusted. An
@@ -350,6 +175,51 @@ static const DLPackExchangeAPI *gd_exchange_api_of(gd_state *st, PyTypeObject *t
   return api;
 }
 
+static void gd_api_note_kw(gd_state *st, PyTypeObject *tp, int kw) {
+  gd_api_entry *e = gd_api_find(st, tp);
+  if (e != NULL) e->kw = kw;
+}
+
+/* Remembers that a tensor of type tp on device type dev was asked again
+ * with a stream (the entry exists: gd_exchange_api_of ran for tp). */
+static void gd_api_note_stream(gd_state *st, PyTypeObject *tp, int dev) {
+  gd_api_entry *e = gd_api_find(st, tp);
+  if (e != NULL) e->stream_dev = dev;
+}
+
+/* The model's starting state: the arguments parsed, the facts of x. 0, or
+ * -1 with an exception. */
+static int gd_import_setup(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray,
+                           gd_import_state *s, const DLPackExchangeAPI **api) {
+  const char *entry = entry_asarray ? "asarray()" : "from_dlpack()";
+  memset(s, 0, sizeof(*s));
+  *api = NULL;
+  if (gd_parse_copy(copy, &s->copy, entry) < 0) return -1;
+  if (device != NULL && device != Py_None) {
+    int32_t dt, di;
+    if (gd_parse_device_pair(st, device, &dt, &di, entry) < 0) return -1;
+    s->device.device_type = (DLDeviceType)dt;
+    s->device.device_id = di;
+    s->has_device = 1;
+    char msg[GD_MSG_CAP];
+    int cls = gd_check_import_device(dt, di, msg);
+    if (cls != GD_OK) {
+      gd_raise_import(cls, msg, entry_asarray);
+      return -1;
+    }
+  }
+  s->raw_capsule = PyCapsule_CheckExact(x);
+  if (!s->raw_capsule) {
+    *api = gd_exchange_api_of(st, Py_TYPE(x), &s->torch, NULL, &s->stream_dev, &s->kw, &s->shadowed);
+    s->has_api = *api != NULL;
+    s->own = gd_array_check(st, x);
+  }
+  s->host_copy_types = st->host_copy_types;
+  return 0;
+}
+
+/* ---- 2. GD_STEP_TORCH ---- */
+
 /* torch's refusals (core's gd_torch_facts: its exchange API skips the checks
  * of its __dlpack__, which exports a negative view as if it were not
  * negated). Returns 1 with the exception set, 0 to go on, -1 on error. */
@@ -377,12 +247,7 @@ static int gd_torch_refuses(PyObject *x) {
   return 0;
 }
 
-/* Remembers that a tensor of type tp on device type dev was asked again
- * with a stream (the entry exists: gd_exchange_api_of ran for tp). */
-static void gd_api_note_stream(gd_state *st, PyTypeObject *tp, int dev) {
-  gd_api_entry *e = gd_api_find(st, tp);
-  if (e != NULL) e->stream_dev = dev;
-}
+/* ---- 3. GD_STEP_API: type(x).__dlpack_c_exchange_api__ (C9) ---- */
 
 /* Takes x through its exchange API. Returns 1 with *out set (or NULL and an
  * exception), or 0 when the caller should use __dlpack__ instead (no API, the
@@ -419,8 +284,7 @@ static int gd_from_exchange_api(gd_state *st, const DLPackExchangeAPI *api, PyOb
   return 1;
 }
 
-/* ------------------------------------------------------------------ */
-/* producers on devices the CPU cannot read (core.AsksHostCopy)         */
+/* ---- 4. GD_STEP_DEVICE and GD_STEP_ASK: __dlpack_device__, __dlpack__ ---- */
 
 /* The device type x.__dlpack_device__() reports (its id in *id when id is
  * not NULL): 0 when x has none or it is not a (type, id) pair of ints; -1
@@ -455,6 +319,126 @@ static long gd_producer_device(PyObject *x, int *id) {
   return t > 0 && t <= INT32_MAX ? t : 0;
 }
 
+/* godlpack's queue on device (type, id) as the producer's stream argument:
+ * godlpack._oneapi.consumer_stream, a dpctl.SyclQueue over the backend's
+ * queue (core.ConsumerStream). A new reference or NULL. */
+static PyObject *gd_consumer_stream(int32_t type, int32_t id) {
+  PyObject *mod = PyImport_ImportModule("godlpack._oneapi");
+  if (mod == NULL) return NULL;
+  PyObject *q = PyObject_CallMethod(mod, "consumer_stream", "ii", (int)type, (int)id);
+  Py_DECREF(mod);
+  return q;
+}
+
+/* x.__dlpack__ with the keywords step names (max_version is always ours).
+ * One gd_call_method (on 3.12+ no bound method, no kwargs dict); the common
+ * call, max_version only, uses a prebuilt kwnames tuple. Returns a new
+ * reference, or NULL with the producer's exception; *missing when x has no
+ * __dlpack__ at all (a TypeError is then raised). */
+static PyObject *gd_call_dlpack(gd_state *st, PyObject *x, const gd_import_step *step, PyObject *copy_obj,
+                                PyObject *stream, int *missing) {
+  PyObject *args[5] = {x, st->max_version, NULL, NULL, NULL};
+  PyObject *kwnames = step->kw_max_version ? st->kw_max_version : NULL, *dev = NULL;
+  Py_ssize_t nkw = 1;
+  *missing = 0;
+  if (step->kw_dl_device || step->kw_copy || step->kw_stream) {
+    PyObject *names[4] = {st->s_max_version, NULL, NULL, NULL};
+    if (step->kw_dl_device) {
+      dev = Py_BuildValue("(ii)", (int)step->dl_device.device_type, (int)step->dl_device.device_id);
+      if (dev == NULL) return NULL;
+      names[nkw] = st->s_dl_device;
+      args[1 + nkw++] = dev;
+    }
+    if (step->kw_copy) {
+      names[nkw] = st->s_copy;
+      args[1 + nkw++] = copy_obj;
+    }
+    if (step->kw_stream) {
+      names[nkw] = st->s_stream;
+      args[1 + nkw++] = stream;
+    }
+    kwnames = PyTuple_New(nkw);
+    if (kwnames == NULL) {
+      Py_XDECREF(dev);
+      return NULL;
+    }
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+      Py_INCREF(names[i]);
+      PyTuple_SetItem(kwnames, i, names[i]);
+    }
+  }
+  PyObject *cap = gd_call_method(st->s_dlpack, args, 1 | GD_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
+  if (kwnames != NULL && kwnames != st->kw_max_version) Py_DECREF(kwnames);
+  Py_XDECREF(dev);
+  if (cap == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+    /* No __dlpack__ at all (an AttributeError raised inside one propagates). */
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    if (PyObject_HasAttr(x, st->s_dlpack)) {
+      PyErr_Restore(type, value, tb);
+      return NULL;
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    *missing = 1;
+    PyObject *tn = PyType_GetQualName(Py_TYPE(x));
+    if (tn == NULL) return NULL;
+    gd_errf(GD_E_ARG_TYPE,
+                 "from_dlpack(): '%U' object has no __dlpack__ method; pass an object that implements "
+                 "the DLPack protocol (numpy.ndarray, torch.Tensor, ...) or a DLPack capsule, or use "
+                 "godlpack.asarray() for sequences and buffer objects",
+                 tn);
+    Py_DECREF(tn);
+  }
+  return cap;
+}
+
+/* A producer's __dlpack__ raised (not for our keywords): the error names
+ * the entry point the user called and what was asked. BufferError, and
+ * ValueError / RuntimeError / NotImplementedError of producers that use
+ * those for "cannot export" (torch's "Found no NVIDIA driver"), become
+ * BufferError; a TypeError stays one; the producer's exception is the
+ * __cause__. Others (MemoryError, KeyboardInterrupt) pass unchanged. */
+static void gd_wrap_producer_error(PyObject *x, const gd_import_req *req, const char *entry) {
+  PyObject *cls;
+  if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+    cls = gd_exc_for(GD_E_ARG_TYPE); /* a TypeError stays one */
+  } else if (PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_ValueError) ||
+             PyErr_ExceptionMatches(PyExc_RuntimeError) || PyErr_ExceptionMatches(PyExc_NotImplementedError)) {
+    cls = gd_exc_for(GD_E_PRODUCER);
+  } else {
+    return;
+  }
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  if (tb != NULL && value != NULL) PyException_SetTraceback(value, tb);
+  PyObject *tn = PyType_GetQualName(Py_TYPE(x));
+  PyObject *en = type ? PyType_GetQualName((PyTypeObject *)type) : NULL;
+  if (tn == NULL || en == NULL || value == NULL) {
+    Py_XDECREF(tn);
+    Py_XDECREF(en);
+    PyErr_Restore(type, value, tb);
+    return;
+  }
+  char asked[64] = "";
+  if (req->has_device) snprintf(asked, sizeof asked, "dl_device=(%d, %d)", (int)req->dev_type, (int)req->dev_id);
+  PyErr_Format(cls, "%s: %U.__dlpack__(%s) failed: %U: %S; %s", entry, tn, asked, en, value,
+               req->has_device ? "pass device=None to keep the tensor where it is, or copy it with its own library"
+                               : "the producer cannot export this tensor; convert it with its own library first");
+  PyObject *t2, *v2, *tb2;
+  PyErr_Fetch(&t2, &v2, &tb2);
+  PyErr_NormalizeException(&t2, &v2, &tb2);
+  if (v2 != NULL) PyException_SetCause(v2, value); /* steals value */
+  else Py_DECREF(value);
+  PyErr_Restore(t2, v2, tb2);
+  Py_XDECREF(type);
+  Py_XDECREF(tb);
+  Py_DECREF(tn);
+  Py_DECREF(en);
+}
+
 /* The producer refused the host copy we asked for: a BufferError that names
  * the entry point, the device, the request and the way out. */
 static void gd_raise_host_refused(PyObject *x, int dev_type, PyObject *copy, const char *entry) {
@@ -479,6 +463,45 @@ static void gd_raise_host_refused(PyObject *x, int dev_type, PyObject *copy, con
   Py_XDECREF(s);
   Py_XDECREF(tn);
 }
+
+/* The producer's TypeError kept between two calls (C1). */
+typedef struct {
+  PyObject *type, *value, *tb;
+} gd_kept;
+
+static void gd_kept_drop(gd_kept *k) {
+  Py_CLEAR(k->type);
+  Py_CLEAR(k->value);
+  Py_CLEAR(k->tb);
+}
+
+/* A __dlpack__ call of step failed: a TypeError is kept for the model (1);
+ * anything else is worded for the user and stands (0). A second call's
+ * error gets the kept first one as its context. */
+static int gd_call_failed(PyObject *x, const gd_import_step *step, PyObject *copy, const char *entry,
+                          gd_kept *kept) {
+  if (step->retried && kept->value != NULL) {
+    PyObject *t2, *v2, *tb2;
+    PyErr_Fetch(&t2, &v2, &tb2);
+    PyErr_NormalizeException(&t2, &v2, &tb2);
+    if (kept->tb != NULL) PyException_SetTraceback(kept->value, kept->tb);
+    if (v2 != NULL) PyException_SetContext(v2, Py_NewRef(kept->value));
+    PyErr_Restore(t2, v2, tb2);
+  }
+  gd_kept_drop(kept);
+  if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Fetch(&kept->type, &kept->value, &kept->tb);
+    PyErr_NormalizeException(&kept->type, &kept->value, &kept->tb);
+    return 1;
+  }
+  if (step->host_copy && PyErr_ExceptionMatches(PyExc_BufferError))
+    gd_raise_host_refused(x, step->tensor_device.device_type, copy, entry);
+  else if (!step->host_copy)
+    gd_wrap_producer_error(x, &step->req, entry);
+  return 0;
+}
+
+/* ---- 5. take the capsule (C2-C4) ---- */
 
 /* Imports the capsule cap (a new reference, always released) as asked by
  * req. Returns the new array; or NULL with an exception; or NULL without one
@@ -562,89 +585,12 @@ static PyObject *gd_import_capsule(gd_state *st, PyObject *cap, gd_import_req *r
   return gd_import_result(st, &h, shape, strides, into);
 }
 
-/* godlpack's queue on device (type, id) as the producer's stream argument:
- * godlpack._oneapi.consumer_stream, a dpctl.SyclQueue over the backend's
- * queue (core.ConsumerStream). A new reference or NULL. */
-static PyObject *gd_consumer_stream(int32_t type, int32_t id) {
-  PyObject *mod = PyImport_ImportModule("godlpack._oneapi");
-  if (mod == NULL) return NULL;
-  PyObject *q = PyObject_CallMethod(mod, "consumer_stream", "ii", (int)type, (int)id);
-  Py_DECREF(mod);
-  return q;
-}
-
-/* The producer's TypeError kept between two calls (C1). */
-typedef struct {
-  PyObject *type, *value, *tb;
-} gd_kept;
-
-static void gd_kept_drop(gd_kept *k) {
-  Py_CLEAR(k->type);
-  Py_CLEAR(k->value);
-  Py_CLEAR(k->tb);
-}
-
-/* The model's starting state: the arguments parsed, the facts of x. 0, or
- * -1 with an exception. */
-static int gd_import_setup(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray,
-                           gd_import_state *s, const DLPackExchangeAPI **api) {
-  const char *entry = entry_asarray ? "asarray()" : "from_dlpack()";
-  memset(s, 0, sizeof(*s));
-  *api = NULL;
-  if (gd_parse_copy(copy, &s->copy, entry) < 0) return -1;
-  if (device != NULL && device != Py_None) {
-    int32_t dt, di;
-    if (gd_parse_device_pair(st, device, &dt, &di, entry) < 0) return -1;
-    s->device.device_type = (DLDeviceType)dt;
-    s->device.device_id = di;
-    s->has_device = 1;
-    char msg[GD_MSG_CAP];
-    int cls = gd_check_import_device(dt, di, msg);
-    if (cls != GD_OK) {
-      gd_raise_import(cls, msg, entry_asarray);
-      return -1;
-    }
-  }
-  s->raw_capsule = PyCapsule_CheckExact(x);
-  if (!s->raw_capsule) {
-    *api = gd_exchange_api_of(st, Py_TYPE(x), &s->torch, NULL, &s->stream_dev, &s->kw, &s->shadowed);
-    s->has_api = *api != NULL;
-    s->own = gd_array_check(st, x);
-  }
-  s->host_copy_types = st->host_copy_types;
-  return 0;
-}
-
-/* A __dlpack__ call of step failed: a TypeError is kept for the model (1);
- * anything else is worded for the user and stands (0). A second call's
- * error gets the kept first one as its context. */
-static int gd_call_failed(PyObject *x, const gd_import_step *step, PyObject *copy, const char *entry,
-                          gd_kept *kept) {
-  if (step->retried && kept->value != NULL) {
-    PyObject *t2, *v2, *tb2;
-    PyErr_Fetch(&t2, &v2, &tb2);
-    PyErr_NormalizeException(&t2, &v2, &tb2);
-    if (kept->tb != NULL) PyException_SetTraceback(kept->value, kept->tb);
-    if (v2 != NULL) PyException_SetContext(v2, Py_NewRef(kept->value));
-    PyErr_Restore(t2, v2, tb2);
-  }
-  gd_kept_drop(kept);
-  if (PyErr_ExceptionMatches(PyExc_TypeError)) {
-    PyErr_Fetch(&kept->type, &kept->value, &kept->tb);
-    PyErr_NormalizeException(&kept->type, &kept->value, &kept->tb);
-    return 1;
-  }
-  if (step->host_copy && PyErr_ExceptionMatches(PyExc_BufferError))
-    gd_raise_host_refused(x, step->tensor_device.device_type, copy, entry);
-  else if (!step->host_copy)
-    gd_wrap_producer_error(x, &step->req, entry);
-  return 0;
-}
+/* ---- the loop over core's steps, and its entry points ---- */
 
 /* Runs the import core's exchange model (core/exchange.c) decides, step by
  * step: this loop executes and reports, it decides nothing. */
-static PyObject *gd_from_dlpack_into(gd_state *st, PyObject *x, PyObject *device, PyObject *copy,
-                                     int entry_asarray, gd_import_into *into) {
+PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray,
+                              gd_import_into *into) {
   const char *entry = entry_asarray ? "asarray()" : "from_dlpack()";
   gd_import_state s;
   const DLPackExchangeAPI *api;
@@ -715,10 +661,6 @@ static PyObject *gd_from_dlpack_into(gd_state *st, PyObject *x, PyObject *device
   }
 }
 
-PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray) {
-  return gd_from_dlpack_into(st, x, device, copy, entry_asarray, NULL);
-}
-
 int gd_type_is_ndarray(gd_state *st, PyTypeObject *tp) {
   int torch, ndarray, stream_dev;
   gd_exchange_api_of(st, tp, &torch, &ndarray, &stream_dev, NULL, NULL);
@@ -726,8 +668,9 @@ int gd_type_is_ndarray(gd_state *st, PyTypeObject *tp) {
 }
 
 int gd_import_describe(gd_state *st, PyObject *x, gd_import_into *into) {
-  PyObject *r = gd_from_dlpack_into(st, x, NULL, Py_None, 0, into);
+  PyObject *r = gd_from_dlpack_impl(st, x, NULL, Py_None, 0, into);
   if (r == NULL) return -1;
   Py_DECREF(r);
   return 0;
 }
+
