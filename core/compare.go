@@ -3,7 +3,6 @@ package core
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"strconv"
 	"unsafe"
 
@@ -34,6 +33,10 @@ import (
 //     complex64.
 //
 // float8, float6 and float4 arrays are refused (ErrUnsupported).
+//
+// This file holds the rules: the operands' checks, broadcasting, the
+// element a scalar stands for, and the errors; the plan, its walk and the
+// row kernels are core/kernels' (compare.go, compare_rows.go).
 
 // CompareOp is an element-wise comparison. The values are CPython's
 // (Py_LT .. Py_GE).
@@ -67,21 +70,6 @@ func (op CompareOp) String() string {
 		return ">="
 	}
 	return "CompareOp(" + strconv.Itoa(int(op)) + ")"
-}
-
-// swapped returns the operator with its operands exchanged: x < y is y > x.
-func (op CompareOp) swapped() CompareOp {
-	switch op {
-	case CmpLT:
-		return CmpGT
-	case CmpLE:
-		return CmpGE
-	case CmpGT:
-		return CmpLT
-	case CmpGE:
-		return CmpLE
-	}
-	return op
 }
 
 // ScalarKind says which fields of a Scalar hold its value.
@@ -167,51 +155,12 @@ func CompareDevice(x, y *Operand) Device {
 	return CopyDevice(d)
 }
 
-// cmpClass is the family of a dtype for comparisons.
-type cmpClass uint8
-
-const (
-	clsNone cmpClass = iota // not comparable
-	clsBool
-	clsInt
-	clsUint
-	clsFloat
-	clsComplex
-)
-
-func cmpClassOf(dt DataType) cmpClass {
-	if dt.Lanes != 1 {
-		return clsNone
-	}
-	switch dt.Code {
-	case KDLBool:
-		if dt.Bits == 8 {
-			return clsBool
-		}
-	case KDLInt, KDLUInt:
-		switch dt.Bits {
-		case 8, 16, 32, 64:
-			if dt.Code == KDLInt {
-				return clsInt
-			}
-			return clsUint
-		}
-	case KDLFloat:
-		switch dt.Bits {
-		case 16, 32, 64:
-			return clsFloat
-		}
-	case KDLBfloat:
-		if dt.Bits == 16 {
-			return clsFloat
-		}
-	case KDLComplex:
-		switch dt.Bits {
-		case 64, 128:
-			return clsComplex
-		}
-	}
-	return clsNone
+// cmpComparable reports whether the kernels compare arrays of dtype dt:
+// bool, the integers, float16/32/64, bfloat16 and complex; not the float8,
+// float6 and float4 types.
+func cmpComparable(dt DataType) bool {
+	k, ok := elemKind(dt)
+	return ok && !k.IsFloat8()
 }
 
 // checkCmpArray refuses arrays a comparison cannot read.
@@ -220,7 +169,7 @@ func checkCmpArray(where string, o *Operand) error {
 	if len(o.Shape) != len(o.Strides) || len(o.Shape) > MaxNdim {
 		return fmt.Errorf("%s: %d dimensions with %d strides: %w", where, len(o.Shape), len(o.Strides), ErrShape)
 	}
-	if cmpClassOf(h.DType) == clsNone {
+	if !cmpComparable(h.DType) {
 		return errorf(ErrUnsupported, "%s: comparing %v arrays is not supported; compare after a.astype('float32')",
 			where, h.DType)
 	}
@@ -316,9 +265,9 @@ func npShape(dims []int64) string {
 // CompareInto writes op(x, y) for the elements [start, stop) in C order of
 // the broadcast result into dst, a C-contiguous CPU bool array of the
 // broadcast shape dstShape (CompareShape's): the Python skin fills a big
-// result in interruptible ranges. A range of at least kernels.ParallelMin bytes of
-// work is split over GOMAXPROCS goroutines unless SetSerial(true); it does
-// not allocate on the Go heap otherwise.
+// result in interruptible ranges. A range of at least 4 MiB of work (the
+// kernels' parallelMin) is split over GOMAXPROCS goroutines unless
+// SetSerial(true); it does not allocate on the Go heap otherwise.
 //
 // Errors: those of CompareShape; ErrShape (dstShape is not the broadcast
 // shape, or a range outside it), ErrDType (dst is not bool), ErrReadOnly.
@@ -360,16 +309,20 @@ func CompareInto(op CompareOp, dst *Header, dstShape []int64, x, y *Operand, sta
 	if dst.Data == nil {
 		return fmt.Errorf("%s: %w", where, ErrNullData)
 	}
-	var p cmpPlan
-	p.build(op, dstShape, x, y)
 	out := unsafe.Add(dst.Data, dst.Offset)
-	w := int64(runtime.GOMAXPROCS(0))
-	if Serial() || w < 2 || (stop-start)*max(x.H.DType.ItemSize(), 8) < kernels.ParallelMin {
-		p.run(out, start, stop)
+	xk, xp := cmpData(x)
+	if y.H != nil {
+		yk, yp := cmpData(y)
+		kernels.Compare(kernels.CompareOp(op), out, dstShape, start, stop,
+			xk, xp, x.Shape, x.Strides, yk, yp, y.Shape, y.Strides)
 		return nil
 	}
-	q := p // the goroutines' copy: p stays on the stack on the serial path
-	kernels.SplitRange(start, stop, w, func(lo, hi int64) { q.run(out, lo, hi) })
+	ys, konst := cmpScalar(&y.S, x.H.DType, op)
+	if konst >= 0 {
+		kernels.CompareConst(out, start, stop, xk, konst == 1)
+		return nil
+	}
+	kernels.CompareScalar(kernels.CompareOp(op), out, dstShape, start, stop, xk, xp, x.Shape, x.Strides, ys)
 	return nil
 }
 
@@ -416,232 +369,80 @@ func (a *Array) compare(op CompareOp, y *Operand) (*Array, error) {
 	return newOwnedArray(out, shape[:n], st[:n]), nil
 }
 
-// ---- the kernel ----
+// ---- the operands as the kernels see them (core/kernels/compare.go) ----
 
-// cmpDomain is the type both operands are converted to before comparing.
-type cmpDomain uint8
-
-const (
-	domI64   cmpDomain = iota // bools and integers that int64 holds
-	domU64                    // bools and unsigned integers, one of them uint64
-	domMixed                  // a signed integer (x) and a uint64 (y)
-	domF64                    // real, one side a float: exact in float64 but for 64-bit integers
-	domC128                   // complex, one side complex
+// kernels numbers the comparisons as CompareOp does: kernels.CompareOp(op)
+// converts.
+var (
+	_ = [1]struct{}{}[int(kernels.CmpLT)-int(CmpLT)]
+	_ = [1]struct{}{}[int(kernels.CmpLE)-int(CmpLE)]
+	_ = [1]struct{}{}[int(kernels.CmpEQ)-int(CmpEQ)]
+	_ = [1]struct{}{}[int(kernels.CmpNE)-int(CmpNE)]
+	_ = [1]struct{}{}[int(kernels.CmpGT)-int(CmpGT)]
+	_ = [1]struct{}{}[int(kernels.CmpGE)-int(CmpGE)]
 )
 
-// cmpSide is one operand of a planned comparison.
-type cmpSide struct {
-	dt     DataType
-	cls    cmpClass
-	scalar bool           // the value is in val (stride 0)
-	p      unsafe.Pointer // element 0 of an array
-	val    [2]uint64      // a scalar's element, of dtype dt
-	st     [MaxNdim]int64 // byte strides over the merged dimensions
+// cmpData is the kind and element 0 of the array operand o (checked by
+// CompareShape). The kernels take its shape and strides apart from its
+// data: in one struct the data, which the kernels' goroutines keep, would
+// make escape analysis move the operand's Header to the heap too.
+func cmpData(o *Operand) (kernels.Kind, unsafe.Pointer) {
+	k, _ := elemKind(o.H.DType)
+	return k, unsafe.Add(o.H.Data, o.H.Offset*k.Size())
 }
 
-// cmpPlan is a comparison over at most MaxNdim merged dimensions.
-type cmpPlan struct {
-	op    CompareOp
-	dom   cmpDomain
-	konst int8 // -1, or 0/1: every element of the result is that (a weak int no integer dtype holds)
-	same  bool // both operands hold the same fast type (sameKernel): compared without conversion
-	n     int
-	shape [MaxNdim]int64
-	x, y  cmpSide
-}
-
-// build plans op(x, y) over the broadcast shape (checked by CompareShape).
-func (p *cmpPlan) build(op CompareOp, shape []int64, x, y *Operand) {
-	p.op, p.konst = op, -1
-	nd := len(shape)
-	p.x.setArray(x, nd)
-	if y.H != nil {
-		p.y.setArray(y, nd)
-	} else {
-		p.konst = p.y.setScalar(&y.S, p.x.dt, op)
-	}
-	// Drop dimensions of length 1 and merge neighbours that are contiguous
-	// on both sides (the result is C-contiguous): C order is kept.
-	m := 0
-	for i := 0; i < nd; i++ {
-		d := shape[i]
-		if d == 1 {
-			continue
-		}
-		xs, ys := p.x.st[i], p.y.st[i]
-		if m > 0 && p.x.st[m-1] == xs*d && p.y.st[m-1] == ys*d {
-			p.shape[m-1] *= d
-			p.x.st[m-1], p.y.st[m-1] = xs, ys
-			continue
-		}
-		p.shape[m], p.x.st[m], p.y.st[m] = d, xs, ys
-		m++
-	}
-	p.n = m
-	p.pickDomain()
-	if p.y.scalar && p.konst < 0 {
-		p.narrowScalar()
-	}
-	p.same = p.x.dt == p.y.dt && sameKernel(p.x.dt)
-}
-
-// sameKernel reports whether two operands of dtype dt compare directly in
-// Go's type for it (bool excepted: a foreign bool byte may be neither 0
-// nor 1; float16 and bfloat16 have no Go type).
-func sameKernel(dt DataType) bool {
-	switch cmpClassOf(dt) {
-	case clsInt, clsUint:
-		return true
-	case clsFloat:
-		return dt.Code == KDLFloat && dt.Bits >= 32
-	}
-	return false
-}
-
-// narrowScalar stores the scalar operand in the array's own dtype when that
-// changes no answer: the array's values are exact in the comparison's
-// domain (not a 64-bit integer rounded to float64) and the scalar's value
-// in that domain is one of the dtype's values. The comparison then runs
-// without conversions.
-func (p *cmpPlan) narrowScalar() {
-	xt := p.x.dt
-	if p.x.scalar || !sameKernel(xt) || xt == p.y.dt {
-		return
-	}
-	yp := unsafe.Pointer(&p.y.val)
-	var v [1]float64
-	switch p.dom {
-	case domI64:
-		var i [1]int64
-		decodeI64(p.y.dt, i[:], yp, 0)
-		if xt.Bits == 64 { // int64: uint64 arrays are not in this domain
-			p.y.val[0], p.y.dt, p.y.cls = uint64(i[0]), xt, clsInt
-			return
-		}
-		v[0] = float64(i[0]) // exact; the dtype's range is checked below
-	case domU64:
-		var u [1]uint64
-		decodeU64(p.y.dt, u[:], yp, 0)
-		if xt.Bits == 64 {
-			p.y.val[0], p.y.dt, p.y.cls = u[0], xt, clsUint
-			return
-		}
-		if u[0] > math.MaxUint32 {
-			return
-		}
-		v[0] = float64(u[0])
-	case domF64:
-		if xt.Bits == 64 && xt.Code != KDLFloat {
-			return // numpy rounds the 64-bit integers to float64
-		}
-		decodeF64(p.y.dt, v[:], yp, 0)
-	default:
-		return
-	}
-	f := v[0]
-	switch {
-	case xt == Float64:
-		*(*float64)(yp) = f
-	case xt == Float32:
-		if float64(float32(f)) != f && f == f { //nolint:gocritic // f == f: not NaN
-			return
-		}
-		*(*float32)(yp) = float32(f)
-	default: // integers of at most 32 bits
-		lo, hi := intRange(xt)
-		if f != math.Trunc(f) || f < lo || f > hi {
-			return
-		}
-		switch xt.Bits {
-		case 8:
-			*(*uint8)(yp) = uint8(int64(f))
-		case 16:
-			*(*uint16)(yp) = uint16(int64(f))
-		default:
-			*(*uint32)(yp) = uint32(int64(f))
-		}
-	}
-	p.y.dt, p.y.cls = xt, cmpClassOf(xt)
-}
-
-// intRange returns the range of an integer dtype of at most 32 bits.
-func intRange(dt DataType) (float64, float64) {
-	if dt.Code == KDLUInt {
-		return 0, math.Ldexp(1, int(dt.Bits)) - 1
-	}
-	h := math.Ldexp(1, int(dt.Bits)-1)
-	return -h, h - 1
-}
-
-// setArray describes an array operand with strides aligned on the right to
-// nd output dimensions, 0 where it is broadcast.
-func (s *cmpSide) setArray(o *Operand, nd int) {
-	h := o.H
-	s.dt, s.cls = h.DType, cmpClassOf(h.DType)
-	k := h.DType.ItemSize()
-	s.p = unsafe.Add(h.Data, h.Offset*k)
-	off := nd - len(o.Shape)
-	for i := 0; i < nd; i++ {
-		s.st[i] = 0
-		if j := i - off; j >= 0 && o.Shape[j] != 1 {
-			s.st[i] = o.Strides[j] * k
-		}
-	}
-}
-
-// setScalar stores sc as the element numpy 2 compares with an array of
-// dtype adt, and returns -1, or the constant result when sc is a weak
-// integer that no integer dtype holds compared with an integer array.
-func (s *cmpSide) setScalar(sc *Scalar, adt DataType, op CompareOp) int8 {
-	s.scalar = true
-	acls := cmpClassOf(adt)
-	intArray := acls == clsBool || acls == clsInt || acls == clsUint
+// cmpScalar returns sc as the element numpy 2 compares with an array of
+// dtype adt, and -1; or, when sc is a weak integer that no integer dtype
+// holds compared with an integer array, or no number, the constant result
+// (0 or 1) and no element.
+func cmpScalar(sc *Scalar, adt DataType, op CompareOp) (kernels.CmpValue, int8) {
+	var s kernels.CmpValue
+	intArray := adt.Code == KDLBool || adt.Code == KDLInt || adt.Code == KDLUInt
 	switch sc.Kind {
 	case ScalarOther:
-		s.dt, s.cls = Bool, clsBool
-		return cmpConst(op, false) // == and != only (CompareShape)
+		return s, cmpConst(op, false) // == and != only (CompareShape)
 	case ScalarBool:
-		s.dt, s.val[0] = Bool, sc.Mag&1
+		s.Kind, s.Val[0] = kernels.Bool, sc.Mag&1
 	case ScalarInt:
 		fits := !sc.Big && (!sc.Neg || sc.Mag <= 1<<63) // an int64 or a uint64 holds it
 		switch {
 		case intArray && !fits:
-			return cmpConst(op, sc.Neg)
+			return s, cmpConst(op, sc.Neg)
 		case intArray || !sc.Weak && fits:
 			if sc.Neg {
-				s.dt, s.val[0] = Int64, -sc.Mag // two's complement of the magnitude
+				s.Kind, s.Val[0] = kernels.Int64, -sc.Mag // two's complement of the magnitude
 			} else if sc.Mag > math.MaxInt64 {
-				s.dt, s.val[0] = Uint64, sc.Mag
+				s.Kind, s.Val[0] = kernels.Uint64, sc.Mag
 			} else {
-				s.dt, s.val[0] = Int64, sc.Mag
+				s.Kind, s.Val[0] = kernels.Int64, sc.Mag
 			}
 		default: // a weak int, or one beyond 64 bits, against a float or complex array
-			s.setReal(sc.Re, sc.Weak, adt)
+			s = realScalar(sc.Re, sc.Weak, adt)
 		}
 	case ScalarFloat:
-		s.setReal(sc.Re, sc.Weak && !intArray, adt)
+		s = realScalar(sc.Re, sc.Weak && !intArray, adt)
 	default:
 		re, im := sc.Re, sc.Im
 		if sc.Weak && !intArray {
 			pdt := adt // the precision of the parts
-			if acls == clsFloat && adt.Bits < 64 || acls == clsComplex && adt.Bits == 64 {
+			if adt == Float16 || adt == BFloat16 || adt == Float32 || adt == Complex64 {
 				pdt = Float32
 			}
 			re, im = roundTo(pdt, re), roundTo(pdt, im)
 		}
-		s.dt = Complex128
-		s.val[0], s.val[1] = math.Float64bits(re), math.Float64bits(im)
+		s.Kind = kernels.Complex128
+		s.Val[0], s.Val[1] = math.Float64bits(re), math.Float64bits(im)
 	}
-	s.cls = cmpClassOf(s.dt)
-	return -1
+	return s, -1
 }
 
-// setReal stores f, rounded to the precision of adt when round is set.
-func (s *cmpSide) setReal(f float64, round bool, adt DataType) {
+// realScalar is f as a float64 element, rounded to the precision of adt
+// when round is set.
+func realScalar(f float64, round bool, adt DataType) kernels.CmpValue {
 	if round {
 		f = roundTo(adt, f)
 	}
-	s.dt, s.val[0] = Float64, math.Float64bits(f)
+	return kernels.CmpValue{Kind: kernels.Float64, Val: [2]uint64{math.Float64bits(f)}}
 }
 
 // cmpConst is the result of comparing any 64-bit integer x with an integer
@@ -660,510 +461,4 @@ func cmpConst(op CompareOp, neg bool) int8 {
 		return 1
 	}
 	return 0
-}
-
-func (p *cmpPlan) pickDomain() {
-	xc, yc := p.x.cls, p.y.cls
-	switch {
-	case xc == clsComplex || yc == clsComplex:
-		p.dom = domC128
-	case xc == clsFloat || yc == clsFloat:
-		p.dom = domF64
-	default:
-		xu := xc == clsUint && p.x.dt.Bits == 64
-		yu := yc == clsUint && p.y.dt.Bits == 64
-		switch {
-		case !xu && !yu:
-			p.dom = domI64
-		case xc != clsInt && yc != clsInt:
-			p.dom = domU64
-		default:
-			p.dom = domMixed
-			if xu { // keep the signed side in x
-				p.x, p.y = p.y, p.x
-				p.op = p.op.swapped()
-			}
-		}
-	}
-}
-
-// run computes the result elements [start, stop) (C order); out is the
-// result's element 0.
-func (p *cmpPlan) run(out unsafe.Pointer, start, stop int64) {
-	if p.konst >= 0 {
-		b := unsafe.Slice((*byte)(unsafe.Add(out, start)), stop-start)
-		for i := range b {
-			b[i] = byte(p.konst)
-		}
-		return
-	}
-	n := p.n
-	if n == 0 {
-		p.row(p.x.p, p.y.p, 0, 0, 1, unsafe.Add(out, start))
-		return
-	}
-	// The multi-index of start, and the operands' byte offsets there.
-	var idx [MaxNdim]int64
-	var xo, yo int64
-	r := start
-	for j := n - 1; j >= 0; j-- {
-		idx[j] = r % p.shape[j]
-		r /= p.shape[j]
-		xo += idx[j] * p.x.st[j]
-		yo += idx[j] * p.y.st[j]
-	}
-	xs, ys := p.x.st[n-1], p.y.st[n-1]
-	for pos := start; pos < stop; {
-		m := min(p.shape[n-1]-idx[n-1], stop-pos)
-		p.row(unsafe.Add(p.x.p, xo), unsafe.Add(p.y.p, yo), xs, ys, m, unsafe.Add(out, pos))
-		pos += m
-		xo += m * xs
-		yo += m * ys
-		idx[n-1] += m
-		for j := n - 1; j > 0 && idx[j] == p.shape[j]; j-- {
-			xo -= idx[j] * p.x.st[j]
-			yo -= idx[j] * p.y.st[j]
-			idx[j] = 0
-			idx[j-1]++
-			xo += p.x.st[j-1]
-			yo += p.y.st[j-1]
-		}
-	}
-}
-
-// cmpBlock is the number of elements converted at a time (on the stack).
-const cmpBlock = 128
-
-// row compares n elements at byte strides xs and ys (0 for a scalar or a
-// broadcast operand) into n bools at out. Each domain has its own function
-// (and stack frame) for its conversion buffers.
-func (p *cmpPlan) row(xp, yp unsafe.Pointer, xs, ys, n int64, out unsafe.Pointer) {
-	if p.x.scalar {
-		xp, xs = unsafe.Pointer(&p.x.val), 0
-	}
-	if p.y.scalar {
-		yp, ys = unsafe.Pointer(&p.y.val), 0
-	}
-	res := unsafe.Slice((*bool)(out), n)
-	if p.same {
-		sameRow(p.x.dt, p.op, xp, yp, xs, ys, res)
-		return
-	}
-	switch p.dom {
-	case domF64:
-		rowOrdered[float64](p, xp, yp, xs, ys, res)
-	case domC128:
-		p.rowC128(xp, yp, xs, ys, res)
-	case domU64:
-		rowOrdered[uint64](p, xp, yp, xs, ys, res)
-	case domMixed:
-		p.rowMixed(xp, yp, xs, ys, res)
-	default:
-		rowOrdered[int64](p, xp, yp, xs, ys, res)
-	}
-}
-
-// rowOrdered compares a row in the ordered domain T (float64, uint64 or
-// int64), each operand decoded into it a block at a time.
-func rowOrdered[T float64 | uint64 | int64](p *cmpPlan, xp, yp unsafe.Pointer, xs, ys int64, res []bool) {
-	var a, b [cmpBlock]T
-	n := int64(len(res))
-	if ys == 0 {
-		decodeTo(p.y.dt, b[:1], yp, 0)
-	}
-	for i := int64(0); i < n; i += cmpBlock {
-		m := min(cmpBlock, n-i)
-		decodeTo(p.x.dt, a[:m], unsafe.Add(xp, i*xs), xs)
-		if ys == 0 {
-			cmpScalar(p.op, a[:m], b[0], res[i:i+m])
-			continue
-		}
-		decodeTo(p.y.dt, b[:m], unsafe.Add(yp, i*ys), ys)
-		cmpOrdered(p.op, a[:m], b[:m], res[i:i+m])
-	}
-}
-
-func (p *cmpPlan) rowC128(xp, yp unsafe.Pointer, xs, ys int64, res []bool) {
-	var a, b [cmpBlock]complex128
-	n := int64(len(res))
-	if ys == 0 {
-		decodeC128(p.y.dt, b[:1], yp, 0)
-	}
-	for i := int64(0); i < n; i += cmpBlock {
-		m := min(cmpBlock, n-i)
-		decodeC128(p.x.dt, a[:m], unsafe.Add(xp, i*xs), xs)
-		yy := b[:1]
-		if ys != 0 {
-			yy = b[:m]
-			decodeC128(p.y.dt, yy, unsafe.Add(yp, i*ys), ys)
-		}
-		cmpComplex(p.op, a[:m], yy, res[i:i+m])
-	}
-}
-
-func (p *cmpPlan) rowMixed(xp, yp unsafe.Pointer, xs, ys int64, res []bool) {
-	var a [cmpBlock]int64
-	var b [cmpBlock]uint64
-	n := int64(len(res))
-	if ys == 0 {
-		decodeU64(p.y.dt, b[:1], yp, 0)
-	}
-	for i := int64(0); i < n; i += cmpBlock {
-		m := min(cmpBlock, n-i)
-		decodeI64(p.x.dt, a[:m], unsafe.Add(xp, i*xs), xs)
-		yy := b[:1]
-		if ys != 0 {
-			yy = b[:m]
-			decodeU64(p.y.dt, yy, unsafe.Add(yp, i*ys), ys)
-		}
-		cmpMixed(p.op, a[:m], yy, res[i:i+m])
-	}
-}
-
-// sameRow compares operands of one fast dtype (sameKernel) in its Go type.
-func sameRow(dt DataType, op CompareOp, xp, yp unsafe.Pointer, xs, ys int64, res []bool) {
-	switch {
-	case dt == Float64:
-		cmpSame[float64](op, xp, yp, xs, ys, res)
-	case dt == Float32:
-		cmpSame[float32](op, xp, yp, xs, ys, res)
-	case dt.Code == KDLInt:
-		switch dt.Bits {
-		case 8:
-			cmpSame[int8](op, xp, yp, xs, ys, res)
-		case 16:
-			cmpSame[int16](op, xp, yp, xs, ys, res)
-		case 32:
-			cmpSame[int32](op, xp, yp, xs, ys, res)
-		default:
-			cmpSame[int64](op, xp, yp, xs, ys, res)
-		}
-	default:
-		switch dt.Bits {
-		case 8:
-			cmpSame[uint8](op, xp, yp, xs, ys, res)
-		case 16:
-			cmpSame[uint16](op, xp, yp, xs, ys, res)
-		case 32:
-			cmpSame[uint32](op, xp, yp, xs, ys, res)
-		default:
-			cmpSame[uint64](op, xp, yp, xs, ys, res)
-		}
-	}
-}
-
-type sameElem interface {
-	int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32 | float64
-}
-
-// cmpSame compares len(res) elements of T at byte strides xs and ys:
-// contiguous operands and a scalar (stride 0) as Go slices, others
-// through pointers.
-func cmpSame[T sameElem](op CompareOp, xp, yp unsafe.Pointer, xs, ys int64, res []bool) {
-	n := len(res)
-	k := int64(unsafe.Sizeof(*(*T)(xp)))
-	switch {
-	case xs == k && ys == k:
-		cmpOrdered(op, unsafe.Slice((*T)(xp), n), unsafe.Slice((*T)(yp), n), res)
-	case xs == k && ys == 0:
-		cmpScalar(op, unsafe.Slice((*T)(xp), n), *(*T)(yp), res)
-	case xs == 0 && ys == k:
-		cmpScalar(op.swapped(), unsafe.Slice((*T)(yp), n), *(*T)(xp), res)
-	default:
-		cmpStrided[T](op, xp, yp, xs, ys, res)
-	}
-}
-
-func cmpStrided[T sameElem](op CompareOp, xp, yp unsafe.Pointer, xs, ys int64, out []bool) {
-	at := func(p unsafe.Pointer, i int, s int64) T { return *(*T)(unsafe.Add(p, int64(i)*s)) }
-	switch op {
-	case CmpLT:
-		for i := range out {
-			out[i] = at(xp, i, xs) < at(yp, i, ys)
-		}
-	case CmpLE:
-		for i := range out {
-			out[i] = at(xp, i, xs) <= at(yp, i, ys)
-		}
-	case CmpEQ:
-		for i := range out {
-			out[i] = at(xp, i, xs) == at(yp, i, ys)
-		}
-	case CmpNE:
-		for i := range out {
-			out[i] = at(xp, i, xs) != at(yp, i, ys)
-		}
-	case CmpGT:
-		for i := range out {
-			out[i] = at(xp, i, xs) > at(yp, i, ys)
-		}
-	default:
-		for i := range out {
-			out[i] = at(xp, i, xs) >= at(yp, i, ys)
-		}
-	}
-}
-
-// ---- conversions (len(dst) elements at byte stride st) ----
-
-func decodeAs[E int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32 | float64,
-	D int64 | uint64 | float64](dst []D, p unsafe.Pointer, st int64) {
-	for i := range dst {
-		dst[i] = D(*(*E)(unsafe.Add(p, int64(i)*st)))
-	}
-}
-
-func decodeBool[D int64 | uint64 | float64](dst []D, p unsafe.Pointer, st int64) {
-	for i := range dst {
-		var v D
-		if *(*uint8)(unsafe.Add(p, int64(i)*st)) != 0 {
-			v = 1
-		}
-		dst[i] = v
-	}
-}
-
-// decodeTo is decodeF64, decodeU64 or decodeI64, by dst's type.
-func decodeTo[T float64 | uint64 | int64](dt DataType, dst []T, p unsafe.Pointer, st int64) {
-	switch d := any(dst).(type) {
-	case []float64:
-		decodeF64(dt, d, p, st)
-	case []uint64:
-		decodeU64(dt, d, p, st)
-	case []int64:
-		decodeI64(dt, d, p, st)
-	}
-}
-
-// decodeI64 converts bools and integers that int64 holds.
-func decodeI64(dt DataType, dst []int64, p unsafe.Pointer, st int64) {
-	switch {
-	case dt.Code == KDLBool:
-		decodeBool(dst, p, st)
-	case dt.Code == KDLInt && dt.Bits == 8:
-		decodeAs[int8](dst, p, st)
-	case dt.Code == KDLInt && dt.Bits == 16:
-		decodeAs[int16](dst, p, st)
-	case dt.Code == KDLInt && dt.Bits == 32:
-		decodeAs[int32](dst, p, st)
-	case dt.Code == KDLInt:
-		decodeAs[int64](dst, p, st)
-	case dt.Bits == 8:
-		decodeAs[uint8](dst, p, st)
-	case dt.Bits == 16:
-		decodeAs[uint16](dst, p, st)
-	default:
-		decodeAs[uint32](dst, p, st)
-	}
-}
-
-// decodeU64 converts bools and unsigned integers.
-func decodeU64(dt DataType, dst []uint64, p unsafe.Pointer, st int64) {
-	switch {
-	case dt.Code == KDLBool:
-		decodeBool(dst, p, st)
-	case dt.Bits == 8:
-		decodeAs[uint8](dst, p, st)
-	case dt.Bits == 16:
-		decodeAs[uint16](dst, p, st)
-	case dt.Bits == 32:
-		decodeAs[uint32](dst, p, st)
-	default:
-		decodeAs[uint64](dst, p, st)
-	}
-}
-
-// decodeF64 converts any real dtype (64-bit integers rounded to nearest).
-func decodeF64(dt DataType, dst []float64, p unsafe.Pointer, st int64) {
-	switch {
-	case dt.Code == KDLFloat && dt.Bits == 64:
-		decodeAs[float64](dst, p, st)
-	case dt.Code == KDLFloat && dt.Bits == 32:
-		decodeAs[float32](dst, p, st)
-	case dt.Code == KDLFloat:
-		for i := range dst {
-			dst[i] = float64(Float16ToFloat32(*(*uint16)(unsafe.Add(p, int64(i)*st))))
-		}
-	case dt.Code == KDLBfloat:
-		for i := range dst {
-			dst[i] = float64(BFloat16ToFloat32(*(*uint16)(unsafe.Add(p, int64(i)*st))))
-		}
-	case dt.Code == KDLBool:
-		decodeBool(dst, p, st)
-	case dt.Code == KDLInt:
-		switch dt.Bits {
-		case 8:
-			decodeAs[int8](dst, p, st)
-		case 16:
-			decodeAs[int16](dst, p, st)
-		case 32:
-			decodeAs[int32](dst, p, st)
-		default:
-			decodeAs[int64](dst, p, st)
-		}
-	default:
-		switch dt.Bits {
-		case 8:
-			decodeAs[uint8](dst, p, st)
-		case 16:
-			decodeAs[uint16](dst, p, st)
-		case 32:
-			decodeAs[uint32](dst, p, st)
-		default:
-			decodeAs[uint64](dst, p, st)
-		}
-	}
-}
-
-// decodeC128 converts any dtype to complex128 (reals with imaginary 0).
-func decodeC128(dt DataType, dst []complex128, p unsafe.Pointer, st int64) {
-	switch {
-	case dt.Code == KDLComplex && dt.Bits == 128:
-		for i := range dst {
-			dst[i] = *(*complex128)(unsafe.Add(p, int64(i)*st))
-		}
-	case dt.Code == KDLComplex:
-		for i := range dst {
-			dst[i] = complex128(*(*complex64)(unsafe.Add(p, int64(i)*st)))
-		}
-	default:
-		var re [cmpBlock]float64
-		for j := 0; j < len(dst); j += cmpBlock {
-			m := min(cmpBlock, len(dst)-j)
-			decodeF64(dt, re[:m], unsafe.Add(p, int64(j)*st), st)
-			for i := range m {
-				dst[j+i] = complex(re[i], 0)
-			}
-		}
-	}
-}
-
-// ---- comparisons of converted blocks ----
-
-func cmpOrdered[T sameElem](op CompareOp, a, b []T, out []bool) {
-	b = b[:len(a)]
-	out = out[:len(a)]
-	switch op {
-	case CmpLT:
-		for i := range a {
-			out[i] = a[i] < b[i]
-		}
-	case CmpLE:
-		for i := range a {
-			out[i] = a[i] <= b[i]
-		}
-	case CmpEQ:
-		for i := range a {
-			out[i] = a[i] == b[i]
-		}
-	case CmpNE:
-		for i := range a {
-			out[i] = a[i] != b[i]
-		}
-	case CmpGT:
-		for i := range a {
-			out[i] = a[i] > b[i]
-		}
-	default:
-		for i := range a {
-			out[i] = a[i] >= b[i]
-		}
-	}
-}
-
-func cmpScalar[T sameElem](op CompareOp, a []T, b T, out []bool) {
-	out = out[:len(a)]
-	switch op {
-	case CmpLT:
-		for i := range a {
-			out[i] = a[i] < b
-		}
-	case CmpLE:
-		for i := range a {
-			out[i] = a[i] <= b
-		}
-	case CmpEQ:
-		for i := range a {
-			out[i] = a[i] == b
-		}
-	case CmpNE:
-		for i := range a {
-			out[i] = a[i] != b
-		}
-	case CmpGT:
-		for i := range a {
-			out[i] = a[i] > b
-		}
-	default:
-		for i := range a {
-			out[i] = a[i] >= b
-		}
-	}
-}
-
-// cmpMixed compares signed a with unsigned b (len(b) is len(a), or 1 for
-// a scalar or broadcast b).
-func cmpMixed(op CompareOp, a []int64, b []uint64, out []bool) {
-	out = out[:len(a)]
-	for i := range a {
-		bi := b[0]
-		if len(b) > 1 {
-			bi = b[i]
-		}
-		// sign: -1, 0, 1 for a < b, a == b, a > b
-		var c int
-		switch {
-		case a[i] < 0 || uint64(a[i]) < bi:
-			c = -1
-		case uint64(a[i]) > bi:
-			c = 1
-		}
-		out[i] = signHolds(op, c)
-	}
-}
-
-func signHolds(op CompareOp, c int) bool {
-	switch op {
-	case CmpLT:
-		return c < 0
-	case CmpLE:
-		return c <= 0
-	case CmpEQ:
-		return c == 0
-	case CmpNE:
-		return c != 0
-	case CmpGT:
-		return c > 0
-	}
-	return c >= 0
-}
-
-// cmpComplex compares lexicographically as numpy does: an ordering decided
-// by the real parts needs both imaginary parts to be numbers.
-func cmpComplex(op CompareOp, a, b []complex128, out []bool) {
-	out = out[:len(a)]
-	for i := range a {
-		bi := b[0]
-		if len(b) > 1 {
-			bi = b[i]
-		}
-		xr, xi, yr, yi := real(a[i]), imag(a[i]), real(bi), imag(bi)
-		ordered := xi == xi && yi == yi //nolint:gocritic // false for NaN
-		var r bool
-		switch op {
-		case CmpEQ:
-			r = xr == yr && xi == yi
-		case CmpNE:
-			r = xr != yr || xi != yi
-		case CmpLT:
-			r = xr < yr && ordered || xr == yr && xi < yi
-		case CmpLE:
-			r = xr < yr && ordered || xr == yr && xi <= yi
-		case CmpGT:
-			r = xr > yr && ordered || xr == yr && xi > yi
-		default:
-			r = xr > yr && ordered || xr == yr && xi >= yi
-		}
-		out[i] = r
-	}
 }
