@@ -29,6 +29,10 @@ import (
 // accumulator holds float16, bfloat16 and float32 values exactly, so min
 // and max are exact and sums are at least as accurate as numpy's (pairwise
 // summation along the innermost axis, blocks of 128 with 8 partial sums).
+//
+// Here are the checks, numpy's dtype rules and the errors; the loops (the
+// walk of a block, the row kernels, the identities and the casts of the
+// results) are the kernels' Reducer (core/kernels/reduce.go).
 
 // ReduceOp names a reduction.
 type ReduceOp uint8
@@ -57,123 +61,27 @@ func (op ReduceOp) String() string {
 	return reduceEntries[0]
 }
 
-// accKind is the type values accumulate in.
-type accKind uint8
-
-const (
-	accF accKind = iota + 1 // float64
-	accI                    // int64
-	accU                    // uint64
-	accC                    // complex128
-	accB                    // bool (one byte)
-)
-
-// inKind is the element type of the input, as the kernels read it.
-type inKind uint8
-
-const (
-	inBool inKind = iota + 1
-	inI8
-	inI16
-	inI32
-	inI64
-	inU8
-	inU16
-	inU32
-	inU64
-	inF16
-	inBF16
-	inF32
-	inF64
-	inC64
-	inC128
-)
-
-// kindOf returns the kernels' kind of dt, or 0 when they cannot read it
-// (float8/6/4, sub-byte, lanes, unusual widths).
-func kindOf(dt DataType) inKind {
-	if dt.Lanes != 1 {
-		return 0
-	}
-	switch dt.Code {
-	case KDLBool:
-		if dt.Bits == 8 {
-			return inBool
-		}
-	case KDLInt:
-		switch dt.Bits {
-		case 8:
-			return inI8
-		case 16:
-			return inI16
-		case 32:
-			return inI32
-		case 64:
-			return inI64
-		}
-	case KDLUInt:
-		switch dt.Bits {
-		case 8:
-			return inU8
-		case 16:
-			return inU16
-		case 32:
-			return inU32
-		case 64:
-			return inU64
-		}
-	case KDLFloat:
-		switch dt.Bits {
-		case 16:
-			return inF16
-		case 32:
-			return inF32
-		case 64:
-			return inF64
-		}
-	case KDLBfloat:
-		if dt.Bits == 16 {
-			return inBF16
-		}
-	case KDLComplex:
-		switch dt.Bits {
-		case 64:
-			return inC64
-		case 128:
-			return inC128
-		}
-	}
-	return 0
+// redKind is dt as the reduction kernels read and write it; ok is false
+// for the dtypes they do not take (float8/6/4, sub-byte, lanes, unusual
+// widths).
+func redKind(dt DataType) (kernels.Kind, bool) {
+	k, ok := elemKind(dt)
+	return k, ok && kernels.CanReduce(k)
 }
 
-func (k inKind) signed() bool   { return k >= inI8 && k <= inI64 }
-func (k inKind) unsigned() bool { return k >= inU8 && k <= inU64 }
-func (k inKind) float() bool    { return k >= inF16 && k <= inF64 }
-func (k inKind) complex() bool  { return k == inC64 || k == inC128 }
-
-// accDType is the dtype of an accumulator array.
-func (a accKind) dtype() DataType {
-	switch a {
-	case accF:
+// accDType is the dtype of an accumulator array of kind k.
+func accDType(k kernels.AccKind) DataType {
+	switch k {
+	case kernels.AccFloat64:
 		return Float64
-	case accI:
+	case kernels.AccInt64:
 		return Int64
-	case accU:
+	case kernels.AccUint64:
 		return Uint64
-	case accC:
+	case kernels.AccComplex128:
 		return Complex128
 	}
 	return Bool
-}
-
-func (a accKind) size() int64 {
-	switch a {
-	case accC:
-		return 16
-	case accB:
-		return 1
-	}
-	return 8
 }
 
 // Reduction is a planned reduction. It is plain data without Go pointers:
@@ -192,8 +100,13 @@ type Reduction struct {
 	OutShape [MaxNdim]int64
 	Device   Device // where a new result is allocated: CopyDevice of the input's
 
-	in  inKind
-	acc accKind
+	in  kernels.Kind    // In as the kernels read it
+	acc kernels.AccKind // the type values accumulate in
+}
+
+// kern is r as the kernels run it.
+func (r *Reduction) kern() kernels.Reducer {
+	return kernels.Reducer{Op: kernels.ReduceOp(r.Op), In: r.in, Acc: r.acc}
 }
 
 // ReduceTarget says where a reduction accumulates and what it returns; Begin
@@ -247,8 +160,8 @@ func PlanReduce(op ReduceOp, h *Header, shape []int64, axes []int64, all, lone, 
 	if !h.hostAccessible() {
 		return r, notHostErr(where, h)
 	}
-	in := kindOf(h.DType)
-	if in == 0 || h.DType.IsSubByte() {
+	in, ok := redKind(h.DType)
+	if !ok || h.DType.IsSubByte() {
 		return r, fmt.Errorf("%s: %v arrays cannot be reduced; convert them first (a.astype(\"float32\")): %w",
 			where, h.DType, ErrUnsupported)
 	}
@@ -337,72 +250,73 @@ func mulZero(a, d int64) int64 {
 
 // types sets the result dtype and accumulator of r (numpy's rules).
 func (r *Reduction) types(where string, dtype DataType, hasDType bool) error {
-	in := r.in
+	in := r.In.Code // a dtype redKind takes: bool, int, uint, float, bfloat or complex
 	switch r.Op {
 	case ReduceAny, ReduceAll:
 		if hasDType {
 			return fmt.Errorf("%s: dtype= is not supported; the result is bool: %w", where, ErrUnsupported)
 		}
-		r.Result, r.acc = Bool, accB
+		r.Result, r.acc = Bool, kernels.AccBool
 		return nil
 	case ReduceMin, ReduceMax:
 		if hasDType {
 			return fmt.Errorf("%s: dtype= is not supported; the result has the array's dtype: %w", where, ErrUnsupported)
 		}
 		r.Result = r.In
-		switch {
-		case in.signed():
-			r.acc = accI
-		case in == inBool || in.unsigned():
-			r.acc = accU
-		case in.complex():
-			r.acc = accC
+		switch in {
+		case KDLInt:
+			r.acc = kernels.AccInt64
+		case KDLBool, KDLUInt:
+			r.acc = kernels.AccUint64
+		case KDLComplex:
+			r.acc = kernels.AccComplex128
 		default:
-			r.acc = accF
+			r.acc = kernels.AccFloat64
 		}
 		return nil
 	}
 	if !hasDType {
 		switch {
-		case r.Op == ReduceMean && (in == inBool || in.signed() || in.unsigned()):
-			r.Result, r.acc = Float64, accF
-		case in == inBool || in.signed():
-			r.Result, r.acc = Int64, accI
-		case in.unsigned():
-			r.Result, r.acc = Uint64, accU
-		case in.complex():
-			r.Result, r.acc = r.In, accC
+		case r.Op == ReduceMean && (in == KDLBool || in == KDLInt || in == KDLUInt):
+			r.Result, r.acc = Float64, kernels.AccFloat64
+		case in == KDLBool || in == KDLInt:
+			r.Result, r.acc = Int64, kernels.AccInt64
+		case in == KDLUInt:
+			r.Result, r.acc = Uint64, kernels.AccUint64
+		case in == KDLComplex:
+			r.Result, r.acc = r.In, kernels.AccComplex128
 		default:
-			r.Result, r.acc = r.In, accF
+			r.Result, r.acc = r.In, kernels.AccFloat64
 		}
 		return nil
 	}
-	out := kindOf(dtype)
-	if out == 0 {
+	if _, ok := redKind(dtype); !ok {
 		return fmt.Errorf("%s: dtype=%v is not supported; pass a bool, integer, float or complex dtype: %w", where, dtype, ErrUnsupported)
 	}
+	out := dtype.Code
 	// numpy's same_kind casting of the input into dtype
-	refuse := (in.complex() && !out.complex()) || (in.float() && !out.float() && !out.complex())
+	inFloat, outFloat := in == KDLFloat || in == KDLBfloat, out == KDLFloat || out == KDLBfloat
+	refuse := (in == KDLComplex && out != KDLComplex) || (inFloat && !outFloat && out != KDLComplex)
 	if refuse {
 		return WithClass(ClassType, fmt.Sprintf("%s: cannot accumulate %v values in dtype=%v (numpy's same_kind rule); pass dtype=%v or a wider type",
 			where, r.In, dtype, r.In), ErrDType)
 	}
 	r.Result = dtype
-	switch {
-	case out == inBool || out.signed():
-		r.acc = accI
-	case out.unsigned():
-		r.acc = accU
-	case out.complex():
-		r.acc = accC
+	switch out {
+	case KDLBool, KDLInt:
+		r.acc = kernels.AccInt64
+	case KDLUInt:
+		r.acc = kernels.AccUint64
+	case KDLComplex:
+		r.acc = kernels.AccComplex128
 	default:
-		r.acc = accF
+		r.acc = kernels.AccFloat64
 	}
 	return nil
 }
 
 // AccDType is the dtype of r's accumulator.
-func (r *Reduction) AccDType() DataType { return r.acc.dtype() }
+func (r *Reduction) AccDType() DataType { return accDType(r.acc) }
 
 // Begin prepares the accumulator and result of r (see ReduceTarget). out,
 // when not nil, is numpy's out= array (outShape, outStrides): it must have
@@ -430,7 +344,7 @@ func (r *Reduction) Begin(t *ReduceTarget, out *Header, outShape, outStrides []i
 		if !out.hostAccessible() {
 			return fmt.Errorf("%s: out is in %v memory; pass a CPU array: %w", where, out.Device, ErrDevice)
 		}
-		if kindOf(out.DType) == 0 || out.DType.IsSubByte() {
+		if _, ok := redKind(out.DType); !ok || out.DType.IsSubByte() {
 			return fmt.Errorf("%s: cannot write results into a %v array; pass out= of a bool, integer, float or complex dtype: %w",
 				where, out.DType, ErrUnsupported)
 		}
@@ -440,26 +354,26 @@ func (r *Reduction) Begin(t *ReduceTarget, out *Header, outShape, outStrides []i
 		t.Res = *out
 		copy(t.ResStrides[:nout], outStrides)
 		if nout == 0 {
-			t.Acc = Header{Data: scalar, DType: r.acc.dtype(), Device: CPU}
+			t.Acc = Header{Data: scalar, DType: accDType(r.acc), Device: CPU}
 			break
 		}
-		if err := allocContiguous(where, CPU, r.acc.dtype(), r.OutShape[:nout], &t.Acc, accStr[:nout], false, true); err != nil {
+		if err := allocContiguous(where, CPU, accDType(r.acc), r.OutShape[:nout], &t.Acc, accStr[:nout], false, true); err != nil {
 			return err
 		}
 	case nout == 0:
 		t.Scalar = true
 		t.Res.DType = r.Result
-		t.Acc = Header{Data: scalar, DType: r.acc.dtype(), Device: CPU}
+		t.Acc = Header{Data: scalar, DType: accDType(r.acc), Device: CPU}
 	default:
 		if err := allocContiguous(where, r.Device, r.Result, r.OutShape[:nout], &t.Res, t.ResStrides[:nout], false, true); err != nil {
 			return err
 		}
-		if r.Result == r.acc.dtype() {
+		if r.Result == accDType(r.acc) {
 			t.Acc, t.AccIsRes = t.Res, true
 			copy(accStr[:nout], t.ResStrides[:nout])
 			break
 		}
-		if err := allocContiguous(where, CPU, r.acc.dtype(), r.OutShape[:nout], &t.Acc, accStr[:nout], false, true); err != nil {
+		if err := allocContiguous(where, CPU, accDType(r.acc), r.OutShape[:nout], &t.Acc, accStr[:nout], false, true); err != nil {
 			t.Res.Owner.Release()
 			t.Res = Header{}
 			return err
@@ -482,7 +396,8 @@ func (r *Reduction) Begin(t *ReduceTarget, out *Header, outShape, outStrides []i
 	if t.Acc.Data == nil {
 		n = 0 // an empty result
 	}
-	r.identity(t.Acc.Data, n)
+	red := r.kern()
+	red.Identity(t.Acc.Data, n)
 	return nil
 }
 
@@ -510,12 +425,10 @@ func (r *Reduction) Accumulate(h *Header, shape, strides []int64, acc *Header, a
 	if len(accStrides) < len(shape) || h.DType != r.In {
 		return fmt.Errorf("%s: accumulator does not match the input: %w", where, ErrInternal)
 	}
-	k, ak := h.DType.ItemSize(), r.acc.size()
-	var p redPlan
-	p.ip = unsafe.Add(h.Data, h.Offset*k)
-	p.a0 = acc.Offset * ak
-	p.build(shape, strides, accStrides, k, ak)
-	p.exec(r, acc.Data)
+	ap := unsafe.Add(acc.Data, acc.Offset*r.acc.Size())
+	ip := unsafe.Add(h.Data, h.Offset*h.DType.ItemSize())
+	red := r.kern()
+	red.Fold(ap, accStrides, ip, strides, shape)
 	return nil
 }
 
@@ -533,12 +446,11 @@ func (r *Reduction) End(t *ReduceTarget, failed bool) {
 	if failed {
 		return
 	}
-	ak := r.acc.size()
+	red := r.kern()
 	if t.Scalar {
-		var v accVal
-		v.load(r.acc, t.Acc.Data)
-		r.finish(&v)
-		storeVal(r.acc, &v, r.Result, t.Acc.Data)
+		if rk, ok := redKind(r.Result); ok {
+			red.FinishOne(t.Acc.Data, rk, t.Acc.Data, r.Count)
+		}
 		return
 	}
 	if r.OutSize == 0 {
@@ -546,68 +458,16 @@ func (r *Reduction) End(t *ReduceTarget, failed bool) {
 	}
 	nout := int(r.OutNdim)
 	if t.AccIsRes {
-		if r.Op != ReduceMean {
-			return
-		}
-		for i := int64(0); i < r.OutSize; i++ {
-			p := unsafe.Add(t.Acc.Data, i*ak)
-			var v accVal
-			v.load(r.acc, p)
-			r.finish(&v)
-			v.store(r.acc, p)
-		}
+		red.FinishInPlace(t.Acc.Data, r.OutSize, r.Count) // a mean divides; the others are done
 		return
 	}
 	// Cast the (C-contiguous) accumulator into the result, any strides.
-	k := t.Res.DType.ItemSize()
-	base := unsafe.Add(t.Res.Data, t.Res.Offset*k)
-	shape, st := r.OutShape[:nout], t.ResStrides[:nout]
-	var idx [MaxNdim]int64
-	var off int64
-	for i := int64(0); i < r.OutSize; i++ {
-		var v accVal
-		v.load(r.acc, unsafe.Add(t.Acc.Data, i*ak))
-		r.finish(&v)
-		storeVal(r.acc, &v, t.Res.DType, unsafe.Add(base, off*k))
-		kernels.Step(idx[:nout], shape, st, nil, &off, nil)
-	}
-}
-
-// finish turns an accumulated value into the result value (mean divides).
-func (r *Reduction) finish(v *accVal) {
-	if r.Op != ReduceMean {
+	rk, ok := redKind(t.Res.DType)
+	if !ok {
 		return
 	}
-	n := float64(r.Count)
-	switch r.acc {
-	case accF:
-		v.f /= n
-	case accC:
-		v.c /= complex(n, 0)
-	case accI:
-		v.i = int64(float64(v.i) / n) // numpy: dtype.type(sum / count)
-	case accU:
-		v.u = uint64(float64(v.u) / n)
-	}
-}
-
-// identity fills n accumulator elements at p with the op's identity.
-func (r *Reduction) identity(p unsafe.Pointer, n int64) {
-	var v accVal
-	switch r.Op {
-	case ReduceProd:
-		v = accVal{f: 1, i: 1, u: 1, c: 1, b: true}
-	case ReduceAll:
-		v.b = true
-	case ReduceMin:
-		v = accVal{f: math.Inf(1), i: math.MaxInt64, u: math.MaxUint64, c: complex(math.Inf(1), math.Inf(1))}
-	case ReduceMax:
-		v = accVal{f: math.Inf(-1), i: math.MinInt64, c: complex(math.Inf(-1), math.Inf(-1))}
-	}
-	ak := r.acc.size()
-	for i := int64(0); i < n; i++ {
-		v.store(r.acc, unsafe.Add(p, i*ak))
-	}
+	base := unsafe.Add(t.Res.Data, t.Res.Offset*rk.Size())
+	red.Finish(base, rk, r.OutShape[:nout], t.ResStrides[:nout], t.Acc.Data, r.OutSize, r.Count)
 }
 
 // Sum adds up the elements of the array described by h, shape and strides
@@ -624,23 +484,22 @@ func Sum(h *Header, shape, strides []int64) (SumResult, error) {
 		return res, err
 	}
 	var area [ScalarBytes / 8]uint64
-	acc := Header{Data: unsafe.Pointer(&area), DType: r.acc.dtype(), Device: CPU}
-	r.identity(acc.Data, 1)
+	acc := Header{Data: unsafe.Pointer(&area), DType: accDType(r.acc), Device: CPU}
+	red := r.kern()
+	red.Identity(acc.Data, 1)
 	var zero [MaxNdim]int64
 	if err := r.Accumulate(h, shape, strides, &acc, zero[:len(shape)]); err != nil {
 		return res, err
 	}
-	var v accVal
-	v.load(r.acc, acc.Data)
-	switch r.acc {
-	case accI:
-		res.Kind, res.I = SumInt, v.i
-	case accU:
-		res.Kind, res.U = SumUint, v.u
-	case accF:
-		res.Kind, res.F = SumFloat, v.f
+	switch r.acc { // the accumulator's bits: area[0], and area[1] the imaginary part
+	case kernels.AccInt64:
+		res.Kind, res.I = SumInt, int64(area[0])
+	case kernels.AccUint64:
+		res.Kind, res.U = SumUint, area[0]
+	case kernels.AccFloat64:
+		res.Kind, res.F = SumFloat, math.Float64frombits(area[0])
 	default:
-		res.Kind, res.C = SumComplex, v.c
+		res.Kind, res.C = SumComplex, complex(math.Float64frombits(area[0]), math.Float64frombits(area[1]))
 	}
 	return res, nil
 }

@@ -340,7 +340,7 @@ def test_existing_sum_behaviour_kept():
     assert m.T.sum() == 66 and m[::-1, ::-2].sum() == sum(range(1, 12, 2))
 
 
-# ---- long float64 rows split over two goroutines (core/reduce_kernels.go splitRow)
+# ---- long float64 rows split over two goroutines (core/kernels/reduce_fold.go splitRow)
 
 
 @pytest.mark.parametrize("step", [1, 3])

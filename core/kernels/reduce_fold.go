@@ -1,91 +1,21 @@
-package core
+package kernels
 
 import (
 	"math"
 	"runtime"
 	"sync"
 	"unsafe"
-
-	"github.com/godlpack/godlpack/core/kernels"
 )
 
-// Reduction kernels.
-//
-// A block is planned like a copy (core/copy.go): dimensions of length 1
-// dropped, negative input strides flipped (with the accumulator's), the
-// dimensions ordered by decreasing input stride and neighbours contiguous on
-// both sides merged. The innermost dimension is then either reduced (a row
-// folded into one accumulator element) or kept (element-wise folding into a
-// row of accumulators); an odometer walks the others.
-//
-// Rows of float64 and float32 are read in place: pairwise sums in blocks of
-// 128 with 8 partial sums (numpy's scheme), and min/max with Go's NaN-
-// propagating builtins (reduce_rows.go); contiguous float64 rows go to
-// core/kernels (AVX2 where the CPU has it). Other dtypes
-// are converted 128 elements at a time into a buffer of the accumulator type
-// on the stack, then folded. Nothing is allocated on the Go heap.
-
-const blk = 128
-
-type redPlan struct {
-	n      int
-	shape  [MaxNdim]int64
-	is, as [MaxNdim]int64 // byte strides: input, accumulator
-	ip     unsafe.Pointer
-	// a0 is the accumulator's first element as a byte offset: exec gets the
-	// accumulator's address, so that a caller's stack accumulator (Sum)
-	// does not escape through the plan.
-	a0 int64
-}
-
-func (p *redPlan) build(shape, strides, accStrides []int64, k, ak int64) {
-	n := 0
-	for i, d := range shape {
-		if d == 1 {
-			continue
-		}
-		p.shape[n], p.is[n], p.as[n] = d, strides[i]*k, accStrides[i]*ak
-		n++
-	}
-	for i := 0; i < n; i++ {
-		if p.is[i] < 0 {
-			p.ip = unsafe.Add(p.ip, (p.shape[i]-1)*p.is[i])
-			p.a0 += (p.shape[i] - 1) * p.as[i]
-			p.is[i], p.as[i] = -p.is[i], -p.as[i]
-		}
-	}
-	p.n = kernels.OrderAxes(p.shape[:n], p.is[:n], p.as[:n])
-}
-
-func (p *redPlan) exec(r *Reduction, acc unsafe.Pointer) {
-	base := unsafe.Add(acc, p.a0)
-	n := p.n
-	if n == 0 {
-		r.row(p.ip, 1, 0, base)
-		return
-	}
-	ln, is, as := p.shape[n-1], p.is[n-1], p.as[n-1]
-	outer := n - 1
-	var idx [MaxNdim]int64
-	var ioff, aoff int64
-	for {
-		ip, ap := unsafe.Add(p.ip, ioff), unsafe.Add(base, aoff)
-		if as == 0 {
-			r.row(ip, ln, is, ap)
-		} else {
-			r.col(ip, ln, is, ap, as)
-		}
-		if !kernels.Step(idx[:outer], p.shape[:outer], p.is[:outer], p.as[:outer], &ioff, &aoff) {
-			return
-		}
-	}
-}
+// The folds of the reduction kernels (reduce.go): a row reduced into one
+// accumulator, a row folded element-wise into a row of accumulators, and
+// the float rows read in place.
 
 // ---- rows: n elements at byte stride st folded into the accumulator at ap
 
-func (r *Reduction) row(p unsafe.Pointer, n, st int64, ap unsafe.Pointer) {
-	switch r.acc {
-	case accF:
+func (r *Reducer) row(p unsafe.Pointer, n, st int64, ap unsafe.Pointer) {
+	switch r.Acc {
+	case AccFloat64:
 		a := (*float64)(ap)
 		switch r.Op {
 		case ReduceSum, ReduceMean:
@@ -97,7 +27,7 @@ func (r *Reduction) row(p unsafe.Pointer, n, st int64, ap unsafe.Pointer) {
 		case ReduceMin:
 			*a = minNaN(*a, r.extF(p, n, st, false))
 		}
-	case accI:
+	case AccInt64:
 		a := (*int64)(ap)
 		var buf [blk]int64
 		for i := int64(0); i < n; i += blk {
@@ -105,7 +35,7 @@ func (r *Reduction) row(p unsafe.Pointer, n, st int64, ap unsafe.Pointer) {
 			r.loadI(&buf, unsafe.Add(p, i*st), m, st)
 			*a = foldInts(r.Op, *a, buf[:m])
 		}
-	case accU:
+	case AccUint64:
 		a := (*uint64)(ap)
 		var buf [blk]uint64
 		for i := int64(0); i < n; i += blk {
@@ -113,7 +43,7 @@ func (r *Reduction) row(p unsafe.Pointer, n, st int64, ap unsafe.Pointer) {
 			r.loadU(&buf, unsafe.Add(p, i*st), m, st)
 			*a = foldInts(r.Op, *a, buf[:m])
 		}
-	case accC:
+	case AccComplex128:
 		a := (*complex128)(ap)
 		if r.Op == ReduceSum || r.Op == ReduceMean {
 			*a += r.sumC(p, n, st)
@@ -147,24 +77,24 @@ func (r *Reduction) row(p unsafe.Pointer, n, st int64, ap unsafe.Pointer) {
 
 // ---- columns: acc[i] op= in[i] for n elements (input stride st, accumulator stride as)
 
-func (r *Reduction) col(p unsafe.Pointer, n, st int64, ap unsafe.Pointer, as int64) {
+func (r *Reducer) col(p unsafe.Pointer, n, st int64, ap unsafe.Pointer, as int64) {
 	for i := int64(0); i < n; i += blk {
 		m := min(blk, n-i)
 		ip, aq := unsafe.Add(p, i*st), unsafe.Add(ap, i*as)
-		switch r.acc {
-		case accF:
+		switch r.Acc {
+		case AccFloat64:
 			var buf [blk]float64
 			r.loadF(&buf, ip, m, st)
 			colF(r.Op, buf[:m], aq, as)
-		case accI:
+		case AccInt64:
 			var buf [blk]int64
 			r.loadI(&buf, ip, m, st)
 			colInts(r.Op, buf[:m], aq, as)
-		case accU:
+		case AccUint64:
 			var buf [blk]uint64
 			r.loadU(&buf, ip, m, st)
 			colInts(r.Op, buf[:m], aq, as)
-		case accC:
+		case AccComplex128:
 			var buf [blk]complex128
 			r.loadC(&buf, ip, m, st)
 			for j := range buf[:m] {
@@ -309,8 +239,8 @@ func minNaN(a, b float64) float64 {
 // sumF is the pairwise sum of a row, as float64. A long float64 row's two
 // top halves of the pairwise tree run on two goroutines: the same additions
 // in the same order, so the same bits as on one.
-func (r *Reduction) sumF(p unsafe.Pointer, n, st int64) float64 {
-	if n2 := splitRow(n, st); r.in == inF64 && n2 > 0 {
+func (r *Reducer) sumF(p unsafe.Pointer, n, st int64) float64 {
+	if n2 := splitRow(n, st); r.In == Float64 && n2 > 0 {
 		var l float64
 		var wg sync.WaitGroup
 		rc := *r // the goroutine's own copy: r itself stays off the heap on every other path
@@ -323,15 +253,15 @@ func (r *Reduction) sumF(p unsafe.Pointer, n, st int64) float64 {
 }
 
 // sumRow is sumF on the calling goroutine.
-func (r *Reduction) sumRow(p unsafe.Pointer, n, st int64) float64 {
+func (r *Reducer) sumRow(p unsafe.Pointer, n, st int64) float64 {
 	switch {
-	case r.in == inF64 && st == 8:
-		return kernels.SumFloat64(unsafe.Slice((*float64)(p), n))
-	case r.in == inF64:
+	case r.In == Float64 && st == 8:
+		return SumFloat64(unsafe.Slice((*float64)(p), n))
+	case r.In == Float64:
 		return pairS64(p, n, st)
-	case r.in == inF32 && st == 4:
+	case r.In == Float32 && st == 4:
 		return pairC32(p, n)
-	case r.in == inF32:
+	case r.In == Float32:
 		return pairS32(p, n, st)
 	}
 	return r.pairBuf(p, n, st)
@@ -339,28 +269,28 @@ func (r *Reduction) sumRow(p unsafe.Pointer, n, st int64) float64 {
 
 // sumC sums a row into complex128: complex rows as two pairwise sums (real
 // and imaginary parts are float rows of twice the element's stride).
-func (r *Reduction) sumC(p unsafe.Pointer, n, st int64) complex128 {
-	switch r.in {
-	case inC128:
+func (r *Reducer) sumC(p unsafe.Pointer, n, st int64) complex128 {
+	switch r.In {
+	case Complex128:
 		return complex(pairS64(p, n, st), pairS64(unsafe.Add(p, 8), n, st))
-	case inC64:
+	case Complex64:
 		return complex(pairS32(p, n, st), pairS32(unsafe.Add(p, 4), n, st))
 	}
 	return complex(r.sumF(p, n, st), 0)
 }
 
-func (r *Reduction) pairBuf(p unsafe.Pointer, n, st int64) float64 {
+func (r *Reducer) pairBuf(p unsafe.Pointer, n, st int64) float64 {
 	if n <= blk {
 		var buf [blk]float64
 		r.loadF(&buf, p, n, st)
-		return kernels.SumFloat64(buf[:n])
+		return SumFloat64(buf[:n])
 	}
 	n2 := n / 2
 	n2 -= n2 % 8
 	return r.pairBuf(p, n2, st) + r.pairBuf(unsafe.Add(p, n2*st), n-n2, st)
 }
 
-func (r *Reduction) prodF(p unsafe.Pointer, n, st int64) float64 {
+func (r *Reducer) prodF(p unsafe.Pointer, n, st int64) float64 {
 	var buf [blk]float64
 	s := 1.0
 	for i := int64(0); i < n; i += blk {
@@ -382,10 +312,10 @@ const contigSplitMin = 16 << 20
 // multiple of 8), or 0 when it runs on one: one CPU, SetSerial(true), or a
 // row too short to pay for waking a second thread (a contiguous row under
 // contigSplitMin bytes, which the AVX2 kernels finish in about as long; a
-// strided one under kernels.ParallelMin). Only the top level splits: two
+// strided one under parallelMin). Only the top level splits: two
 // goroutines saturate the memory bus these rows need.
 func splitRow(n, st int64) int64 {
-	min := int64(kernels.ParallelMin)
+	min := int64(parallelMin)
 	if st == 8 {
 		min = contigSplitMin
 	}
@@ -397,8 +327,8 @@ func splitRow(n, st int64) int64 {
 }
 
 // extF is the maximum (isMax) or minimum of a row, NaN when it holds one.
-func (r *Reduction) extF(p unsafe.Pointer, n, st int64, isMax bool) float64 {
-	if n2 := splitRow(n, st); r.in == inF64 && n2 > 0 {
+func (r *Reducer) extF(p unsafe.Pointer, n, st int64, isMax bool) float64 {
+	if n2 := splitRow(n, st); r.In == Float64 && n2 > 0 {
 		var l float64
 		var wg sync.WaitGroup
 		rc := *r
@@ -419,19 +349,19 @@ func (r *Reduction) extF(p unsafe.Pointer, n, st int64, isMax bool) float64 {
 }
 
 // extRow is extF on the calling goroutine.
-func (r *Reduction) extRow(p unsafe.Pointer, n, st int64, isMax bool) float64 {
-	switch r.in {
-	case inF64:
+func (r *Reducer) extRow(p unsafe.Pointer, n, st int64, isMax bool) float64 {
+	switch r.In {
+	case Float64:
 		switch {
 		case st == 8 && isMax:
-			return kernels.MaxFloat64(unsafe.Slice((*float64)(p), n))
+			return MaxFloat64(unsafe.Slice((*float64)(p), n))
 		case st == 8:
-			return kernels.MinFloat64(unsafe.Slice((*float64)(p), n))
+			return MinFloat64(unsafe.Slice((*float64)(p), n))
 		case isMax:
 			return maxRow[float64](p, n, st)
 		}
 		return minRow[float64](p, n, st)
-	case inF32:
+	case Float32:
 		if isMax {
 			return maxRow[float32](p, n, st)
 		}
@@ -446,130 +376,13 @@ func (r *Reduction) extRow(p unsafe.Pointer, n, st int64, isMax bool) float64 {
 		k := min(blk, n-i)
 		r.loadF(&buf, unsafe.Add(p, i*st), k, st)
 		if isMax {
-			m = maxNaN(m, kernels.MaxFloat64(buf[:k]))
+			m = maxNaN(m, MaxFloat64(buf[:k]))
 		} else {
-			m = minNaN(m, kernels.MinFloat64(buf[:k]))
+			m = minNaN(m, MinFloat64(buf[:k]))
 		}
 		if m != m {
 			return m
 		}
 	}
 	return m
-}
-
-// ---- loaders: up to blk elements of the input into a buffer
-
-type realElem interface {
-	int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32 | float64
-}
-
-func ld[E realElem, A int64 | uint64 | float64](buf *[blk]A, p unsafe.Pointer, n, st int64) {
-	for i := range buf[:n] {
-		buf[i] = A(*(*E)(unsafe.Add(p, int64(i)*st)))
-	}
-}
-
-func (r *Reduction) loadF(buf *[blk]float64, p unsafe.Pointer, n, st int64) {
-	switch r.in {
-	case inF16:
-		for i := range buf[:n] {
-			buf[i] = float64(Float16ToFloat32(*(*uint16)(unsafe.Add(p, int64(i)*st))))
-		}
-	case inBF16:
-		for i := range buf[:n] {
-			buf[i] = float64(BFloat16ToFloat32(*(*uint16)(unsafe.Add(p, int64(i)*st))))
-		}
-	case inF32:
-		ld[float32](buf, p, n, st)
-	case inF64, inC128: // complex into float: the real part (never planned)
-		ld[float64](buf, p, n, st)
-	case inC64:
-		ld[float32](buf, p, n, st)
-	default:
-		loadInts(r.in, buf, p, n, st)
-	}
-}
-
-// loadInts loads n bools or integers st bytes apart into buf as A.
-func loadInts[A int64 | uint64 | float64](in inKind, buf *[blk]A, p unsafe.Pointer, n, st int64) {
-	switch in {
-	case inBool, inU8:
-		ld[uint8](buf, p, n, st)
-	case inI8:
-		ld[int8](buf, p, n, st)
-	case inI16:
-		ld[int16](buf, p, n, st)
-	case inI32:
-		ld[int32](buf, p, n, st)
-	case inI64:
-		ld[int64](buf, p, n, st)
-	case inU16:
-		ld[uint16](buf, p, n, st)
-	case inU32:
-		ld[uint32](buf, p, n, st)
-	case inU64:
-		ld[uint64](buf, p, n, st)
-	}
-}
-
-func (r *Reduction) loadI(buf *[blk]int64, p unsafe.Pointer, n, st int64) {
-	loadInts(r.in, buf, p, n, st)
-}
-func (r *Reduction) loadU(buf *[blk]uint64, p unsafe.Pointer, n, st int64) {
-	loadInts(r.in, buf, p, n, st)
-}
-
-func (r *Reduction) loadC(buf *[blk]complex128, p unsafe.Pointer, n, st int64) {
-	switch r.in {
-	case inC128:
-		for i := range buf[:n] {
-			buf[i] = *(*complex128)(unsafe.Add(p, int64(i)*st))
-		}
-	case inC64:
-		for i := range buf[:n] {
-			buf[i] = complex128(*(*complex64)(unsafe.Add(p, int64(i)*st)))
-		}
-	default:
-		var f [blk]float64
-		r.loadF(&f, p, n, st)
-		for i, v := range f[:n] {
-			buf[i] = complex(v, 0)
-		}
-	}
-}
-
-func truth[E realElem](buf *[blk]bool, p unsafe.Pointer, n, st int64) {
-	for i := range buf[:n] {
-		buf[i] = *(*E)(unsafe.Add(p, int64(i)*st)) != 0
-	}
-}
-
-// loadB loads truth values: non-zero (NaN included; -0.0 is false).
-func (r *Reduction) loadB(buf *[blk]bool, p unsafe.Pointer, n, st int64) {
-	switch r.in {
-	case inBool, inI8, inU8:
-		truth[uint8](buf, p, n, st)
-	case inI16, inU16:
-		truth[uint16](buf, p, n, st)
-	case inI32, inU32:
-		truth[uint32](buf, p, n, st)
-	case inI64, inU64:
-		truth[uint64](buf, p, n, st)
-	case inF16, inBF16:
-		for i := range buf[:n] {
-			buf[i] = *(*uint16)(unsafe.Add(p, int64(i)*st))&0x7fff != 0
-		}
-	case inF32:
-		truth[float32](buf, p, n, st)
-	case inF64:
-		truth[float64](buf, p, n, st)
-	case inC64:
-		for i := range buf[:n] {
-			buf[i] = *(*complex64)(unsafe.Add(p, int64(i)*st)) != 0
-		}
-	case inC128:
-		for i := range buf[:n] {
-			buf[i] = *(*complex128)(unsafe.Add(p, int64(i)*st)) != 0
-		}
-	}
 }

@@ -1,7 +1,7 @@
-package core
+package kernels
 
 // The pairwise sums are written per element type from one template (keep
-// them alike, and alike the contiguous float64 sum of core/kernels): so
+// them alike, and alike the contiguous float64 sum, SumFloat64): so
 // written, the compiler folds the loads into the adds and keeps the 8
 // partial sums in registers. The max and min rows are generic over float32
 // and float64: Go compiles a function per float type, with no call in it.
@@ -13,7 +13,7 @@ import (
 
 // pairS64 is numpy's pairwise sum of n float64 elements st bytes apart:
 // blocks of at most 128 summed with 8 partial sums, halves added
-// recursively (kernels.SumFloat64 is the contiguous twin).
+// recursively (SumFloat64 is the contiguous twin).
 func pairS64(p unsafe.Pointer, n, st int64) float64 {
 	if n < 8 {
 		s := 0.0
@@ -157,7 +157,7 @@ func maxRow[T float32 | float64](p unsafe.Pointer, n, st int64) float64 {
 		v3 := *(*T)(unsafe.Add(q, s3))
 		if !(v0 <= m && v1 <= m && v2 <= m && v3 <= m) { // a new maximum, or a NaN
 			if v0 != v0 || v1 != v1 || v2 != v2 || v3 != v3 {
-				return float64(firstNaN[T](q, 4, st))
+				return float64(firstNaNAt[T](q, 4, st))
 			}
 			m = max(m, v0, v1, v2, v3)
 		}
@@ -189,7 +189,7 @@ func minRow[T float32 | float64](p unsafe.Pointer, n, st int64) float64 {
 		v3 := *(*T)(unsafe.Add(q, s3))
 		if !(v0 >= m && v1 >= m && v2 >= m && v3 >= m) { // a new minimum, or a NaN
 			if v0 != v0 || v1 != v1 || v2 != v2 || v3 != v3 {
-				return float64(firstNaN[T](q, 4, st))
+				return float64(firstNaNAt[T](q, 4, st))
 			}
 			m = min(m, v0, v1, v2, v3)
 		}
@@ -208,9 +208,10 @@ func minRow[T float32 | float64](p unsafe.Pointer, n, st int64) float64 {
 	return float64(m)
 }
 
-// firstNaN is the first NaN of n elements st bytes apart, which the caller
-// knows holds one.
-func firstNaN[T float32 | float64](p unsafe.Pointer, n, st int64) T {
+// firstNaNAt is the first NaN of n elements st bytes apart, which the
+// caller knows hold one (firstNaN of kernels.go for a contiguous float64
+// slice).
+func firstNaNAt[T float32 | float64](p unsafe.Pointer, n, st int64) T {
 	for i := int64(0); i < n; i++ {
 		if v := *(*T)(unsafe.Add(p, i*st)); v != v {
 			return v

@@ -1,11 +1,11 @@
-package core
+package kernels
 
 import "unsafe"
 
-// Accumulator values and the casts from them into any result dtype (the
+// Accumulator values and the casts from them into any result kind (the
 // value casts of out= and of results narrower than their accumulator).
 
-// accVal holds one accumulator value; the accKind says which field.
+// accVal holds one accumulator value; the AccKind says which field.
 type accVal struct {
 	f float64
 	i int64
@@ -14,30 +14,30 @@ type accVal struct {
 	b bool
 }
 
-func (v *accVal) load(k accKind, p unsafe.Pointer) {
+func (v *accVal) load(k AccKind, p unsafe.Pointer) {
 	switch k {
-	case accF:
+	case AccFloat64:
 		v.f = *(*float64)(p)
-	case accI:
+	case AccInt64:
 		v.i = *(*int64)(p)
-	case accU:
+	case AccUint64:
 		v.u = *(*uint64)(p)
-	case accC:
+	case AccComplex128:
 		v.c = *(*complex128)(p)
 	default:
 		v.b = *(*uint8)(p) != 0
 	}
 }
 
-func (v *accVal) store(k accKind, p unsafe.Pointer) {
+func (v *accVal) store(k AccKind, p unsafe.Pointer) {
 	switch k {
-	case accF:
+	case AccFloat64:
 		*(*float64)(p) = v.f
-	case accI:
+	case AccInt64:
 		*(*int64)(p) = v.i
-	case accU:
+	case AccUint64:
 		*(*uint64)(p) = v.u
-	case accC:
+	case AccComplex128:
 		*(*complex128)(p) = v.c
 	default:
 		*(*uint8)(p) = 0
@@ -47,15 +47,15 @@ func (v *accVal) store(k accKind, p unsafe.Pointer) {
 	}
 }
 
-func (v *accVal) asF(k accKind) float64 {
+func (v *accVal) asF(k AccKind) float64 {
 	switch k {
-	case accF:
+	case AccFloat64:
 		return v.f
-	case accI:
+	case AccInt64:
 		return float64(v.i)
-	case accU:
+	case AccUint64:
 		return float64(v.u)
-	case accC:
+	case AccComplex128:
 		return real(v.c) // numpy drops the imaginary part (with a warning)
 	}
 	if v.b {
@@ -64,13 +64,13 @@ func (v *accVal) asF(k accKind) float64 {
 	return 0
 }
 
-func (v *accVal) asI(k accKind) int64 {
+func (v *accVal) asI(k AccKind) int64 {
 	switch k {
-	case accI:
+	case AccInt64:
 		return v.i
-	case accU:
+	case AccUint64:
 		return int64(v.u)
-	case accF, accC:
+	case AccFloat64, AccComplex128:
 		return int64(v.asF(k))
 	}
 	if v.b {
@@ -79,13 +79,13 @@ func (v *accVal) asI(k accKind) int64 {
 	return 0
 }
 
-func (v *accVal) asU(k accKind) uint64 {
+func (v *accVal) asU(k AccKind) uint64 {
 	switch k {
-	case accU:
+	case AccUint64:
 		return v.u
-	case accI:
+	case AccInt64:
 		return uint64(v.i)
-	case accF, accC:
+	case AccFloat64, AccComplex128:
 		f := v.asF(k)
 		if f < 0 {
 			return uint64(int64(f)) // C's wrap-around of a negative value
@@ -98,62 +98,63 @@ func (v *accVal) asU(k accKind) uint64 {
 	return 0
 }
 
-func (v *accVal) asB(k accKind) bool {
+func (v *accVal) asB(k AccKind) bool {
 	switch k {
-	case accF:
+	case AccFloat64:
 		return v.f != 0
-	case accI:
+	case AccInt64:
 		return v.i != 0
-	case accU:
+	case AccUint64:
 		return v.u != 0
-	case accC:
+	case AccComplex128:
 		return v.c != 0
 	}
 	return v.b
 }
 
-// storeVal writes v (of accumulator kind k) into one element of dtype dt
-// at p, cast as numpy's unsafe casting does.
-func storeVal(k accKind, v *accVal, dt DataType, p unsafe.Pointer) {
-	switch kindOf(dt) {
-	case inBool:
+// storeVal writes v (of accumulator kind k) into one element of kind dk at
+// p, cast as numpy's unsafe casting does (nothing for a kind CanReduce
+// refuses).
+func storeVal(k AccKind, v *accVal, dk Kind, p unsafe.Pointer) {
+	switch dk {
+	case Bool:
 		*(*uint8)(p) = 0
 		if v.asB(k) {
 			*(*uint8)(p) = 1
 		}
-	case inI8:
+	case Int8:
 		*(*int8)(p) = int8(v.asI(k))
-	case inI16:
+	case Int16:
 		*(*int16)(p) = int16(v.asI(k))
-	case inI32:
+	case Int32:
 		*(*int32)(p) = int32(v.asI(k))
-	case inI64:
+	case Int64:
 		*(*int64)(p) = v.asI(k)
-	case inU8:
+	case Uint8:
 		*(*uint8)(p) = uint8(v.asU(k))
-	case inU16:
+	case Uint16:
 		*(*uint16)(p) = uint16(v.asU(k))
-	case inU32:
+	case Uint32:
 		*(*uint32)(p) = uint32(v.asU(k))
-	case inU64:
+	case Uint64:
 		*(*uint64)(p) = v.asU(k)
-	case inF16:
+	case Float16:
 		*(*uint16)(p) = Float64ToFloat16(v.asF(k))
-	case inBF16:
+	case BFloat16:
 		*(*uint16)(p) = Float64ToBFloat16(v.asF(k))
-	case inF32:
+	case Float32:
 		*(*float32)(p) = float32(v.asF(k))
-	case inF64:
+	case Float64:
 		*(*float64)(p) = v.asF(k)
-	case inC64:
+	case Complex64:
 		c := v.c
-		if k != accC {
+		if k != AccComplex128 {
 			c = complex(v.asF(k), 0)
 		}
 		*(*complex64)(p) = complex64(c)
-	case inC128:
+	case Complex128:
 		c := v.c
-		if k != accC {
+		if k != AccComplex128 {
 			c = complex(v.asF(k), 0)
 		}
 		*(*complex128)(p) = c
