@@ -1,12 +1,25 @@
-// Package core is godlpack's pure-Go model of DLPack 1.3: the ABI structs,
-// data types and devices, validation and import of foreign tensors, export,
-// the negotiation rules of __dlpack__ and from_dlpack, the Array type with
-// views and copy kernels, and the sentinel errors. It knows nothing about
-// Python: the CPython skin in pyext calls it at most once per operation and
-// maps its errors to exceptions. The no-copy CPU export and import have a
-// pure-C twin for speed (fastpath.c, declared in godlpack.h) that accepts a
-// bounded subset and leaves everything else, errors included, to this
-// package; tests_go proves the two agree.
+// Package core is godlpack's model of DLPack 1.3 and its rules: the ABI
+// structs, data types and devices, validation and import of foreign
+// tensors, export, the negotiation rules of __dlpack__ and from_dlpack, the
+// Array type with views, numpy's rules for the operations on arrays
+// (promotion, broadcasting, reductions' dtypes, arange), and the sentinel
+// errors. It knows nothing about Python: the CPython skin in pyext calls it
+// at most once per operation and maps its errors to exceptions. The no-copy
+// CPU export and import have a pure-C twin for speed (fastpath.c, declared
+// in godlpack.h) that accepts a bounded subset and leaves everything else,
+// errors included, to this package; tests_go proves the two agree.
+//
+// core is the middle of three packages that import downward only
+// (tests_go/layers_test.go):
+//
+//	core/conformance   the conformance checker's judge; core reaches it
+//	                   through Judge, which it sets
+//	core               this package: the model, the rules, the checks
+//	core/kernels       the loops over raw memory (copies, fills,
+//	                   conversions, comparisons, reductions, the SIMD
+//	                   rows), which know nothing of DLPack: core checks
+//	                   the operands and hands them plain pointers, strides
+//	                   and kernels.Kind
 //
 // # Files
 //
@@ -40,10 +53,36 @@
 //	                      Reshape), zero-allocation descriptor kernels
 //	                      (ApplyIndex, ReshapeDesc), typed access, iteration
 //	                      (All, Values; Rows, ReadRows: rows as slices)
-//	copy.go, fill.go, sum.go, float16.go, walk.go
-//	                      CopyInto, Fill, Sum, float16/bfloat16 decoding,
-//	                      the kernels' walks (orderAxes, step)
+//	copy.go, fill.go, devcopy.go
+//	                      CopyInto, Fill (their checks; the loops are
+//	                      kernels.Copy, kernels.Fill), and both on memory the
+//	                      CPU cannot address, staged through its backend
+//	convert.go, float16.go
+//	                      ConvertInto, AsType: which dtypes convert (the
+//	                      loops are kernels.Convert); float16/bfloat16 and
+//	                      sub-byte decoding
+//	compare.go            element-wise comparisons: CompareOp, Scalar,
+//	                      Operand, CompareShape (broadcasting), CompareInto,
+//	                      Array.Compare, the element a Python scalar stands
+//	                      for (NEP 50); the loops are kernels.Compare
+//	reduce.go, round.go   reductions (ReduceOp, PlanReduce, Reduction's Begin,
+//	                      Accumulate, End; Sum): axes, keepdims, numpy's
+//	                      result and accumulator dtypes, dtype=/out= checks;
+//	                      the loops are kernels.Reducer
+//	ops.go, ops_plans.go  RunOp: every operation of the skin other than the
+//	                      exchange, read from its C gd_op in one crossing
+//	kit.go, blocks.go, mapblocks.go, blockcheck.go, reader_kernels.go
+//	                      what the extension kit needs of an Array (Borrow,
+//	                      lending), buffered iteration in contiguous blocks
+//	                      (Blocks, ReadBlocks, MapBlocks), the checks that a
+//	                      block is used only during its step, and the typed
+//	                      kernels over a Reader
+//	abi_nocgo.go          a clear build error without cgo
 //	owner.c               C: owner refcounting and deleters
+//	exchange.c            C: the import as steps (gd_import_next), the
+//	                      facts of other libraries' types, numpy's route
+//	buffer.c, bufferfmt.c C: bytes and Py_buffer views seen as tensors; the
+//	                      formats (PEP 3118, Arrow) of each dtype
 //	arrow.c               C: an array as Arrow's C data interface
 //	chunk.c               C: the chunks of a long operation (Ctrl-C between them)
 //	probe.c               C: the conformance checker's counting deleters
@@ -55,9 +94,6 @@
 //	                      ResultType) and the dtype of a Python number
 //	arange.c              C: numpy's arange (length, dtype, arithmetic)
 //	addrspace.go          the address space the Go runtime reserves
-//
-// The conformance checker's judge is package core/conformance, above this
-// one: it imports core, and core reaches it through Judge, which it sets.
 //
 // # Data types and devices
 //

@@ -471,7 +471,7 @@ static double gd_half_to_double(uint16_t h) {
 }
 
 // A NaN keeps its sign and top payload bits, quiet or not, as numpy's
-// npy_doublebits_to_halfbits (core/narrow.go f16FromF64).
+// npy_doublebits_to_halfbits (core/kernels/narrow.go f16FromF64).
 static uint16_t gd_double_to_half(double x) {
   uint64_t b;
   memcpy(&b, &x, 8);
@@ -502,7 +502,7 @@ static uint16_t gd_double_to_bf16(double x) {
   return (uint16_t)(u >> 16);
 }
 
-// 8-bit floats (DLPack codes 7..14): core/narrow.go's nfmt, decoded and
+// 8-bit floats (DLPack codes 7..14): core/kernels/narrow.go's nfmt, decoded and
 // encoded as ml_dtypes does.
 enum { GD_F8_IEEE, GD_F8_FN, GD_F8_FNUZ, GD_F8_E8M0 };  // narrow.go's styles
 typedef struct {
