@@ -30,14 +30,19 @@ func (p *cmpPlan) row(xp, yp unsafe.Pointer, xs, ys, n int64, out unsafe.Pointer
 	case domF64:
 		rowOrdered[float64](p, xp, yp, xs, ys, res)
 	case domC128:
-		p.rowC128(xp, yp, xs, ys, res)
+		rowPair[complex128, complex128](p, xp, yp, xs, ys, res)
 	case domU64:
 		rowOrdered[uint64](p, xp, yp, xs, ys, res)
 	case domMixed:
-		p.rowMixed(xp, yp, xs, ys, res)
+		rowPair[int64, uint64](p, xp, yp, xs, ys, res)
 	default:
 		rowOrdered[int64](p, xp, yp, xs, ys, res)
 	}
+}
+
+// domElem is the element types of the comparison domains.
+type domElem interface {
+	float64 | uint64 | int64 | complex128
 }
 
 // rowOrdered compares a row in the ordered domain T (float64, uint64 or
@@ -60,40 +65,31 @@ func rowOrdered[T float64 | uint64 | int64](p *cmpPlan, xp, yp unsafe.Pointer, x
 	}
 }
 
-func (p *cmpPlan) rowC128(xp, yp unsafe.Pointer, xs, ys int64, res []bool) {
-	var a, b [cmpBlock]complex128
+// rowPair compares a row in the complex domain (A and B complex128) or the
+// mixed one (int64 against uint64), each operand decoded a block at a
+// time; a scalar or broadcast y (ys 0) is decoded once. The ordered
+// domains keep rowOrdered, whose scalar rows call cmpScalar directly.
+func rowPair[A, B int64 | uint64 | complex128](p *cmpPlan, xp, yp unsafe.Pointer, xs, ys int64, res []bool) {
+	var a [cmpBlock]A
+	var b [cmpBlock]B
 	n := int64(len(res))
 	if ys == 0 {
-		decodeC128(p.y.k, b[:1], yp, 0)
+		decodeTo(p.y.k, b[:1], yp, 0)
 	}
 	for i := int64(0); i < n; i += cmpBlock {
 		m := min(cmpBlock, n-i)
-		decodeC128(p.x.k, a[:m], unsafe.Add(xp, i*xs), xs)
+		decodeTo(p.x.k, a[:m], unsafe.Add(xp, i*xs), xs)
 		yy := b[:1]
 		if ys != 0 {
 			yy = b[:m]
-			decodeC128(p.y.k, yy, unsafe.Add(yp, i*ys), ys)
+			decodeTo(p.y.k, yy, unsafe.Add(yp, i*ys), ys)
 		}
-		cmpComplex(p.op, a[:m], yy, res[i:i+m])
-	}
-}
-
-func (p *cmpPlan) rowMixed(xp, yp unsafe.Pointer, xs, ys int64, res []bool) {
-	var a [cmpBlock]int64
-	var b [cmpBlock]uint64
-	n := int64(len(res))
-	if ys == 0 {
-		decodeU64(p.y.k, b[:1], yp, 0)
-	}
-	for i := int64(0); i < n; i += cmpBlock {
-		m := min(cmpBlock, n-i)
-		decodeI64(p.x.k, a[:m], unsafe.Add(xp, i*xs), xs)
-		yy := b[:1]
-		if ys != 0 {
-			yy = b[:m]
-			decodeU64(p.y.k, yy, unsafe.Add(yp, i*ys), ys)
+		switch a := any(a[:m]).(type) {
+		case []complex128:
+			cmpComplex(p.op, a, any(yy).([]complex128), res[i:i+m])
+		case []int64:
+			cmpMixed(p.op, a, any(yy).([]uint64), res[i:i+m])
 		}
-		cmpMixed(p.op, a[:m], yy, res[i:i+m])
 	}
 }
 
@@ -194,9 +190,12 @@ func decodeBool[D int64 | uint64 | float64](dst []D, p unsafe.Pointer, st int64)
 	}
 }
 
-// decodeTo is decodeF64, decodeU64 or decodeI64, by dst's type.
-func decodeTo[T float64 | uint64 | int64](k Kind, dst []T, p unsafe.Pointer, st int64) {
+// decodeTo is decodeF64, decodeU64, decodeI64 or decodeC128, by dst's
+// type.
+func decodeTo[T domElem](k Kind, dst []T, p unsafe.Pointer, st int64) {
 	switch d := any(dst).(type) {
+	case []complex128:
+		decodeC128(k, d, p, st)
 	case []float64:
 		decodeF64(k, d, p, st)
 	case []uint64:
