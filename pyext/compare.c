@@ -84,12 +84,7 @@ static void gd_cmp_import_failed(const char *entry) {
   if (value != NULL && PyType_IsSubtype((PyTypeObject *)type, (PyTypeObject *)PyExc_Exception) &&
       !PyErr_GivenExceptionMatches(type, PyExc_MemoryError)) {
     PyErr_Format(type, "%s: the other operand could not be imported through DLPack: %S", entry, value);
-    PyObject *t2, *v2, *tb2;
-    PyErr_Fetch(&t2, &v2, &tb2);
-    PyErr_NormalizeException(&t2, &v2, &tb2);
-    if (v2 != NULL) PyException_SetCause(v2, value); /* steals value */
-    else Py_DECREF(value);
-    PyErr_Restore(t2, v2, tb2);
+    gd_err_chain(value, 1);
     Py_XDECREF(type);
     Py_XDECREF(tb);
     return;
@@ -134,7 +129,7 @@ static int gd_cmp_operand(gd_state *st, PyObject *self, PyObject *o, gd_cmp_req 
   }
   if (PyType_Check(o)) return 0; /* a == np.ndarray: the class, not an array */
   if (PyObject_HasAttr(o, st->s_dlpack)) {
-    *y = gd_from_dlpack_impl(st, o, NULL, NULL, 0, NULL);
+    *y = gd_from_dlpack_impl(st, o, NULL, NULL, 0);
     if (*y == NULL) {
       gd_cmp_import_failed(entry);
       return -1;

@@ -52,6 +52,16 @@ PyObject *gd_errf(int sentinel, const char *fmt, ...) {
   return NULL;
 }
 
+void gd_err_chain(PyObject *earlier, int as_cause) {
+  PyObject *t, *v, *tb;
+  PyErr_Fetch(&t, &v, &tb);
+  PyErr_NormalizeException(&t, &v, &tb);
+  if (v != NULL && as_cause) PyException_SetCause(v, earlier); /* steals earlier */
+  else if (v != NULL) PyException_SetContext(v, earlier);     /* steals earlier */
+  else Py_DECREF(earlier);
+  PyErr_Restore(t, v, tb);
+}
+
 int gd_err_from(int cls, const char *msg) {
   gd_raise(cls, msg);
   return -1;

@@ -427,12 +427,7 @@ static void gd_wrap_producer_error(PyObject *x, const gd_import_req *req, const 
   PyErr_Format(cls, "%s: %U.__dlpack__(%s) failed: %U: %S; %s", entry, tn, asked, en, value,
                req->has_device ? "pass device=None to keep the tensor where it is, or copy it with its own library"
                                : "the producer cannot export this tensor; convert it with its own library first");
-  PyObject *t2, *v2, *tb2;
-  PyErr_Fetch(&t2, &v2, &tb2);
-  PyErr_NormalizeException(&t2, &v2, &tb2);
-  if (v2 != NULL) PyException_SetCause(v2, value); /* steals value */
-  else Py_DECREF(value);
-  PyErr_Restore(t2, v2, tb2);
+  gd_err_chain(value, 1);
   Py_XDECREF(type);
   Py_XDECREF(tb);
   Py_DECREF(tn);
@@ -481,12 +476,8 @@ static void gd_kept_drop(gd_kept *k) {
 static int gd_call_failed(PyObject *x, const gd_import_step *step, PyObject *copy, const char *entry,
                           gd_kept *kept) {
   if (step->retried && kept->value != NULL) {
-    PyObject *t2, *v2, *tb2;
-    PyErr_Fetch(&t2, &v2, &tb2);
-    PyErr_NormalizeException(&t2, &v2, &tb2);
     if (kept->tb != NULL) PyException_SetTraceback(kept->value, kept->tb);
-    if (v2 != NULL) PyException_SetContext(v2, Py_NewRef(kept->value));
-    PyErr_Restore(t2, v2, tb2);
+    gd_err_chain(Py_NewRef(kept->value), 0);
   }
   gd_kept_drop(kept);
   if (PyErr_ExceptionMatches(PyExc_TypeError)) {
@@ -589,8 +580,8 @@ static PyObject *gd_import_capsule(gd_state *st, PyObject *cap, gd_import_req *r
 
 /* Runs the import core's exchange model (core/exchange.c) decides, step by
  * step: this loop executes and reports, it decides nothing. */
-PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray,
-                              gd_import_into *into) {
+static PyObject *gd_from_dlpack_into(gd_state *st, PyObject *x, PyObject *device, PyObject *copy,
+                                     int entry_asarray, gd_import_into *into) {
   const char *entry = entry_asarray ? "asarray()" : "from_dlpack()";
   gd_import_state s;
   const DLPackExchangeAPI *api;
@@ -661,6 +652,10 @@ PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObj
   }
 }
 
+PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray) {
+  return gd_from_dlpack_into(st, x, device, copy, entry_asarray, NULL);
+}
+
 int gd_type_is_ndarray(gd_state *st, PyTypeObject *tp) {
   int torch, ndarray, stream_dev;
   gd_exchange_api_of(st, tp, &torch, &ndarray, &stream_dev, NULL, NULL);
@@ -668,7 +663,7 @@ int gd_type_is_ndarray(gd_state *st, PyTypeObject *tp) {
 }
 
 int gd_import_describe(gd_state *st, PyObject *x, gd_import_into *into) {
-  PyObject *r = gd_from_dlpack_impl(st, x, NULL, Py_None, 0, into);
+  PyObject *r = gd_from_dlpack_into(st, x, NULL, Py_None, 0, into);
   if (r == NULL) return -1;
   Py_DECREF(r);
   return 0;

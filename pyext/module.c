@@ -27,14 +27,14 @@ gd_state *gd_state_of_type(PyTypeObject *tp) { return (gd_state *)PyType_GetModu
 PyObject *gd_mod_from_dlpack(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   PyObject *v[3]; /* x, device, copy: the parser pyspec generates from the signature */
   if (gd_args_from_dlpack(args, nargs, kwnames, v) < 0) return NULL;
-  return gd_from_dlpack_impl(gd_state_of_module(m), v[0], v[1] ? v[1] : Py_None, v[2] ? v[2] : Py_None, 0, NULL);
+  return gd_from_dlpack_impl(gd_state_of_module(m), v[0], v[1] ? v[1] : Py_None, v[2] ? v[2] : Py_None, 0);
 }
 
 /* _asarray_dlpack(x, device, copy): from_dlpack with asarray's messages. */
 PyObject *gd_mod_asarray_dlpack(PyObject *m, PyObject *args) {
   PyObject *x, *device, *copy;
   if (!PyArg_ParseTuple(args, "OOO", &x, &device, &copy)) return NULL;
-  return gd_from_dlpack_impl(gd_state_of_module(m), x, device, copy, 1, NULL);
+  return gd_from_dlpack_impl(gd_state_of_module(m), x, device, copy, 1);
 }
 
 /* ------------------------------------------------------------------ */

@@ -82,6 +82,9 @@ PyObject *gd_errf(int sentinel, const char *fmt, ...);
 int gd_class_for(int sentinel);         /* its GD_ERR_* class */
 PyObject *gd_exc_for(int sentinel);     /* its exception type (borrowed) */
 int gd_err_from(int cls, const char *msg); /* raises, returns -1 */
+/* The exception being raised gets earlier (a reference, stolen) as its
+ * __cause__ (as_cause) or its __context__. */
+void gd_err_chain(PyObject *earlier, int as_cause);
 
 /* array.c */
 /* Builds an Array from h (steals the owner reference: on failure the owner
@@ -141,6 +144,7 @@ int gd_bool_like(PyObject *o);
 int gd_type_is(PyObject *tp, int kind);
 
 /* import.c */
+PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray);
 /* from_dlpack(x)'s import without the Array: the tensor described into
  * *into (shape and strides: caller buffers of GD_MAX_NDIM), holding one
  * owner reference the caller drops with gd_owner_decref. 0, or -1 with an
@@ -150,10 +154,6 @@ typedef struct gd_import_into {
   int64_t *shape;
   int64_t *strides;
 } gd_import_into;
-/* from_dlpack(x) and asarray(x): the new Array, or (into not NULL) None and
- * the tensor in *into. */
-PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray,
-                              gd_import_into *into);
 int gd_import_describe(gd_state *st, PyObject *x, gd_import_into *into);
 /* Whether tp is exactly numpy.ndarray, from the imports' per-type cache. */
 int gd_type_is_ndarray(gd_state *st, PyTypeObject *tp);
