@@ -317,7 +317,7 @@ func CompareInto(op CompareOp, dst *Header, dstShape []int64, x, y *Operand, sta
 			xk, xp, x.Shape, x.Strides, yk, yp, y.Shape, y.Strides)
 		return nil
 	}
-	ys, konst := cmpScalar(&y.S, x.H.DType, op)
+	ys, konst := scalarValue(&y.S, x.H.DType, op)
 	if konst >= 0 {
 		kernels.CompareConst(out, start, stop, xk, konst == 1)
 		return nil
@@ -391,11 +391,11 @@ func cmpData(o *Operand) (kernels.Kind, unsafe.Pointer) {
 	return k, unsafe.Add(o.H.Data, o.H.Offset*k.Size())
 }
 
-// cmpScalar returns sc as the element numpy 2 compares with an array of
+// scalarValue returns sc as the element numpy 2 compares with an array of
 // dtype adt, and -1; or, when sc is a weak integer that no integer dtype
 // holds compared with an integer array, or no number, the constant result
 // (0 or 1) and no element.
-func cmpScalar(sc *Scalar, adt DataType, op CompareOp) (kernels.CmpValue, int8) {
+func scalarValue(sc *Scalar, adt DataType, op CompareOp) (kernels.CmpValue, int8) {
 	var s kernels.CmpValue
 	intArray := adt.Code == KDLBool || adt.Code == KDLInt || adt.Code == KDLUInt
 	switch sc.Kind {

@@ -100,9 +100,13 @@ var _ = [1]struct{}{}[backends.Alignment-Alignment]
 var (
 	_ = [1]struct{}{}[kernels.MaxNdim-MaxNdim]
 	_ = [1]struct{}{}[MaxNdim-kernels.MaxNdim]
-	_ = [1]struct{}{}[int(kernels.Float8E8M0FNU-kernels.Float8E3M4)-int(KDLFloat8E8M0FNU-KDLFloat8E3M4)]
+	_ = [1]struct{}{}[int(kernels.Float8E4M3-kernels.Float8E3M4)-int(KDLFloat8E4M3-KDLFloat8E3M4)]
+	_ = [1]struct{}{}[int(kernels.Float8E4M3B11FNUZ-kernels.Float8E3M4)-int(KDLFloat8E4M3B11FNUZ-KDLFloat8E3M4)]
 	_ = [1]struct{}{}[int(kernels.Float8E4M3FN-kernels.Float8E3M4)-int(KDLFloat8E4M3FN-KDLFloat8E3M4)]
+	_ = [1]struct{}{}[int(kernels.Float8E4M3FNUZ-kernels.Float8E3M4)-int(KDLFloat8E4M3FNUZ-KDLFloat8E3M4)]
 	_ = [1]struct{}{}[int(kernels.Float8E5M2-kernels.Float8E3M4)-int(KDLFloat8E5M2-KDLFloat8E3M4)]
+	_ = [1]struct{}{}[int(kernels.Float8E5M2FNUZ-kernels.Float8E3M4)-int(KDLFloat8E5M2FNUZ-KDLFloat8E3M4)]
+	_ = [1]struct{}{}[int(kernels.Float8E8M0FNU-kernels.Float8E3M4)-int(KDLFloat8E8M0FNU-KDLFloat8E3M4)]
 )
 
 // core and its kernels number the reductions alike (Reduction.kern

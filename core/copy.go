@@ -91,9 +91,10 @@ func CopyInto(dst *Header, dstShape, dstStrides []int64, src *Header, srcShape, 
 }
 
 // SetSerial forces every kernel (copy, fill, conversion, comparison,
-// reduction) to run on the calling goroutine when on is true. The Python
-// skin sets it in a forked child, where starting goroutines hangs the
-// process; tests use it to cover the serial path.
+// reduction) to run on the calling goroutine when on is true: for a Go
+// program that must not start goroutines, and for the tests, which cover
+// the serial path with it. (A forked child of Python never enters Go: the
+// skin serves it in C.)
 func SetSerial(on bool) { kernels.SetSerial(on) }
 
 // Serial reports whether kernels must stay on the calling goroutine

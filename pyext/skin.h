@@ -140,10 +140,10 @@ int gd_pack(DLDataType dt, PyObject *v, void *out, const char *entry); /* -1 + e
 int gd_as_complex(PyObject *v, double *re, double *im);
 /* Whether o is a bool: Python's, or numpy's (a type named bool_ or bool). */
 int gd_bool_like(PyObject *o);
-/* Whether type tp is of a library's kind (GD_TYPE_*, core's gd_type_facts). */
-int gd_type_is(PyObject *tp, int kind);
 
 /* import.c */
+/* Whether type tp is of a library's kind (GD_TYPE_*, core's gd_type_facts). */
+int gd_type_is(PyObject *tp, int kind);
 PyObject *gd_from_dlpack_impl(gd_state *st, PyObject *x, PyObject *device, PyObject *copy, int entry_asarray);
 /* from_dlpack(x)'s import without the Array: the tensor described into
  * *into (shape and strides: caller buffers of GD_MAX_NDIM), holding one
@@ -180,7 +180,7 @@ PyObject *gd_from_buffer(gd_state *st, PyObject *obj);
 PyObject *gd_module_init(const char *fullname);
 int gd_gofunc_install(PyObject *m, const char *fullname);
 
-/* module.c helpers */
+/* arguments: copy= (producer.c), a device (module.c) */
 int gd_parse_copy(PyObject *copy, int32_t *mode, const char *entry);
 int gd_parse_device_pair(gd_state *st, PyObject *obj, int32_t *type, int32_t *id, const char *entry);
 

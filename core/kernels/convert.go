@@ -54,6 +54,15 @@ type convSide struct {
 	size int64
 }
 
+// sideOf maps Bool..Complex128 by number: ckind's first kinds are Kind's,
+// in the same order (these fail to compile otherwise).
+var (
+	_ = [1]struct{}{}[int(kI8)-int(Int8)]
+	_ = [1]struct{}{}[int(kU8)-int(Uint8)]
+	_ = [1]struct{}{}[int(kF64)-int(Float64)]
+	_ = [1]struct{}{}[int(kC128)-int(Complex128)]
+)
+
 // sideOf is kind k as the conversion kernels see it.
 func sideOf(k Kind) convSide {
 	s := convSide{size: k.Size()}

@@ -5,7 +5,7 @@ import (
 	"unsafe"
 )
 
-// Row kernels of ConvertInto: n elements from sp (byte stride ss) to dp
+// Row kernels of Convert: n elements from sp (byte stride ss) to dp
 // (byte stride ds). convRow picks one per dtype pair; the generic kernels
 // are instantiated per Go type, so each loop body is a plain conversion.
 
@@ -43,8 +43,8 @@ func convRow(d, s convSide, dp, sp unsafe.Pointer, n, ds, ss int64) {
 	}
 }
 
-// contigRow converts a contiguous row of the pairs core/kernels has loops
-// for (AVX2 where the CPU has it), and reports whether it did.
+// contigRow converts a contiguous row of the pairs kernels.go has rows for
+// (AVX2 where the CPU has it), and reports whether it did.
 func contigRow(d, s ckind, dp, sp unsafe.Pointer, n int64) bool {
 	switch {
 	case s == kF64 && d == kF32:

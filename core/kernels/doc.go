@@ -3,8 +3,11 @@
 // checks the operands, decides numpy's rules (result dtypes, broadcasting,
 // which element a Python scalar stands for, devices) and then calls one
 // function here with plain pointers, shapes, strides and element kinds.
-// core maps a DLPack data type to a Kind (kind.go); sub-byte, vector and
-// opaque types never reach a kernel.
+// core maps a DLPack data type to a Kind (elemKind, core/dtype.go);
+// sub-byte, vector and opaque types never reach a kernel. The functions
+// over unsafe.Pointer are core's and check nothing; a Go program or kit
+// reaches them through core's Array methods, and calls the typed kernels
+// (below) on its own slices.
 //
 // What it runs:
 //
@@ -12,10 +15,10 @@
 //     loop specialised for the element size), conversions between every
 //     pair of kinds with numpy's and ml_dtypes' casts, element-wise
 //     comparisons, and reductions with numpy's accumulators, each planned
-//     once (length-1 axes dropped, axes ordered and merged) and walked
-//     with Step; large ones split across goroutines unless SetSerial(true)
-//     (a forked child cannot start goroutines). The serial paths allocate
-//     nothing on the Go heap;
+//     once (copies, fills, conversions and reductions drop length-1 axes,
+//     order and merge the rest; comparisons walk the result in C order)
+//     and walked with Step; large ones split across goroutines unless
+//     SetSerial(true). The serial paths allocate nothing on the Go heap;
 //   - the hot contiguous rows: pairwise sum, maximum and minimum of float64
 //     rows and the float64 -> float32, float32 -> bfloat16 and
 //     int64 -> float64 conversions. On amd64 CPUs with AVX2 they run as Go

@@ -34,7 +34,7 @@ const (
 	Float8E5M2
 	Float8E5M2FNUZ
 	Float8E8M0FNU
-	NumKinds // the number of kinds
+	numKinds // the number of kinds
 )
 
 // Size is the bytes of one element of kind k.

@@ -114,7 +114,7 @@ func b2f(neg bool) float64 {
 }
 
 // encode rounds x to the nearest code of f, ties to even. A NaN gives
-// ml_dtypes' NaN code; float16's numpy NaN rule is in f16FromBits.
+// ml_dtypes' NaN code; float16's numpy NaN rule is in f16FromF64 and f16FromF32.
 func (f *nfmt) encode(x float64) uint16 {
 	b := math.Float64bits(x)
 	neg := b>>63 != 0

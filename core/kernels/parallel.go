@@ -11,8 +11,8 @@ const parallelMin = 4 << 20
 var serialOnly atomic.Bool
 
 // SetSerial forces every kernel to run on the calling goroutine when on is
-// true: a forked child cannot start goroutines, and tests cover the serial
-// path with it.
+// true: for a Go program that must not start goroutines, and for the tests,
+// which cover the serial path with it.
 func SetSerial(on bool) { serialOnly.Store(on) }
 
 // Serial reports whether kernels must stay on the calling goroutine.

@@ -80,7 +80,7 @@ type Reducer struct {
 // CanReduce reports whether the reduction kernels read elements of kind k
 // (and write results of it): bool, the integers, float16, bfloat16,
 // float32, float64 and the complex kinds; not the float8 kinds.
-func CanReduce(k Kind) bool { return k < NumKinds && !k.IsFloat8() }
+func CanReduce(k Kind) bool { return k < numKinds && !k.IsFloat8() }
 
 const blk = 128
 
@@ -143,7 +143,7 @@ func (p *redPlan) exec(r *Reducer, acc unsafe.Pointer) {
 // giving one entry per input axis (0 on a reduced axis); strides in
 // elements, both pointers at the block's first element. Blocks of one
 // reduction must not repeat elements. It does not allocate on the Go heap
-// (a long float64 row may be summed on two goroutines).
+// on its serial path (a long float64 row may be summed on two goroutines).
 func (r *Reducer) Fold(acc unsafe.Pointer, accStrides []int64, ip unsafe.Pointer, strides, shape []int64) {
 	var p redPlan
 	p.ip = ip

@@ -22,8 +22,8 @@ import (
 //     the outer dimensions.
 //
 // Copies of at least parallelMin bytes are split along the outermost
-// dimension across GOMAXPROCS goroutines, unless SetSerial(true) was called
-// (a forked child cannot start goroutines). Nothing is allocated on the Go
+// dimension across GOMAXPROCS goroutines, unless SetSerial(true) was called.
+// Nothing is allocated on the Go
 // heap on the serial path.
 
 // loop is the nest of loops of a copy, fill or conversion: the dimensions
