@@ -129,7 +129,9 @@ done:
  * _scalar_own_key: its key, or -1) reads for one that is no Python number.
  * 0, or -1 with an exception. */
 static int gd_scalar_facts(PyObject *own_key, PyObject *v, uint32_t *facts, DLDataType *own) {
-  *facts = PyBool_Check(v) ? GD_SF_BOOL : PyLong_Check(v) ? GD_SF_INT : PyFloat_Check(v) ? GD_SF_FLOAT
+  /* exact types first: in the limited API each Py*_Check is a call */
+  *facts = Py_IS_TYPE(v, &PyLong_Type) ? GD_SF_INT : Py_IS_TYPE(v, &PyFloat_Type) ? GD_SF_FLOAT
+           : PyBool_Check(v) ? GD_SF_BOOL : PyLong_Check(v) ? GD_SF_INT : PyFloat_Check(v) ? GD_SF_FLOAT
            : PyComplex_Check(v) ? GD_SF_COMPLEX : 0;
   if (*facts) return 0;
   PyObject *k = PyObject_CallFunctionObjArgs(own_key, v, NULL);
@@ -187,6 +189,7 @@ static int gd_has_dlpack(gd_nest *c, PyObject *x) {
 
 /* 1: a sequence to descend into; 0: a leaf; -1: error. */
 static int gd_is_seq(gd_nest *c, PyObject *x) {
+  if (Py_IS_TYPE(x, &PyLong_Type) || Py_IS_TYPE(x, &PyFloat_Type)) return 0;
   if (PyList_Check(x) || PyTuple_Check(x)) return 1;
   if (PyLong_Check(x) || PyFloat_Check(x) || PyComplex_Check(x) || PyUnicode_Check(x) || PyBytes_Check(x)) return 0;
   /* arrays and memoryviews are stacked, as numpy does (numpy's scalars,
@@ -200,30 +203,25 @@ static int gd_is_seq(gd_nest *c, PyObject *x) {
 
 /* Item i of a sequence x: a new reference. */
 static PyObject *gd_item(PyObject *x, Py_ssize_t i) {
-  PyObject *r;
-  if (PyList_Check(x)) {
-    r = PyList_GetItem(x, i);
-    Py_XINCREF(r);
-    return r;
-  }
-  if (PyTuple_Check(x)) {
-    r = PyTuple_GetItem(x, i);
-    Py_XINCREF(r);
-    return r;
-  }
-  return PySequence_GetItem(x, i);
+  PyObject *r = PyList_Check(x) ? PyList_GetItem(x, i) : PyTuple_Check(x) ? PyTuple_GetItem(x, i) : NULL;
+  if (r != NULL) return Py_NewRef(r);
+  return PyErr_Occurred() ? NULL : PySequence_GetItem(x, i);
 }
 
+/* The kind of leaf v; GD_KIND_NONE for a number that keeps its own dtype
+ * (noted in c->own); GD_KIND_NONE - 1 with an exception. */
 static int gd_leaf_kind(gd_nest *c, PyObject *v) {
-  if (PyUnicode_Check(v) || PyBytes_Check(v)) {
-    gd_errf(GD_E_ARG_TYPE, "asarray(): strings are not arrays of numbers; pass numbers");
-    return -1;
-  }
   uint32_t facts;
   DLDataType own = {0};
-  if (gd_scalar_facts(c->own_key, v, &facts, &own) < 0) return -1;
+  if (gd_scalar_facts(c->own_key, v, &facts, &own) < 0) return GD_KIND_NONE - 1;
   int k = gd_scalar_kind(facts, own);
-  if (k == GD_KIND_NONE) return gd_not_a_number(v);
+  if (k == GD_KIND_NONE) {
+    if (PyUnicode_Check(v) || PyBytes_Check(v))
+      gd_errf(GD_E_ARG_TYPE, "asarray(): strings are not arrays of numbers; pass numbers");
+    else
+      gd_not_a_number(v);
+    return GD_KIND_NONE - 1;
+  }
   if (gd_scalar_keeps_dtype(facts)) { /* promoted with the others after the scan */
     int i = 0;
     while (i < c->nown && memcmp(&c->own[i], &own, sizeof own) != 0) i++;
@@ -247,8 +245,8 @@ static int gd_nest_scan(gd_nest *c, PyObject *x, int32_t depth) {
     int s = gd_is_seq(c, x);
     if (s < 0) return -1;
     if (s || c->stack) return c->stack ? 0 : gd_ragged();
-    int k = gd_leaf_kind(c, x); /* GD_KIND_NONE: an own dtype, or an error */
-    if (PyErr_Occurred()) return -1;
+    int k = gd_leaf_kind(c, x);
+    if (k < GD_KIND_NONE) return -1;
     if (k > c->kind) c->kind = k;
     return 0;
   }
@@ -262,8 +260,7 @@ static int gd_nest_scan(gd_nest *c, PyObject *x, int32_t depth) {
   for (Py_ssize_t i = 0; i < n; i++) {
     PyObject *y = gd_item(x, i);
     if (y == NULL) return -1;
-    int rc = Py_EnterRecursiveCall(" in asarray()") ? -1 : gd_nest_scan(c, y, depth + 1);
-    if (rc == 0) Py_LeaveRecursiveCall();
+    int rc = gd_nest_scan(c, y, depth + 1); /* at most GD_MAX_NDIM deep: the shape is known */
     Py_DECREF(y);
     if (rc < 0) return -1;
     if (c->stack) return 0;

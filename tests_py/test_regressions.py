@@ -380,3 +380,38 @@ def test_constructors_take_numpy_bools_and_buffers_as_numpy(case):
     }[case]
     got, want = make(gd), make(np)
     assert got.dtype == str(want.dtype) and got.tolist() == want.tolist()
+
+
+# ---------------------------------------------------------------- asarray's failures kept Python's recursion depth
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [[[1, 2], [3]], [[1, 2], 3], [[1, "x"]], [[[1], [2]], [[3], [object()]]]],
+    ids=["ragged", "mixed", "string", "deep-object"],
+)
+def test_failed_nested_asarray_leaves_the_recursion_limit(bad):
+    # The scan of a nested list once entered a recursion level per descent
+    # and left it only on success: each failure kept one, and after about
+    # sys.getrecursionlimit() failures every Python call deeper than the
+    # leak raised RecursionError. A low limit shows it in a few hundred calls.
+    import sys
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(300)
+    try:
+        for _ in range(400):
+            try:
+                gd.asarray(bad)
+            except (ValueError, TypeError):
+                pass
+            else:
+                pytest.fail(f"asarray({bad!r}) did not raise")
+
+        def down(k):
+            return down(k - 1) if k else 0
+
+        assert down(200) == 0
+    finally:
+        sys.setrecursionlimit(limit)
+    assert gd.asarray([[1, 2], [3, 4]]).shape == (2, 2)
