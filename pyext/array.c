@@ -146,7 +146,11 @@ int gd_devtypes_ready(gd_state *st) {
   if (cls == NULL) return PyErr_Occurred() ? -1 : (gd_errf(GD_E_INTERNAL, "godlpack._native: _init() not called"), -1);
   for (int i = 0; i <= GD_DEVTYPE_MAX; i++) {
     PyObject *mem = PyObject_CallFunction(cls, "i", i);
-    if (mem == NULL) PyErr_Clear();
+    if (mem == NULL && !PyErr_ExceptionMatches(PyExc_ValueError)) { /* Ctrl-C, MemoryError: tried again next time */
+      Py_DECREF(cls);
+      return -1;
+    }
+    if (mem == NULL) PyErr_Clear(); /* not a member */
     GD_SETREF(st->devtype_members[i], mem);
   }
   Py_DECREF(cls);

@@ -189,8 +189,10 @@ PyObject *gd_mod_exchange_api(PyObject *m, PyObject *args) {
     if (how == 0 && api->managed_tensor_from_py_object_no_sync != NULL) {
       rc = api->managed_tensor_from_py_object_no_sync(x, &t);
     } else if (how == 1 && api->managed_tensor_to_py_object_no_sync != NULL) {
-      rc = api->managed_tensor_to_py_object_no_sync(given, &py);
-      if (rc == 0 && py != NULL && PyCapsule_SetName(cap, GD_CAPSULE_VERSIONED_USED) == 0) res = py;
+      /* the function steals the tensor, failing too: the capsule gives it up first */
+      if (PyCapsule_SetName(cap, GD_CAPSULE_VERSIONED_USED) == 0)
+        rc = api->managed_tensor_to_py_object_no_sync(given, &py);
+      if (rc == 0) res = py;
     } else if (how == 2 && api->managed_tensor_allocator != NULL) {
       rc = api->managed_tensor_allocator(&given->dl_tensor, &t, err, gd_api_probe_error);
       if (rc != 0) res = PyUnicode_FromString(err[0] ? err : "(SetError was not called)");

@@ -116,9 +116,11 @@ var (
 )
 
 // The skin stays small: pyext's hand-written files (C, headers, Go;
-// generated ones are named *_gen.*) and the Python shim hold at most 7,700
+// generated ones are named *_gen.*) and the Python shim hold at most 7,710
 // lines together, so that what grows grows in core or in a generated table
-// (7,740 until a nested list's numpy scalars asked core for numpy's
+// (7,700 until two error paths of the skin were fixed: the probe capsule
+// given up before the exchange API steals its tensor, and DLDeviceType's
+// members not built past a Ctrl-C; 7,740 until a nested list's numpy scalars asked core for numpy's
 // promotion of their dtypes: the glue that collects them; 7,780 while
 // numpy's C layout moved into the skin, until __dlpack__'s keywords went to
 // the generated parser and arange's rules to core, issue 39).
@@ -147,7 +149,7 @@ func TestSkinIsSmall(t *testing.T) {
 		py += count(filepath.Join("..", "python", "godlpack", f))
 	}
 	t.Logf("skin: pyext %d lines, Python shim %d", c, py)
-	assert.LessOrEqual(t, c+py, 7700, "hand-written lines of pyext/ and the Python shim: move decisions to core/, glue to internal/gentables")
+	assert.LessOrEqual(t, c+py, 7710, "hand-written lines of pyext/ and the Python shim: move decisions to core/, glue to internal/gentables")
 	assert.Greater(t, c, 3000, "pyext/ was not read")
 	assert.Greater(t, py, 1000, "the shim was not read")
 

@@ -415,3 +415,27 @@ def test_failed_nested_asarray_leaves_the_recursion_limit(bad):
     finally:
         sys.setrecursionlimit(limit)
     assert gd.asarray([[1, 2], [3, 4]]).shape == (2, 2)
+
+
+# ---------------------------------------------------------------- the checker's to_py probe gave a refused tensor up twice
+
+
+def test_to_py_probe_gives_a_refused_tensor_up_once():
+    # managed_tensor_to_py_object_no_sync steals its tensor, also when it
+    # refuses it (godlpack's own calls the deleter then). The checker's
+    # capsule kept its unused name on a refusal, so its destructor called
+    # the deleter a second time: a double free outside the probe, and a
+    # count of 2 that blamed the target.
+    src = gd.zeros(3)
+    cap, pid = gd._native._probe_capsule(src.__dlpack__(max_version=(1, 3)))
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    managed = get(cap, b"dltensor_versioned")
+    # DLManagedTensorVersioned: version 8, manager_ctx 8, deleter 8, flags 8,
+    # then dl_tensor: data 8, device 8, ndim 4, dtype {code, bits, lanes}.
+    ctypes.c_uint16.from_address(managed + 32 + 8 + 8 + 4 + 2).value = 2  # lanes 2: refused
+    _, _, rc, y = gd._native._exchange_api(src, 1, cap)
+    assert rc != 0 and y is None
+    del cap
+    gc.collect()
+    assert gd._native._probe_calls(pid) == 1
