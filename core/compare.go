@@ -42,14 +42,16 @@ import (
 // (Py_LT .. Py_GE).
 type CompareOp int32
 
-// The comparisons.
+// The comparisons: the kernels' numbers, which are CPython's (checked
+// against GD_CMP_* in ops_plans.go), so that a CompareOp converts to a
+// kernels.CompareOp as it is.
 const (
-	CmpLT CompareOp = iota // <
-	CmpLE                  // <=
-	CmpEQ                  // ==
-	CmpNE                  // !=
-	CmpGT                  // >
-	CmpGE                  // >=
+	CmpLT = CompareOp(kernels.CmpLT) // <
+	CmpLE = CompareOp(kernels.CmpLE) // <=
+	CmpEQ = CompareOp(kernels.CmpEQ) // ==
+	CmpNE = CompareOp(kernels.CmpNE) // !=
+	CmpGT = CompareOp(kernels.CmpGT) // >
+	CmpGE = CompareOp(kernels.CmpGE) // >=
 )
 
 // String returns the operator: "<", "<=", "==", "!=", ">", ">=". It names
@@ -370,17 +372,6 @@ func (a *Array) compare(op CompareOp, y *Operand) (*Array, error) {
 }
 
 // ---- the operands as the kernels see them (core/kernels/compare.go) ----
-
-// kernels numbers the comparisons as CompareOp does: kernels.CompareOp(op)
-// converts.
-var (
-	_ = [1]struct{}{}[int(kernels.CmpLT)-int(CmpLT)]
-	_ = [1]struct{}{}[int(kernels.CmpLE)-int(CmpLE)]
-	_ = [1]struct{}{}[int(kernels.CmpEQ)-int(CmpEQ)]
-	_ = [1]struct{}{}[int(kernels.CmpNE)-int(CmpNE)]
-	_ = [1]struct{}{}[int(kernels.CmpGT)-int(CmpGT)]
-	_ = [1]struct{}{}[int(kernels.CmpGE)-int(CmpGE)]
-)
 
 // cmpData is the kind and element 0 of the array operand o (checked by
 // CompareShape). The kernels take its shape and strides apart from its

@@ -108,15 +108,3 @@ var (
 	_ = [1]struct{}{}[int(kernels.Float8E5M2FNUZ-kernels.Float8E3M4)-int(KDLFloat8E5M2FNUZ-KDLFloat8E3M4)]
 	_ = [1]struct{}{}[int(kernels.Float8E8M0FNU-kernels.Float8E3M4)-int(KDLFloat8E8M0FNU-KDLFloat8E3M4)]
 )
-
-// core and its kernels number the reductions alike (Reduction.kern
-// converts a ReduceOp).
-var (
-	_ = [1]struct{}{}[int(kernels.ReduceSum)-int(ReduceSum)]
-	_ = [1]struct{}{}[int(kernels.ReduceProd)-int(ReduceProd)]
-	_ = [1]struct{}{}[int(kernels.ReduceMin)-int(ReduceMin)]
-	_ = [1]struct{}{}[int(kernels.ReduceMax)-int(ReduceMax)]
-	_ = [1]struct{}{}[int(kernels.ReduceAny)-int(ReduceAny)]
-	_ = [1]struct{}{}[int(kernels.ReduceAll)-int(ReduceAll)]
-	_ = [1]struct{}{}[int(kernels.ReduceMean)-int(ReduceMean)]
-)

@@ -37,15 +37,16 @@ import (
 // ReduceOp names a reduction.
 type ReduceOp uint8
 
-// Reductions.
+// Reductions: the kernels' numbers, so that a ReduceOp converts to a
+// kernels.ReduceOp as it is.
 const (
-	ReduceSum ReduceOp = iota + 1
-	ReduceProd
-	ReduceMin
-	ReduceMax
-	ReduceAny
-	ReduceAll
-	ReduceMean
+	ReduceSum  = ReduceOp(kernels.ReduceSum)
+	ReduceProd = ReduceOp(kernels.ReduceProd)
+	ReduceMin  = ReduceOp(kernels.ReduceMin)
+	ReduceMax  = ReduceOp(kernels.ReduceMax)
+	ReduceAny  = ReduceOp(kernels.ReduceAny)
+	ReduceAll  = ReduceOp(kernels.ReduceAll)
+	ReduceMean = ReduceOp(kernels.ReduceMean)
 )
 
 var reduceEntries = [...]string{"reduce()", "sum()", "prod()", "min()", "max()", "any()", "all()", "mean()"}

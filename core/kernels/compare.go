@@ -19,8 +19,8 @@ import (
 // float64 too), complex128 with a complex. Two operands of one kind that
 // Go has a type for compare in that type, without conversions.
 
-// CompareOp is an element-wise comparison: core.CompareOp's values
-// (CPython's Py_LT .. Py_GE; checked there at build time).
+// CompareOp is an element-wise comparison, numbered as CPython's Py_LT ..
+// Py_GE; core's CompareOp constants are these numbers.
 type CompareOp uint8
 
 // The comparisons.

@@ -26,8 +26,8 @@ import (
 // rules) and hands the kernels a Reducer: the op, the input's kind and the
 // accumulator's kind.
 
-// ReduceOp names a reduction as the kernels run it; the values are core's
-// (checked there at build time).
+// ReduceOp names a reduction as the kernels run it; core's ReduceOp
+// constants are these numbers.
 type ReduceOp uint8
 
 // The reductions. Mean folds as a sum; Finish divides.
